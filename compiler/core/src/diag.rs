@@ -1,0 +1,147 @@
+//! Diagnostics as plain data, and the one place that renders them (ariadne).
+//!
+//! Every stage reports problems as [`Diagnostic`] values; nothing else in the
+//! compiler formats an error for a person.
+
+use crate::span::{SourceMap, Span, SrcId};
+use ariadne::{CharSet, Config, IndexType, Label as ALabel, Report, ReportKind};
+
+/// The diagnostic classes, each with a stable code. `docs/language.md` lists
+/// them and `tests/fixtures/err` has a fixture for each.
+pub mod code {
+    pub const LEX: &str = "E0001";
+    pub const PARSE: &str = "E0002";
+    pub const UNKNOWN_NAME: &str = "E0100";
+    pub const UNKNOWN_FN: &str = "E0101";
+    pub const ARITY: &str = "E0102";
+    pub const TYPE_MISMATCH: &str = "E0103";
+    pub const SHAPE_MISMATCH: &str = "E0104";
+    pub const IOTA_OUTSIDE: &str = "E0105";
+    pub const IOTA_IN_LET: &str = "E0106";
+    pub const SLICE_OUT_OF_BOUNDS: &str = "E0107";
+    pub const STORE_TO_INPUT: &str = "E0108";
+    pub const RECURSION: &str = "E0109";
+    pub const UNUSED_TUNE_PARAM: &str = "E0110";
+    pub const UNDECLARED_TUNE_PARAM: &str = "E0111";
+    pub const INT_OUT_OF_RANGE: &str = "E0112";
+    pub const GRID_NOT_INFERRED: &str = "E0113";
+    pub const DUPLICATE: &str = "E0114";
+    pub const ANNOTATION: &str = "E0115";
+    pub const NOT_A_PLACE: &str = "E0116";
+    pub const BAD_OPERAND: &str = "E0117";
+    pub const RANK: &str = "E0118";
+    pub const NOT_CONSTANT: &str = "E0119";
+    pub const UNKNOWN_TYPE: &str = "E0120";
+    pub const BAD_FIELD: &str = "E0121";
+    pub const NO_KERNEL: &str = "E0122";
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Label {
+    pub span: Span,
+    pub message: String,
+}
+
+/// One problem: a code, a message, labelled spans (the first is primary),
+/// notes, and a help line saying what to do.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub code: &'static str,
+    pub message: String,
+    pub labels: Vec<Label>,
+    pub notes: Vec<String>,
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn error(code: &'static str, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            code,
+            message: message.into(),
+            labels: Vec::new(),
+            notes: Vec::new(),
+            help: None,
+        }
+    }
+
+    pub fn label(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    pub fn note(mut self, note: impl Into<String>) -> Diagnostic {
+        self.notes.push(note.into());
+        self
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// The primary span, where the problem is.
+    pub fn span(&self) -> Option<Span> {
+        self.labels.first().map(|l| l.span)
+    }
+}
+
+/// Renders diagnostics for a terminal (`color`) or for snapshots and logs.
+pub fn render(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> String {
+    let mut out = Vec::new();
+    for d in diags {
+        render_one(d, sources, color, &mut out);
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn render_one(d: &Diagnostic, sources: &SourceMap, color: bool, out: &mut Vec<u8>) {
+    let kind = match d.severity {
+        Severity::Error => ReportKind::Error,
+        Severity::Warning => ReportKind::Warning,
+    };
+    let name = |id: SrcId| sources.name(id).to_string();
+    let anchor = d.span().unwrap_or_default();
+    let config = Config::default()
+        .with_color(color)
+        .with_index_type(IndexType::Byte)
+        .with_char_set(if color {
+            CharSet::Unicode
+        } else {
+            CharSet::Ascii
+        });
+    let mut report = Report::build(kind, (name(anchor.src), anchor.range()))
+        .with_config(config)
+        .with_code(d.code)
+        .with_message(&d.message);
+    for (i, l) in d.labels.iter().enumerate() {
+        let label = ALabel::new((name(l.span.src), l.span.range()))
+            .with_message(&l.message)
+            .with_order(i as i32);
+        report.add_label(label);
+    }
+    for n in &d.notes {
+        report.add_note(n);
+    }
+    if let Some(h) = &d.help {
+        report.set_help(h);
+    }
+    let cache = ariadne::sources(
+        sources
+            .ids()
+            .map(|id| (name(id), sources.text(id).to_string())),
+    );
+    if report.finish().write(cache, &mut *out).is_err() {
+        out.extend_from_slice(format!("error[{}]: {}\n", d.code, d.message).as_bytes());
+    }
+}

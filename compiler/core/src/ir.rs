@@ -1,0 +1,299 @@
+//! The checked kernel: every name resolved, every type and shape known, every
+//! `fn` inlined, one configuration chosen. Backends read only this.
+//!
+//! Expressions live in one arena per kernel and refer to each other by
+//! [`ExprId`]; an argument used twice by an inlined `fn` is one shared node.
+
+use crate::syntax::ast::{BinOp, UnOp};
+use crate::types::{Dim, Scalar, Shape, SymId, Value};
+use std::fmt::Write;
+
+pub type ExprId = usize;
+pub type LocalId = usize;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kernel {
+    pub name: String,
+    pub params: Vec<Param>,
+    /// Symbolic dimension names, bound at launch from the tensors given.
+    pub dims: Vec<String>,
+    /// The chosen value of each `@autotune` parameter.
+    pub config: Vec<(String, i64)>,
+    pub grid: [GridExpr; 3],
+    pub locals: Vec<Local>,
+    pub exprs: Vec<Expr>,
+    pub body: Vec<Stmt>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub kind: ParamKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParamKind {
+    Tensor {
+        elem: Scalar,
+        shape: Shape,
+        /// Whether the kernel loads from it, and whether it stores to it.
+        read: bool,
+        written: bool,
+    },
+    Scalar(Scalar),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LocalKind {
+    Let,
+    Var,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Local {
+    pub name: String,
+    pub kind: LocalKind,
+    pub elem: Scalar,
+    pub shape: Shape,
+}
+
+/// The number of blocks along one grid axis, as a formula of the launch's dims.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GridExpr {
+    Const(i64),
+    Dim(SymId),
+    Add(Box<GridExpr>, Box<GridExpr>),
+    Sub(Box<GridExpr>, Box<GridExpr>),
+    Mul(Box<GridExpr>, Box<GridExpr>),
+    Div(Box<GridExpr>, Box<GridExpr>),
+    /// Division rounded up.
+    Cdiv(Box<GridExpr>, Box<GridExpr>),
+}
+
+impl GridExpr {
+    /// Evaluates with the launch's dims; `None` when a division by zero occurs.
+    pub fn eval(&self, dims: &[u64]) -> Option<i64> {
+        Some(match self {
+            GridExpr::Const(v) => *v,
+            GridExpr::Dim(s) => dims[*s] as i64,
+            GridExpr::Add(a, b) => a.eval(dims)?.checked_add(b.eval(dims)?)?,
+            GridExpr::Sub(a, b) => a.eval(dims)?.checked_sub(b.eval(dims)?)?,
+            GridExpr::Mul(a, b) => a.eval(dims)?.checked_mul(b.eval(dims)?)?,
+            GridExpr::Div(a, b) => a.eval(dims)?.checked_div(b.eval(dims)?)?,
+            GridExpr::Cdiv(a, b) => {
+                let (a, b) = (a.eval(dims)?, b.eval(dims)?);
+                if b == 0 {
+                    return None;
+                }
+                a.div_euclid(b) + i64::from(a.rem_euclid(b) != 0)
+            }
+        })
+    }
+
+    pub fn display(&self, names: &[String]) -> String {
+        match self {
+            GridExpr::Const(v) => v.to_string(),
+            GridExpr::Dim(s) => names[*s].clone(),
+            GridExpr::Add(a, b) => format!("({} + {})", a.display(names), b.display(names)),
+            GridExpr::Sub(a, b) => format!("({} - {})", a.display(names), b.display(names)),
+            GridExpr::Mul(a, b) => format!("({} * {})", a.display(names), b.display(names)),
+            GridExpr::Div(a, b) => format!("({} / {})", a.display(names), b.display(names)),
+            GridExpr::Cdiv(a, b) => format!("cdiv({}, {})", a.display(names), b.display(names)),
+        }
+    }
+}
+
+/// Where a load reads or a store writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    Param(usize),
+    Local(LocalId),
+}
+
+/// One axis of a slice.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Index {
+    /// `start :+ len` (`:` is `0 :+ dim`); the axis is kept.
+    Range { start: Option<ExprId>, len: Dim },
+    /// A single position; the axis is dropped.
+    Single(ExprId),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// Evaluates `value` over the local's own shape, once per block.
+    Let { local: LocalId, value: ExprId },
+    /// Evaluates `value` over the declared shape; `iota` is a position in it.
+    Var { local: LocalId, value: ExprId },
+    /// Evaluates `value` over the slice's shape and writes the elements that
+    /// lie inside the destination; `iota` is a position in the slice.
+    Store {
+        place: Place,
+        index: Vec<Index>,
+        value: ExprId,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    Sqrt,
+    Abs,
+    Min,
+    Max,
+}
+
+impl Builtin {
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::Sqrt => "sqrt",
+            Builtin::Abs => "abs",
+            Builtin::Min => "min",
+            Builtin::Max => "max",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub ty: Scalar,
+    pub shape: Shape,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    Const(Value),
+    /// A scalar parameter.
+    Param(usize),
+    /// The launch's extent of a symbolic dimension, as i32.
+    DimValue(SymId),
+    /// `ctx.block.{x,y,z}`: this block's index (i32).
+    BlockId(u8),
+    /// `ctx.grid.{x,y,z}`: the number of blocks (i32).
+    GridSize(u8),
+    /// The position along an axis of the statement's tile (i32).
+    Iota(u8),
+    Local(LocalId),
+    Load { place: Place, index: Vec<Index> },
+    Unary(UnOp, ExprId),
+    Binary(BinOp, ExprId, ExprId),
+    /// A value conversion to `ty`.
+    Cast(ExprId),
+    /// A reinterpretation of the bits as `ty`.
+    Bitcast(ExprId),
+    Select(ExprId, ExprId, ExprId),
+    Builtin(Builtin, Vec<ExprId>),
+}
+
+impl Kernel {
+    pub fn dim_name(&self, d: Dim) -> String {
+        match d {
+            Dim::Const(v) => v.to_string(),
+            Dim::Sym(s) => self.dims[s].clone(),
+        }
+    }
+
+    pub fn shape_text(&self, shape: &[Dim]) -> String {
+        let v: Vec<String> = shape.iter().map(|d| self.dim_name(*d)).collect();
+        format!("[{}]", v.join(", "))
+    }
+
+    /// The printed form of the kernel, one line per expression node.
+    pub fn print(&self) -> String {
+        let mut out = String::new();
+        let cfg: Vec<String> = self
+            .config
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let _ = writeln!(out, "kernel {} config({})", self.name, cfg.join(", "));
+        let grid: Vec<String> = self.grid.iter().map(|g| g.display(&self.dims)).collect();
+        let _ = writeln!(out, "  grid ({})", grid.join(", "));
+        for (i, p) in self.params.iter().enumerate() {
+            let desc = match &p.kind {
+                ParamKind::Tensor {
+                    elem,
+                    shape,
+                    read,
+                    written,
+                } => format!(
+                    "tensor<{elem}>{}{}{}",
+                    self.shape_text(shape),
+                    if *read { " read" } else { "" },
+                    if *written { " written" } else { "" }
+                ),
+                ParamKind::Scalar(s) => s.to_string(),
+            };
+            let _ = writeln!(out, "  param {i} {}: {desc}", p.name);
+        }
+        for (i, e) in self.exprs.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "  %{i}: {}{} = {}",
+                e.ty,
+                self.shape_text(&e.shape),
+                self.expr_text(&e.kind)
+            );
+        }
+        for s in &self.body {
+            let line = match s {
+                Stmt::Let { local, value } => format!("let {} = %{value}", self.locals[*local].name),
+                Stmt::Var { local, value } => format!("var {} = %{value}", self.locals[*local].name),
+                Stmt::Store {
+                    place,
+                    index,
+                    value,
+                } => format!("{}{} = %{value}", self.place_text(*place), self.index_text(index)),
+            };
+            let _ = writeln!(out, "  {line}");
+        }
+        out
+    }
+
+    fn place_text(&self, p: Place) -> String {
+        match p {
+            Place::Param(i) => self.params[i].name.clone(),
+            Place::Local(l) => format!("{}.{l}", self.locals[l].name),
+        }
+    }
+
+    fn index_text(&self, index: &[Index]) -> String {
+        let v: Vec<String> = index
+            .iter()
+            .map(|i| match i {
+                Index::Range { start, len } => format!(
+                    "{} :+ {}",
+                    start.map_or("0".to_string(), |s| format!("%{s}")),
+                    self.dim_name(*len)
+                ),
+                Index::Single(e) => format!("%{e}"),
+            })
+            .collect();
+        format!("[{}]", v.join(", "))
+    }
+
+    fn expr_text(&self, k: &ExprKind) -> String {
+        let axis = |a: &u8| ["x", "y", "z"][*a as usize];
+        match k {
+            ExprKind::Const(v) => format!("const {v}"),
+            ExprKind::Param(i) => format!("param {}", self.params[*i].name),
+            ExprKind::DimValue(s) => format!("dim {}", self.dims[*s]),
+            ExprKind::BlockId(a) => format!("block.{}", axis(a)),
+            ExprKind::GridSize(a) => format!("grid.{}", axis(a)),
+            ExprKind::Iota(a) => format!("iota {a}"),
+            ExprKind::Local(l) => format!("local {}.{l}", self.locals[*l].name),
+            ExprKind::Load { place, index } => {
+                format!("load {}{}", self.place_text(*place), self.index_text(index))
+            }
+            ExprKind::Unary(op, a) => format!("{} %{a}", op.symbol()),
+            ExprKind::Binary(op, a, b) => format!("%{a} {} %{b}", op.symbol()),
+            ExprKind::Cast(a) => format!("cast %{a}"),
+            ExprKind::Bitcast(a) => format!("bitcast %{a}"),
+            ExprKind::Select(c, a, b) => format!("select %{c} %{a} %{b}"),
+            ExprKind::Builtin(f, args) => {
+                let v: Vec<String> = args.iter().map(|a| format!("%{a}")).collect();
+                format!("{} {}", f.name(), v.join(" "))
+            }
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! The Phobos compiler core: syntax, checking, the tile IR and the reference
+//! interpreter. It does no IO and links neither wgpu nor Cranelift, so it also
+//! builds for the browser.
+
+pub mod diag;
+pub mod span;
+pub mod syntax;
+pub mod ir;
+pub mod sema;
+pub mod types;
+
+pub use diag::{Diagnostic, render};
+pub use sema::Program;

@@ -1,0 +1,715 @@
+//! The checker's state, kernel signatures, `@autotune`, and statements.
+
+use std::collections::HashMap;
+
+use super::Program;
+use super::grid;
+use super::literal::{Abs, Ty, Val};
+use crate::diag::{Diagnostic, code};
+use crate::ir::{self, ExprId, ExprKind, Index, LocalId, LocalKind, ParamKind, Place, Stmt};
+use crate::span::Span;
+use crate::syntax::ast::{self, AnnArg, ExprKind as AK, SliceArg, TypeExpr};
+use crate::types::{Dim, Scalar, Shape, SymId};
+
+/// What a name means where it is used.
+#[derive(Clone, Debug)]
+pub enum Binding {
+    Tensor(usize),
+    Scalar(usize),
+    Dim(SymId),
+    Local(LocalId),
+    /// A `fn` parameter, bound to its argument.
+    Arg(Val),
+}
+
+/// Where `iota` may appear, and what it means there.
+#[derive(Clone, Debug)]
+pub enum IotaCtx {
+    /// In the value of an assignment or `var` whose tile has this shape.
+    Assign(Shape),
+    Let,
+    /// Anywhere else: slice starts, types, annotations.
+    Elsewhere,
+}
+
+/// A declared `@autotune` parameter.
+#[derive(Clone, Debug)]
+pub struct DeclaredTune {
+    pub name: String,
+    pub values: Vec<i64>,
+    pub span: Span,
+}
+
+pub struct Checker<'p> {
+    pub prog: &'p Program,
+    pub diags: Vec<Diagnostic>,
+    pub k: ir::Kernel,
+    pub abs: HashMap<ExprId, Abs>,
+    pub scopes: Vec<HashMap<String, Binding>>,
+    pub tune: Vec<(DeclaredTune, i64)>,
+    pub tune_used: Vec<bool>,
+    pub iota: IotaCtx,
+    /// The `fn` calls being expanded, outermost first.
+    pub calls: Vec<(String, Span)>,
+    /// For each local bound by `let`, its value (the grid inference reads it).
+    pub let_values: HashMap<LocalId, ExprId>,
+    /// The first use of `ctx.block.{x,y,z}`.
+    pub block_uses: [Option<Span>; 3],
+}
+
+/// Reads a kernel's `@autotune` declarations, reporting malformed ones.
+pub fn tune_params(k: &ast::KernelDef, diags: &mut Vec<Diagnostic>) -> Vec<DeclaredTune> {
+    let mut out: Vec<DeclaredTune> = Vec::new();
+    for a in k.annotations.iter().filter(|a| a.name.name == "autotune") {
+        for arg in &a.args {
+            let AnnArg::Choice { name, values } = arg else {
+                diags.push(
+                    Diagnostic::error(code::ANNOTATION, "malformed @autotune parameter")
+                        .label(a.span, "expected `NAME in [v1, v2, ...]`")
+                        .help("for example @autotune(R in [16, 32])"),
+                );
+                continue;
+            };
+            let mut vals = Vec::new();
+            for v in values {
+                match v.kind {
+                    AK::Int(x) if (1..=i32::MAX as i128).contains(&x) => vals.push(x as i64),
+                    _ => diags.push(
+                        Diagnostic::error(
+                            code::NOT_CONSTANT,
+                            format!("a value of `{}` must be a positive integer", name.name),
+                        )
+                        .label(v.span, "not a positive integer literal")
+                        .help("tuning values are literals such as 16 or 32"),
+                    ),
+                }
+            }
+            if values.is_empty() {
+                diags.push(
+                    Diagnostic::error(
+                        code::ANNOTATION,
+                        format!("`{}` has no candidate values", name.name),
+                    )
+                    .label(name.span, "give at least one value")
+                    .help(format!("for example {} in [16]", name.name)),
+                );
+                continue;
+            }
+            if let Some(prev) = out.iter().find(|t| t.name == name.name) {
+                diags.push(
+                    Diagnostic::error(
+                        code::DUPLICATE,
+                        format!("`{}` is declared twice", name.name),
+                    )
+                    .label(name.span, "declared again here")
+                    .label(prev.span, "first declared here")
+                    .help("list all its values in one declaration"),
+                );
+                continue;
+            }
+            if !vals.is_empty() {
+                out.push(DeclaredTune {
+                    name: name.name.clone(),
+                    values: vals,
+                    span: name.span,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Checks one kernel in one configuration and builds its IR.
+pub fn check_kernel(
+    prog: &Program,
+    def: &ast::KernelDef,
+    config: &[(String, i64)],
+) -> Result<ir::Kernel, Vec<Diagnostic>> {
+    let mut diags = Vec::new();
+    let declared = tune_params(def, &mut diags);
+    let tune: Vec<(DeclaredTune, i64)> = declared
+        .into_iter()
+        .map(|t| {
+            let v = config
+                .iter()
+                .find(|(n, _)| *n == t.name)
+                .map_or(t.values[0], |(_, v)| *v);
+            (t, v)
+        })
+        .collect();
+    let mut c = Checker {
+        prog,
+        diags,
+        k: ir::Kernel {
+            name: def.name.name.clone(),
+            params: Vec::new(),
+            dims: Vec::new(),
+            config: tune.iter().map(|(t, v)| (t.name.clone(), *v)).collect(),
+            grid: [ir::GridExpr::Const(1), ir::GridExpr::Const(1), ir::GridExpr::Const(1)],
+            locals: Vec::new(),
+            exprs: Vec::new(),
+            body: Vec::new(),
+        },
+        abs: HashMap::new(),
+        scopes: vec![HashMap::new()],
+        tune_used: vec![false; tune.len()],
+        tune,
+        iota: IotaCtx::Elsewhere,
+        calls: Vec::new(),
+        let_values: HashMap::new(),
+        block_uses: [None; 3],
+    };
+    for a in &def.annotations {
+        if a.name.name != "autotune" && a.name.name != "grid" {
+            c.error(
+                Diagnostic::error(
+                    code::ANNOTATION,
+                    format!("unknown annotation `@{}`", a.name.name),
+                )
+                .label(a.name.span, "not an annotation Phobos knows")
+                .help("kernels take @autotune(...) and @grid(...)"),
+            );
+        }
+    }
+    c.params(def);
+    for s in &def.body {
+        c.stmt(s);
+    }
+    grid::set_grid(&mut c, def);
+    for (i, (t, _)) in c.tune.iter().enumerate() {
+        if !c.tune_used[i] {
+            c.diags.push(
+                Diagnostic::error(
+                    code::UNUSED_TUNE_PARAM,
+                    format!("tuning parameter `{}` is never used", t.name),
+                )
+                .label(t.span, "declared here")
+                .help("use it in a slice or tile shape, or remove it from @autotune"),
+            );
+        }
+    }
+    if c.diags.is_empty() {
+        Ok(c.k)
+    } else {
+        c.diags.sort();
+        c.diags.dedup();
+        Err(c.diags)
+    }
+}
+
+impl<'p> Checker<'p> {
+    /// Records a diagnostic; inside an expanded `fn`, also points at the call
+    /// in the kernel that led there.
+    pub fn error(&mut self, mut d: Diagnostic) {
+        if let Some((name, span)) = self.calls.first() {
+            d = d.label(*span, format!("in this call to `{name}`"));
+        }
+        self.diags.push(d);
+    }
+
+    pub fn push(&mut self, kind: ExprKind, ty: Scalar, shape: Shape) -> ExprId {
+        self.k.exprs.push(ir::Expr { kind, ty, shape });
+        self.k.exprs.len() - 1
+    }
+
+    pub fn lookup(&self, name: &str) -> Option<Binding> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).cloned())
+    }
+
+    pub fn bind(&mut self, name: &str, b: Binding) {
+        self.scopes
+            .last_mut()
+            .expect("there is always a scope")
+            .insert(name.to_string(), b);
+    }
+
+    pub fn shape_text(&self, s: &[Dim]) -> String {
+        self.k.shape_text(s)
+    }
+
+    pub fn use_tune(&mut self, i: usize) -> i64 {
+        self.tune_used[i] = true;
+        self.tune[i].1
+    }
+
+    pub fn tune_index(&self, name: &str) -> Option<usize> {
+        self.tune.iter().position(|(t, _)| t.name == name)
+    }
+
+    fn params(&mut self, def: &ast::KernelDef) {
+        for p in &def.params {
+            if self.lookup(&p.name.name).is_some() {
+                self.error(
+                    Diagnostic::error(
+                        code::DUPLICATE,
+                        format!("`{}` is declared twice", p.name.name),
+                    )
+                    .label(p.name.span, "declared again here")
+                    .help("give each parameter its own name"),
+                );
+                continue;
+            }
+            let index = self.k.params.len();
+            let (kind, binding) = match &p.ty {
+                TypeExpr::Scalar(t) => match self.scalar_type(t) {
+                    Some(s) => (ParamKind::Scalar(s), Binding::Scalar(index)),
+                    None => continue,
+                },
+                TypeExpr::Tensor { elem, dims, .. } => {
+                    let Some(elem) = self.scalar_type(elem) else {
+                        continue;
+                    };
+                    let Some(shape) = self.tensor_dims(dims) else {
+                        continue;
+                    };
+                    (
+                        ParamKind::Tensor {
+                            elem,
+                            shape,
+                            read: false,
+                            written: false,
+                        },
+                        Binding::Tensor(index),
+                    )
+                }
+                TypeExpr::Tile { span, .. } => {
+                    self.error(
+                        Diagnostic::error(
+                            code::UNKNOWN_TYPE,
+                            "a kernel parameter cannot be a tile",
+                        )
+                        .label(*span, "tiles live inside a kernel")
+                        .help("take a tensor<T>[...] and slice it"),
+                    );
+                    continue;
+                }
+            };
+            self.k.params.push(ir::Param {
+                name: p.name.name.clone(),
+                kind,
+            });
+            self.bind(&p.name.name, binding);
+        }
+    }
+
+    pub fn scalar_type(&mut self, t: &ast::Ident) -> Option<Scalar> {
+        let s = Scalar::from_name(&t.name);
+        if s.is_none() {
+            self.error(
+                Diagnostic::error(code::UNKNOWN_TYPE, format!("unknown type `{}`", t.name))
+                    .label(t.span, "not a type")
+                    .help("element types are bool, i32, u32, i64, u64, f32 and f64"),
+            );
+        }
+        s
+    }
+
+    /// A tensor's dims: literals and tuning parameters are constants, other
+    /// names are symbolic dims bound at launch.
+    fn tensor_dims(&mut self, dims: &[ast::Expr]) -> Option<Shape> {
+        let mut out = Vec::new();
+        for d in dims {
+            if let AK::Name(n) = &d.kind
+                && self.tune_index(n).is_none()
+                && self.lookup(n).is_none_or(|b| matches!(b, Binding::Dim(_)))
+            {
+                let sym = match self.k.dims.iter().position(|x| x == n) {
+                    Some(s) => s,
+                    None => {
+                        self.k.dims.push(n.clone());
+                        self.bind(n, Binding::Dim(self.k.dims.len() - 1));
+                        self.k.dims.len() - 1
+                    }
+                };
+                out.push(Dim::Sym(sym));
+                continue;
+            }
+            out.push(self.const_dim(d)?);
+        }
+        Some(out)
+    }
+
+    /// An extent known when the kernel is configured (a literal, a tuning
+    /// parameter, arithmetic on them) or a symbolic dim.
+    pub fn const_dim(&mut self, e: &ast::Expr) -> Option<Dim> {
+        if let AK::Name(n) = &e.kind
+            && let Some(Binding::Dim(s)) = self.lookup(n)
+        {
+            return Some(Dim::Sym(s));
+        }
+        let v = self.const_int(e)?;
+        if v < 0 || v > u32::MAX as i128 {
+            self.error(
+                Diagnostic::error(code::NOT_CONSTANT, format!("extent {v} is out of range"))
+                    .label(e.span, "an extent must be between 0 and 2^32 - 1")
+                    .help("use a smaller tile"),
+            );
+            return None;
+        }
+        Some(Dim::Const(v as u64))
+    }
+
+    /// A compile-time integer: literals, tuning parameters, `+ - * /`.
+    pub fn const_int(&mut self, e: &ast::Expr) -> Option<i128> {
+        match &e.kind {
+            AK::Int(v) => Some(*v),
+            AK::Name(n) => {
+                if let Some(i) = self.tune_index(n) {
+                    return Some(self.use_tune(i) as i128);
+                }
+                let known = self.lookup(n).is_some();
+                let d = if known {
+                    Diagnostic::error(
+                        code::NOT_CONSTANT,
+                        format!("`{n}` is not known when the kernel is compiled"),
+                    )
+                    .label(e.span, "a tile extent must be a constant")
+                    .help("tile extents are literals or @autotune parameters")
+                } else {
+                    Diagnostic::error(
+                        code::UNDECLARED_TUNE_PARAM,
+                        format!("`{n}` is used as a tile extent but never declared"),
+                    )
+                    .label(e.span, "undeclared")
+                    .help(format!("declare it before the kernel: @autotune({n} in [16])"))
+                };
+                self.error(d);
+                None
+            }
+            AK::Binary(op, a, b) => {
+                let (a, b) = (self.const_int(a)?, self.const_int(b)?);
+                use ast::BinOp::*;
+                let v = match op {
+                    Add => a.checked_add(b),
+                    Sub => a.checked_sub(b),
+                    Mul => a.checked_mul(b),
+                    Div if b != 0 => Some(a / b),
+                    _ => None,
+                };
+                if v.is_none() {
+                    self.error(
+                        Diagnostic::error(code::NOT_CONSTANT, "not a constant extent")
+                            .label(e.span, "only + - * / of constants are allowed here")
+                            .help("tile extents are literals or @autotune parameters"),
+                    );
+                }
+                v
+            }
+            _ => {
+                self.error(
+                    Diagnostic::error(code::NOT_CONSTANT, "not a constant extent")
+                        .label(e.span, "this must be known when the kernel is compiled")
+                        .help("tile extents are literals or @autotune parameters"),
+                );
+                None
+            }
+        }
+    }
+
+    fn stmt(&mut self, s: &ast::Stmt) {
+        match s {
+            ast::Stmt::Let { name, value, .. } => {
+                self.iota = IotaCtx::Let;
+                let v = self.expr(value).and_then(|v| self.default_type(v));
+                self.iota = IotaCtx::Elsewhere;
+                let Some(v) = v else { return };
+                let Ty::S(elem) = v.ty else { return };
+                let local = self.new_local(&name.name, LocalKind::Let, elem, v.shape.clone());
+                self.let_values.insert(local, v.id);
+                self.k.body.push(Stmt::Let {
+                    local,
+                    value: v.id,
+                });
+                self.bind(&name.name, Binding::Local(local));
+            }
+            ast::Stmt::Var {
+                name, ty, value, ..
+            } => {
+                let Some((elem, shape)) = self.var_type(ty) else {
+                    return;
+                };
+                let Some(v) = self.assigned_value(value, elem, &shape, ty.span()) else {
+                    return;
+                };
+                let local = self.new_local(&name.name, LocalKind::Var, elem, shape);
+                self.k.body.push(Stmt::Var { local, value: v });
+                self.bind(&name.name, Binding::Local(local));
+            }
+            ast::Stmt::Assign { place, value, .. } => {
+                let Some((target, index, elem, shape)) = self.place(place) else {
+                    return;
+                };
+                let Some(v) = self.assigned_value(value, elem, &shape, place.span) else {
+                    return;
+                };
+                if let Place::Param(i) = target
+                    && let ParamKind::Tensor { written, .. } = &mut self.k.params[i].kind
+                {
+                    *written = true;
+                }
+                self.k.body.push(Stmt::Store {
+                    place: target,
+                    index,
+                    value: v,
+                });
+            }
+            ast::Stmt::Error(_) => {}
+        }
+    }
+
+    fn new_local(&mut self, name: &str, kind: LocalKind, elem: Scalar, shape: Shape) -> LocalId {
+        self.k.locals.push(ir::Local {
+            name: name.to_string(),
+            kind,
+            elem,
+            shape,
+        });
+        self.k.locals.len() - 1
+    }
+
+    fn var_type(&mut self, ty: &TypeExpr) -> Option<(Scalar, Shape)> {
+        match ty {
+            TypeExpr::Scalar(t) => Some((self.scalar_type(t)?, Vec::new())),
+            TypeExpr::Tile { elem, dims, .. } => {
+                let elem = self.scalar_type(elem)?;
+                let mut shape = Vec::new();
+                for d in dims {
+                    shape.push(self.const_dim(d)?);
+                }
+                Some((elem, shape))
+            }
+            TypeExpr::Tensor { span, .. } => {
+                self.error(
+                    Diagnostic::error(code::UNKNOWN_TYPE, "a `var` holds a tile, not a tensor")
+                        .label(*span, "tensors are kernel parameters")
+                        .help("write tile<T>[...]"),
+                );
+                None
+            }
+        }
+    }
+
+    /// Checks the value of an assignment or `var`: `iota` is a position in
+    /// `shape`, the type must be `elem`, and the value must broadcast to `shape`.
+    fn assigned_value(
+        &mut self,
+        value: &ast::Expr,
+        elem: Scalar,
+        shape: &Shape,
+        dest: Span,
+    ) -> Option<ExprId> {
+        self.iota = IotaCtx::Assign(shape.clone());
+        let v = self.expr(value);
+        self.iota = IotaCtx::Elsewhere;
+        let v = v?;
+        let v = match v.ty {
+            Ty::S(t) if t == elem => v,
+            Ty::S(t) => {
+                self.error(
+                    Diagnostic::error(
+                        code::TYPE_MISMATCH,
+                        format!("cannot store {t} into {elem}"),
+                    )
+                    .label(v.span, format!("this is {t}"))
+                    .label(dest, format!("this holds {elem}"))
+                    .help(format!("convert the value: `{elem}(...)`")),
+                );
+                return None;
+            }
+            _ => self.concretize(&v, elem)?,
+        };
+        self.check_broadcasts_to(&v, shape, dest)?;
+        Some(v.id)
+    }
+
+    /// Resolves the left side of an assignment.
+    fn place(&mut self, e: &ast::Expr) -> Option<(Place, Vec<Index>, Scalar, Shape)> {
+        let (base, args): (&ast::Expr, Option<&[SliceArg]>) = match &e.kind {
+            AK::Index(base, args) => (base, Some(args)),
+            _ => (e, None),
+        };
+        let AK::Name(name) = &base.kind else {
+            self.error(
+                Diagnostic::error(code::NOT_A_PLACE, "this cannot be assigned to")
+                    .label(e.span, "not a tensor or a var")
+                    .help("assign to a tensor slice such as Y[r :+ R, :] or to a var"),
+            );
+            return None;
+        };
+        let place = match self.lookup(name) {
+            Some(Binding::Tensor(i)) => Place::Param(i),
+            Some(Binding::Local(l)) if self.k.locals[l].kind == LocalKind::Var => Place::Local(l),
+            Some(Binding::Local(_)) => {
+                self.error(
+                    Diagnostic::error(
+                        code::STORE_TO_INPUT,
+                        format!("`{name}` is a `let` binding and cannot be assigned"),
+                    )
+                    .label(base.span, "bound by let")
+                    .help(format!("declare it with `var {name}: tile<...>[...] = ...` to assign to it")),
+                );
+                return None;
+            }
+            Some(Binding::Scalar(_) | Binding::Dim(_) | Binding::Arg(_)) => {
+                self.error(
+                    Diagnostic::error(code::STORE_TO_INPUT, format!("cannot store to the input `{name}`"))
+                        .label(base.span, "a scalar input of the kernel")
+                        .help("kernels write results into tensor parameters"),
+                );
+                return None;
+            }
+            None if self.tune_index(name).is_some() => {
+                self.error(
+                    Diagnostic::error(code::STORE_TO_INPUT, format!("cannot store to the tuning parameter `{name}`"))
+                        .label(base.span, "a compile-time constant")
+                        .help("kernels write results into tensor parameters"),
+                );
+                return None;
+            }
+            None => {
+                self.unknown_name(name, base.span);
+                return None;
+            }
+        };
+        let (index, shape) = match args {
+            Some(args) => self.slice(place, args, base.span)?,
+            None => self.full_slice(place),
+        };
+        let elem = self.place_elem(place);
+        Some((place, index, elem, shape))
+    }
+
+    pub fn place_elem(&self, place: Place) -> Scalar {
+        match place {
+            Place::Param(i) => match &self.k.params[i].kind {
+                ParamKind::Tensor { elem, .. } => *elem,
+                ParamKind::Scalar(s) => *s,
+            },
+            Place::Local(l) => self.k.locals[l].elem,
+        }
+    }
+
+    pub fn place_shape(&self, place: Place) -> Shape {
+        match place {
+            Place::Param(i) => match &self.k.params[i].kind {
+                ParamKind::Tensor { shape, .. } => shape.clone(),
+                ParamKind::Scalar(_) => Vec::new(),
+            },
+            Place::Local(l) => self.k.locals[l].shape.clone(),
+        }
+    }
+
+    pub fn full_slice(&self, place: Place) -> (Vec<Index>, Shape) {
+        let shape = self.place_shape(place);
+        let index = shape
+            .iter()
+            .map(|d| Index::Range {
+                start: None,
+                len: *d,
+            })
+            .collect();
+        (index, shape)
+    }
+
+    /// Checks the indices of a slice of `place`; returns them and the shape
+    /// of the slice.
+    pub fn slice(&mut self, place: Place, args: &[SliceArg], at: Span) -> Option<(Vec<Index>, Shape)> {
+        let dims = self.place_shape(place);
+        if dims.len() != args.len() {
+            let what = match place {
+                Place::Param(i) => self.k.params[i].name.clone(),
+                Place::Local(l) => self.k.locals[l].name.clone(),
+            };
+            self.error(
+                Diagnostic::error(
+                    code::RANK,
+                    format!(
+                        "`{what}` has {} axes but {} indices were given",
+                        dims.len(),
+                        args.len()
+                    ),
+                )
+                .label(at, format!("shape {}", self.shape_text(&dims)))
+                .help("give one index per axis: `:` for a whole axis, `a :+ n` for a range"),
+            );
+            return None;
+        }
+        let saved = std::mem::replace(&mut self.iota, IotaCtx::Elsewhere);
+        let mut index = Vec::new();
+        let mut shape = Vec::new();
+        let mut ok = true;
+        for (arg, dim) in args.iter().zip(&dims) {
+            match arg {
+                SliceArg::Full(_) => {
+                    index.push(Index::Range {
+                        start: None,
+                        len: *dim,
+                    });
+                    shape.push(*dim);
+                }
+                SliceArg::Range { start, len } => {
+                    let s = self.index_expr(start);
+                    let l = self.const_dim(len);
+                    match (s, l) {
+                        (Some(s), Some(l)) => {
+                            self.check_bounds(&s, l, *dim, start.span.to(len.span));
+                            index.push(Index::Range {
+                                start: Some(s.id),
+                                len: l,
+                            });
+                            shape.push(l);
+                        }
+                        _ => ok = false,
+                    }
+                }
+                SliceArg::Index(i) => match self.index_expr(i) {
+                    Some(s) => {
+                        self.check_bounds(&s, Dim::Const(1), *dim, i.span);
+                        index.push(Index::Single(s.id));
+                    }
+                    None => ok = false,
+                },
+            }
+        }
+        self.iota = saved;
+        ok.then_some((index, shape))
+    }
+
+    fn index_expr(&mut self, e: &ast::Expr) -> Option<Val> {
+        let v = self.expr(e)?;
+        if !v.shape.is_empty() {
+            self.error(
+                Diagnostic::error(code::SHAPE_MISMATCH, "a slice start must be a scalar")
+                    .label(v.span, format!("this has shape {}", self.shape_text(&v.shape)))
+                    .help("index with a scalar such as ctx.block.x * R"),
+            );
+            return None;
+        }
+        if !v.ty.is_int() {
+            self.error(
+                Diagnostic::error(code::TYPE_MISMATCH, format!("a slice start must be an integer, not {}", v.ty.name()))
+                    .label(v.span, "not an integer")
+                    .help("convert it: `i32(...)`"),
+            );
+            return None;
+        }
+        self.default_type(v)
+    }
+
+    /// Reports a slice that certainly falls outside its tensor.
+    fn check_bounds(&mut self, start: &Val, len: Dim, dim: Dim, at: Span) {
+        let (Some(s), Dim::Const(l), Dim::Const(d)) = (self.const_value(start.id), len, dim) else {
+            return;
+        };
+        if s < 0 || s + l as i128 > d as i128 {
+            self.error(
+                Diagnostic::error(
+                    code::SLICE_OUT_OF_BOUNDS,
+                    format!("the slice {s} :+ {l} falls outside an axis of extent {d}"),
+                )
+                .label(at, format!("covers {s} .. {}", s + l as i128))
+                .help(format!("positions on this axis are 0 .. {d}")),
+            );
+        }
+    }
+}

@@ -1,0 +1,514 @@
+//! Expressions: operators, names, loads, `ctx`, builtins and `fn` calls.
+//! The typing and broadcasting rules of every operation live here.
+
+use super::check::{Binding, Checker, IotaCtx};
+use super::literal::{Ty, Val};
+use crate::diag::{Diagnostic, code};
+use crate::ir::{Builtin, ExprKind, ParamKind, Place};
+use crate::span::Span;
+use crate::syntax::ast::{self, BinOp, ExprKind as AK, UnOp};
+use crate::types::{Scalar, Value};
+
+/// Names that are builtins rather than `fn`s.
+const BUILTINS: &[&str] = &[
+    "iota", "where", "sqrt", "abs", "min", "max", "bool", "i32", "u32", "i64", "u64", "f32", "f64",
+];
+
+pub fn is_builtin(name: &str) -> bool {
+    BUILTINS.contains(&name)
+}
+
+/// The deepest `fn` expansion allowed; recursion is reported before this.
+const MAX_CALL_DEPTH: usize = 64;
+
+impl Checker<'_> {
+    pub fn expr(&mut self, e: &ast::Expr) -> Option<Val> {
+        let span = e.span;
+        match &e.kind {
+            AK::Int(v) => Some(self.literal_int(*v, span)),
+            AK::Float(t) => Some(self.literal_float(t, span)),
+            AK::Bool(b) => Some(self.concrete(ExprKind::Const(Value::Bool(*b)), Scalar::Bool, vec![], span)),
+            AK::Name(n) => self.name(n, span),
+            AK::Unary(op, a) => self.unary(*op, a, span),
+            AK::Binary(op, a, b) => self.binary(*op, a, b, span),
+            AK::Call(f, args) => self.call(f, args, span),
+            AK::Bitcast(t, a) => self.bitcast(t, a, span),
+            AK::Field(..) => self.ctx_field(e),
+            AK::Index(base, args) => self.load(base, args, span),
+            AK::Error => None,
+        }
+    }
+
+    pub fn concrete(&mut self, kind: ExprKind, ty: Scalar, shape: Vec<crate::types::Dim>, span: Span) -> Val {
+        let id = self.push(kind, ty, shape.clone());
+        Val {
+            id,
+            ty: Ty::S(ty),
+            shape,
+            span,
+        }
+    }
+
+    fn name(&mut self, n: &str, span: Span) -> Option<Val> {
+        if self.calls.is_empty()
+            && let Some(i) = self.tune_index(n)
+        {
+            let v = self.use_tune(i);
+            return Some(self.literal_int(v as i128, span));
+        }
+        match self.lookup(n) {
+            Some(Binding::Arg(v)) => Some(Val { span, ..v }),
+            Some(Binding::Scalar(i)) => {
+                let ParamKind::Scalar(s) = self.k.params[i].kind else {
+                    unreachable!("scalar binding to a tensor")
+                };
+                Some(self.concrete(ExprKind::Param(i), s, vec![], span))
+            }
+            Some(Binding::Dim(s)) => Some(self.concrete(ExprKind::DimValue(s), Scalar::I32, vec![], span)),
+            Some(Binding::Tensor(i)) => {
+                let (index, shape) = self.full_slice(Place::Param(i));
+                self.mark_read(Place::Param(i));
+                let elem = self.place_elem(Place::Param(i));
+                Some(self.concrete(ExprKind::Load { place: Place::Param(i), index }, elem, shape, span))
+            }
+            Some(Binding::Local(l)) => {
+                let local = &self.k.locals[l];
+                let (elem, shape) = (local.elem, local.shape.clone());
+                Some(self.concrete(ExprKind::Local(l), elem, shape, span))
+            }
+            None => {
+                if n == "ctx" {
+                    self.error(
+                        Diagnostic::error(code::BAD_FIELD, "`ctx` is not a value")
+                            .label(span, "use one of its fields")
+                            .help("ctx.block.x, ctx.block.y, ctx.block.z, ctx.grid.x, ..."),
+                    );
+                } else if self.prog.fns.contains_key(n) || is_builtin(n) {
+                    self.error(
+                        Diagnostic::error(code::UNKNOWN_NAME, format!("`{n}` is a function, not a value"))
+                            .label(span, "a function")
+                            .help(format!("call it: `{n}(...)`")),
+                    );
+                } else {
+                    self.unknown_name(n, span);
+                }
+                None
+            }
+        }
+    }
+
+    pub fn unknown_name(&mut self, n: &str, span: Span) {
+        let mut candidates: Vec<String> = self.scopes.iter().flat_map(|s| s.keys().cloned()).collect();
+        candidates.extend(self.tune.iter().map(|(t, _)| t.name.clone()));
+        let d = Diagnostic::error(code::UNKNOWN_NAME, format!("unknown name `{n}`")).label(span, "not defined here");
+        let d = match closest(n, &candidates) {
+            Some(c) => d.help(format!("did you mean `{c}`?")),
+            None => d.help("names are kernel parameters, `let` and `var` bindings, and @autotune parameters"),
+        };
+        self.error(d);
+    }
+
+    fn mark_read(&mut self, place: Place) {
+        if let Place::Param(i) = place
+            && let ParamKind::Tensor { read, .. } = &mut self.k.params[i].kind
+        {
+            *read = true;
+        }
+    }
+
+    fn load(&mut self, base: &ast::Expr, args: &[ast::SliceArg], span: Span) -> Option<Val> {
+        let AK::Name(n) = &base.kind else {
+            self.error(
+                Diagnostic::error(code::BAD_OPERAND, "only tensors and tiles can be sliced")
+                    .label(base.span, "not a tensor or tile name")
+                    .help("slice a tensor parameter, a let or a var: X[r :+ R, :]"),
+            );
+            return None;
+        };
+        let place = match self.lookup(n) {
+            Some(Binding::Tensor(i)) => Place::Param(i),
+            Some(Binding::Local(l)) => Place::Local(l),
+            Some(_) => {
+                self.error(
+                    Diagnostic::error(code::BAD_OPERAND, format!("`{n}` is a scalar and cannot be sliced"))
+                        .label(base.span, "a scalar")
+                        .help("only tensors and tiles have axes"),
+                );
+                return None;
+            }
+            None => {
+                self.unknown_name(n, base.span);
+                return None;
+            }
+        };
+        let (index, shape) = self.slice(place, args, base.span)?;
+        self.mark_read(place);
+        let elem = self.place_elem(place);
+        Some(self.concrete(ExprKind::Load { place, index }, elem, shape, span))
+    }
+
+    fn ctx_field(&mut self, e: &ast::Expr) -> Option<Val> {
+        let bad = |this: &mut Self| {
+            this.error(
+                Diagnostic::error(code::BAD_FIELD, "unknown field")
+                    .label(e.span, "not a field Phobos knows")
+                    .help("the fields are ctx.block.{x,y,z} (this block's index) and ctx.grid.{x,y,z} (the number of blocks)"),
+            );
+            None
+        };
+        let AK::Field(mid, axis) = &e.kind else { return bad(self) };
+        let AK::Field(root, group) = &mid.kind else { return bad(self) };
+        if !matches!(&root.kind, AK::Name(n) if n == "ctx") || self.lookup("ctx").is_some() {
+            return bad(self);
+        }
+        let a = match axis.name.as_str() {
+            "x" => 0u8,
+            "y" => 1,
+            "z" => 2,
+            _ => return bad(self),
+        };
+        let kind = match group.name.as_str() {
+            "block" => {
+                self.block_uses[a as usize].get_or_insert(e.span);
+                ExprKind::BlockId(a)
+            }
+            "grid" => ExprKind::GridSize(a),
+            _ => return bad(self),
+        };
+        Some(self.concrete(kind, Scalar::I32, vec![], e.span))
+    }
+
+    fn unary(&mut self, op: UnOp, a: &ast::Expr, span: Span) -> Option<Val> {
+        let v = self.expr(a)?;
+        let ok = match op {
+            UnOp::Neg => v.ty.is_float() || v.ty == Ty::AbsInt || matches!(v.ty, Ty::S(s) if s.is_signed_int()),
+            UnOp::Not => v.ty.is_bool() || v.ty.is_int(),
+            UnOp::BitNot => v.ty.is_int(),
+        };
+        if !ok {
+            self.bad_operand(op.symbol(), &v, span);
+            return None;
+        }
+        let kind = ExprKind::Unary(op, v.id);
+        Some(match v.ty {
+            Ty::S(s) => self.concrete(kind, s, v.shape, span),
+            abs => self.abstract_op(kind, abs, v.shape, span),
+        })
+    }
+
+    fn bad_operand(&mut self, op: &str, v: &Val, span: Span) {
+        let help = match (op, v.ty) {
+            ("%", t) if t.is_float() => "`%` is defined on integers only; write x - y * floor(x / y) if you need it",
+            ("-", Ty::S(s)) if s == Scalar::U32 || s == Scalar::U64 => "unsigned integers have no negation; use 0 - x for the wrapping one",
+            _ => "see the operator table in docs/language.md",
+        };
+        self.error(
+            Diagnostic::error(code::BAD_OPERAND, format!("`{op}` is not defined on {}", v.ty.name()))
+                .label(span, "this operation")
+                .label(v.span, format!("this is {}", v.ty.name()))
+                .help(help),
+        );
+    }
+
+    fn binary(&mut self, op: BinOp, a: &ast::Expr, b: &ast::Expr, span: Span) -> Option<Val> {
+        let (va, vb) = (self.expr(a), self.expr(b));
+        let (va, vb) = (va?, vb?);
+        let shape = self.broadcast(&va, &vb, span)?;
+        use BinOp::*;
+        let (va, vb, ty) = match op {
+            And | Or => {
+                for v in [&va, &vb] {
+                    if !v.ty.is_bool() {
+                        self.bad_operand(op.symbol(), v, span);
+                        return None;
+                    }
+                }
+                (va, vb, Ty::S(Scalar::Bool))
+            }
+            Eq | Ne | Lt | Le | Gt | Ge => {
+                let (va, vb, t) = self.unify(&va, &vb, span, "compared values differ in type")?;
+                let (va, vb) = if t == Ty::AbsInt || t == Ty::AbsFloat {
+                    let s = if t == Ty::AbsInt { Scalar::I32 } else { Scalar::F32 };
+                    (self.concretize(&va, s)?, self.concretize(&vb, s)?)
+                } else {
+                    (va, vb)
+                };
+                if !matches!(op, Eq | Ne) && va.ty.is_bool() {
+                    self.bad_operand(op.symbol(), &va, span);
+                    return None;
+                }
+                (va, vb, Ty::S(Scalar::Bool))
+            }
+            _ => {
+                let (va, vb, t) = self.unify(&va, &vb, span, "operands differ in type")?;
+                let ok = match op {
+                    Add | Sub | Mul | Div => t.is_int() || t.is_float(),
+                    Rem | Shl | Shr => t.is_int(),
+                    BitAnd | BitOr | BitXor => t.is_int() || t.is_bool(),
+                    _ => unreachable!("comparisons handled above"),
+                };
+                if !ok {
+                    self.bad_operand(op.symbol(), &va, span);
+                    return None;
+                }
+                (va, vb, t)
+            }
+        };
+        let kind = ExprKind::Binary(op, va.id, vb.id);
+        Some(match ty {
+            Ty::S(s) => self.concrete(kind, s, shape, span),
+            abs => self.abstract_op(kind, abs, shape, span),
+        })
+    }
+
+    fn bitcast(&mut self, t: &ast::Ident, a: &ast::Expr, span: Span) -> Option<Val> {
+        let to = self.scalar_type(t)?;
+        let v = self.expr(a)?;
+        let v = match v.ty {
+            Ty::AbsInt => {
+                let lit = self.const_value(v.id).unwrap_or(0);
+                let pick = match to.size() {
+                    8 if Scalar::I64.int_fits(lit) => Scalar::I64,
+                    8 => Scalar::U64,
+                    _ if Scalar::I32.int_fits(lit) => Scalar::I32,
+                    _ => Scalar::U32,
+                };
+                self.concretize(&v, pick)?
+            }
+            _ => self.default_type(v)?,
+        };
+        let Ty::S(from) = v.ty else { return None };
+        if from == Scalar::Bool || to == Scalar::Bool || from.size() != to.size() {
+            self.error(
+                Diagnostic::error(code::TYPE_MISMATCH, format!("cannot bitcast {from} to {to}"))
+                    .label(span, "the sizes differ")
+                    .help("bitcast reinterprets bits between types of one size (i32, u32, f32; i64, u64, f64); use a conversion such as `f32(x)` to convert a value"),
+            );
+            return None;
+        }
+        Some(self.concrete(ExprKind::Bitcast(v.id), to, v.shape, span))
+    }
+
+    fn call(&mut self, f: &ast::Ident, args: &[ast::Expr], span: Span) -> Option<Val> {
+        let name = f.name.as_str();
+        if let Some(to) = Scalar::from_name(name) {
+            let [a] = self.args::<1>(f, args, span)?;
+            return self.cast(to, a, span);
+        }
+        match name {
+            "iota" => {
+                let [a] = self.args::<1>(f, args, span)?;
+                self.iota(a, span)
+            }
+            "where" => {
+                let [c, a, b] = self.args::<3>(f, args, span)?;
+                self.select(c, a, b, span)
+            }
+            "sqrt" | "abs" => {
+                let [a] = self.args::<1>(f, args, span)?;
+                let v = self.expr(a)?;
+                let v = self.default_type(v)?;
+                let b = if name == "sqrt" { Builtin::Sqrt } else { Builtin::Abs };
+                let ok = if b == Builtin::Sqrt { v.ty.is_float() } else { v.ty.is_float() || matches!(v.ty, Ty::S(s) if s.is_signed_int()) };
+                if !ok {
+                    self.bad_operand(name, &v, span);
+                    return None;
+                }
+                let Ty::S(s) = v.ty else { return None };
+                Some(self.concrete(ExprKind::Builtin(b, vec![v.id]), s, v.shape, span))
+            }
+            "min" | "max" => {
+                let [a, b] = self.args::<2>(f, args, span)?;
+                let (va, vb) = (self.expr(a)?, self.expr(b)?);
+                let shape = self.broadcast(&va, &vb, span)?;
+                let (va, vb, _) = self.unify(&va, &vb, span, "arguments differ in type")?;
+                let (va, vb) = (self.default_type(va)?, self.default_type(vb)?);
+                let Ty::S(s) = va.ty else { return None };
+                if s == Scalar::Bool {
+                    self.bad_operand(name, &va, span);
+                    return None;
+                }
+                let b = if name == "min" { Builtin::Min } else { Builtin::Max };
+                Some(self.concrete(ExprKind::Builtin(b, vec![va.id, vb.id]), s, shape, span))
+            }
+            _ => self.call_fn(f, args, span),
+        }
+    }
+
+    /// Checks the argument count of a builtin.
+    fn args<'a, const N: usize>(&mut self, f: &ast::Ident, args: &'a [ast::Expr], span: Span) -> Option<[&'a ast::Expr; N]> {
+        if args.len() != N {
+            self.arity(&f.name, N, args.len(), span, None);
+            return None;
+        }
+        Some(std::array::from_fn(|i| &args[i]))
+    }
+
+    fn arity(&mut self, name: &str, want: usize, got: usize, span: Span, def: Option<Span>) {
+        let plural = if want == 1 { "" } else { "s" };
+        let mut d = Diagnostic::error(code::ARITY, format!("`{name}` takes {want} argument{plural} but {got} were given"))
+            .label(span, format!("{got} given"));
+        if let Some(def) = def {
+            d = d.label(def, "defined here");
+        }
+        self.error(d.help(format!("pass exactly {want} argument{plural}")));
+    }
+
+    fn cast(&mut self, to: Scalar, a: &ast::Expr, span: Span) -> Option<Val> {
+        let v = self.expr(a)?;
+        let v = match v.ty {
+            Ty::AbsInt if to != Scalar::Bool => self.concretize(&v, to)?,
+            Ty::AbsFloat if to.is_float() => self.concretize(&v, to)?,
+            _ => self.default_type(v)?,
+        };
+        if v.ty == Ty::S(to) {
+            return Some(Val { span, ..v });
+        }
+        Some(self.concrete(ExprKind::Cast(v.id), to, v.shape, span))
+    }
+
+    fn iota(&mut self, a: &ast::Expr, span: Span) -> Option<Val> {
+        let shape = match &self.iota {
+            IotaCtx::Assign(shape) => shape.clone(),
+            IotaCtx::Let => {
+                self.error(
+                    Diagnostic::error(code::IOTA_IN_LET, "`iota` cannot be used in a `let`")
+                        .label(span, "iota is a position in the assigned tile, and a let has none")
+                        .help("hold it in a tile instead: `var c: tile<i32>[R, 256] = ... iota(0) ...`"),
+                );
+                return None;
+            }
+            IotaCtx::Elsewhere => {
+                self.error(
+                    Diagnostic::error(code::IOTA_OUTSIDE, "`iota` is only meaningful in the value of an assignment")
+                        .label(span, "there is no assigned tile here")
+                        .help("use iota on the right of `Y[...] = ...` or in a var's value"),
+                );
+                return None;
+            }
+        };
+        let saved = std::mem::replace(&mut self.iota, IotaCtx::Elsewhere);
+        let axis = self.const_int(a);
+        self.iota = saved;
+        let axis = axis?;
+        if axis < 0 || axis as usize >= shape.len() {
+            self.error(
+                Diagnostic::error(code::RANK, format!("iota({axis}) names an axis the tile does not have"))
+                    .label(span, format!("the assigned tile has shape {}", self.shape_text(&shape)))
+                    .help(format!("axes are 0 .. {}", shape.len())),
+            );
+            return None;
+        }
+        Some(self.concrete(ExprKind::Iota(axis as u8), Scalar::I32, shape, span))
+    }
+
+    fn select(&mut self, c: &ast::Expr, a: &ast::Expr, b: &ast::Expr, span: Span) -> Option<Val> {
+        let (vc, va, vb) = (self.expr(c), self.expr(a), self.expr(b));
+        let (vc, va, vb) = (vc?, va?, vb?);
+        if !vc.ty.is_bool() {
+            self.error(
+                Diagnostic::error(code::TYPE_MISMATCH, format!("the condition of `where` must be bool, not {}", vc.ty.name()))
+                    .label(vc.span, "not a bool")
+                    .help("compare it: `x != 0`"),
+            );
+            return None;
+        }
+        let s1 = self.broadcast(&va, &vb, span)?;
+        let tmp = Val { shape: s1, ..va.clone() };
+        let shape = self.broadcast(&vc, &tmp, span)?;
+        let (va, vb, ty) = self.unify(&va, &vb, span, "the branches of `where` differ in type")?;
+        let kind = ExprKind::Select(vc.id, va.id, vb.id);
+        Some(match ty {
+            Ty::S(s) => self.concrete(kind, s, shape, span),
+            abs => self.abstract_op(kind, abs, shape, span),
+        })
+    }
+
+    /// Expands a call to a `fn`: arguments are checked here, then the body is
+    /// checked with the parameters bound to them.
+    fn call_fn(&mut self, f: &ast::Ident, args: &[ast::Expr], span: Span) -> Option<Val> {
+        let Some(def) = self.prog.fns.get(&f.name) else {
+            let names: Vec<String> = self.prog.fns.keys().cloned().chain(BUILTINS.iter().map(|s| s.to_string())).collect();
+            let d = Diagnostic::error(code::UNKNOWN_FN, format!("unknown function `{}`", f.name)).label(f.span, "not defined");
+            let d = match closest(&f.name, &names) {
+                Some(c) => d.help(format!("did you mean `{c}`?")),
+                None => d.help("define it with `fn name(args) = expr`"),
+            };
+            self.error(d);
+            return None;
+        };
+        if def.params.len() != args.len() {
+            self.arity(&f.name, def.params.len(), args.len(), span, Some(def.name.span));
+            return None;
+        }
+        if self.calls.iter().any(|(n, _)| *n == f.name) || self.calls.len() >= MAX_CALL_DEPTH {
+            let chain: Vec<String> = self.calls.iter().map(|(n, _)| n.clone()).chain([f.name.clone()]).collect();
+            self.error(
+                Diagnostic::error(code::RECURSION, format!("`{}` calls itself", f.name))
+                    .label(f.span, "this call recurses")
+                    .note(format!("call chain: {}", chain.join(" -> ")))
+                    .help("fns are expanded inline and cannot recurse; unroll the computation"),
+            );
+            return None;
+        }
+        let mut bound = Vec::new();
+        let mut ok = true;
+        for (p, a) in def.params.iter().zip(args) {
+            let Some(v) = self.expr(a).and_then(|v| self.default_type(v)) else {
+                ok = false;
+                continue;
+            };
+            if let Some(ast::TypeExpr::Scalar(t)) = &p.ty
+                && let Some(want) = Scalar::from_name(&t.name)
+                && v.ty != Ty::S(want)
+            {
+                self.error(
+                    Diagnostic::error(code::TYPE_MISMATCH, format!("`{}` of `{}` must be {want}, not {}", p.name.name, f.name, v.ty.name()))
+                        .label(v.span, format!("this is {}", v.ty.name()))
+                        .label(p.name.span, format!("declared {want} here"))
+                        .help(format!("convert the argument: `{want}(...)`")),
+                );
+                ok = false;
+            }
+            bound.push((p.name.name.clone(), v));
+        }
+        if !ok {
+            return None;
+        }
+        let def = def.clone();
+        self.calls.push((f.name.clone(), span));
+        let outer = std::mem::replace(&mut self.scopes, vec![Default::default()]);
+        for (n, v) in bound {
+            self.bind(&n, Binding::Arg(v));
+        }
+        let result = self.expr(&def.body);
+        self.scopes = outer;
+        self.calls.pop();
+        result.map(|v| Val { span, ..v })
+    }
+}
+
+/// The candidate nearest to `name` by edit distance, if it is near enough.
+fn closest(name: &str, candidates: &[String]) -> Option<String> {
+    let dist = |a: &str, b: &str| -> usize {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut prev = row[0];
+            row[0] = i + 1;
+            for j in 0..b.len() {
+                let cur = row[j + 1];
+                row[j + 1] = (prev + usize::from(ca != b[j])).min(row[j] + 1).min(cur + 1);
+                prev = cur;
+            }
+        }
+        row[b.len()]
+    };
+    candidates
+        .iter()
+        .filter(|c| !c.starts_with('_'))
+        .map(|c| (dist(name, c), c))
+        .filter(|(d, c)| *d <= 2.max(name.len() / 3) && *d < c.len())
+        .min()
+        .map(|(_, c)| c.clone())
+}

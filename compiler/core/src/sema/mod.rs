@@ -1,0 +1,200 @@
+//! Semantic checking: names, types, shapes, slices, the grid, and the tuning
+//! space. The entry points take a parsed [`Program`] and either report
+//! diagnostics or produce an [`ir::Kernel`](crate::ir::Kernel) for one
+//! configuration.
+
+mod check;
+mod expr;
+mod fns;
+mod grid;
+mod literal;
+
+use std::collections::HashMap;
+
+use crate::diag::{Diagnostic, code};
+use crate::ir;
+use crate::span::{SourceMap, SrcId};
+use crate::syntax::{self, ast};
+
+pub use check::check_kernel;
+
+/// The most configurations `check` walks per kernel; beyond it, the first
+/// ones are checked and a note says so.
+const MAX_CHECKED_CONFIGS: usize = 256;
+
+/// A user file together with the stdlib prelude, parsed.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub sources: SourceMap,
+    pub user: SrcId,
+    pub file: ast::File,
+    /// Every `fn` visible to kernels: the prelude's and the user's.
+    pub fns: HashMap<String, ast::FnDef>,
+}
+
+/// One `@autotune` parameter and its candidate values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TuneParam {
+    pub name: String,
+    pub values: Vec<i64>,
+}
+
+impl Program {
+    /// Parses `text` (shown as `name`) after the stdlib. The diagnostics are
+    /// the syntax errors and duplicate definitions; call [`Program::check`]
+    /// for the rest.
+    pub fn parse(name: &str, text: &str) -> (Program, Vec<Diagnostic>) {
+        let mut sources = SourceMap::new();
+        let mut diags = Vec::new();
+        let mut fns: HashMap<String, ast::FnDef> = HashMap::new();
+        for (path, src) in phobos_stdlib::FILES {
+            let id = sources.add(*path, *src);
+            let (file, d) = syntax::parse(id, src);
+            diags.extend(d);
+            for f in file.fns {
+                fns.insert(f.name.name.clone(), f);
+            }
+        }
+        let user = sources.add(name, text);
+        let (file, d) = syntax::parse(user, text);
+        diags.extend(d);
+        for f in &file.fns {
+            if let Some(prev) = fns.get(&f.name.name) {
+                diags.push(fns::duplicate_fn(f, prev, &sources));
+            } else if expr::is_builtin(&f.name.name) {
+                diags.push(
+                    Diagnostic::error(
+                        code::DUPLICATE,
+                        format!("`{}` is a builtin and cannot be redefined", f.name.name),
+                    )
+                    .label(f.name.span, "this name is taken by a builtin")
+                    .help("choose another name"),
+                );
+            } else {
+                fns.insert(f.name.name.clone(), f.clone());
+            }
+        }
+        let prog = Program {
+            sources,
+            user,
+            file,
+            fns,
+        };
+        (prog, diags)
+    }
+
+    pub fn kernel_names(&self) -> Vec<&str> {
+        self.file
+            .kernels
+            .iter()
+            .map(|k| k.name.name.as_str())
+            .collect()
+    }
+
+    pub fn kernel_def(&self, name: &str) -> Option<&ast::KernelDef> {
+        self.file.kernels.iter().find(|k| k.name.name == name)
+    }
+
+    /// The `@autotune` space of a kernel, in declaration order. Malformed
+    /// declarations are skipped here and reported by `check`.
+    pub fn tune_space(&self, kernel: &str) -> Vec<TuneParam> {
+        self.kernel_def(kernel)
+            .map(|k| check::tune_params(k, &mut Vec::new()))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|t| TuneParam {
+                name: t.name,
+                values: t.values,
+            })
+            .collect()
+    }
+
+    /// Every configuration of a kernel's tuning space (one empty one when it
+    /// has none), in order, first value first.
+    pub fn configs(&self, kernel: &str) -> Vec<Vec<(String, i64)>> {
+        let mut out: Vec<Vec<(String, i64)>> = vec![Vec::new()];
+        for p in self.tune_space(kernel) {
+            let mut next = Vec::new();
+            for c in &out {
+                for v in &p.values {
+                    let mut c = c.clone();
+                    c.push((p.name.clone(), *v));
+                    next.push(c);
+                }
+            }
+            out = next;
+        }
+        out
+    }
+
+    /// Checks everything: fn definitions, and each kernel in each
+    /// configuration of its tuning space. Returns the diagnostics, sorted.
+    pub fn check(&self) -> Vec<Diagnostic> {
+        let mut diags = fns::check_recursion(self);
+        diags.extend(fns::check_duplicate_kernels(self));
+        for k in &self.file.kernels {
+            let configs = self.configs(&k.name.name);
+            for cfg in configs.iter().take(MAX_CHECKED_CONFIGS) {
+                if let Err(d) = check_kernel(self, k, cfg) {
+                    diags.extend(d);
+                }
+            }
+        }
+        diags.sort();
+        diags.dedup();
+        diags
+    }
+
+    /// The checked kernel for one configuration. Tuning parameters left out of
+    /// `config` take their first value.
+    pub fn kernel(
+        &self,
+        name: &str,
+        config: &[(String, i64)],
+    ) -> Result<ir::Kernel, Vec<Diagnostic>> {
+        let Some(k) = self.kernel_def(name) else {
+            let names = self.kernel_names().join(", ");
+            return Err(vec![
+                Diagnostic::error(code::NO_KERNEL, format!("no kernel named `{name}`")).help(
+                    if names.is_empty() {
+                        "this file defines no kernel".to_string()
+                    } else {
+                        format!("kernels here: {names}")
+                    },
+                ),
+            ]);
+        };
+        let mut full = Vec::new();
+        for p in self.tune_space(name) {
+            let v = config
+                .iter()
+                .find(|(n, _)| *n == p.name)
+                .map(|(_, v)| *v)
+                .unwrap_or(p.values[0]);
+            full.push((p.name, v));
+        }
+        for (n, _) in config {
+            if !full.iter().any(|(m, _)| m == n) {
+                return Err(vec![
+                    Diagnostic::error(
+                        code::UNDECLARED_TUNE_PARAM,
+                        format!("`{n}` is not a tuning parameter of `{name}`"),
+                    )
+                    .label(k.name.span, "this kernel")
+                    .help("declare it with @autotune or remove the setting"),
+                ]);
+            }
+        }
+        let mut diags = fns::check_recursion(self);
+        match check_kernel(self, k, &full) {
+            Ok(kernel) if diags.is_empty() => Ok(kernel),
+            Ok(_) => Err(diags),
+            Err(d) => {
+                diags.extend(d);
+                diags.sort();
+                diags.dedup();
+                Err(diags)
+            }
+        }
+    }
+}
