@@ -80,7 +80,7 @@ fn choices_follow_the_weights() {
     Tandem::new(Key::from_seed(30))
         .fill_choice(&mut out, 0, &t)
         .unwrap();
-    let mut c = vec![0u64; 6];
+    let mut c = [0u64; 6];
     out.iter().for_each(|&i| c[i as usize] += 1);
     assert_eq!(c[4], 0, "a zero weight is never chosen");
     let sum: f64 = weights.iter().sum();

@@ -25,7 +25,7 @@ fn check_exact32(n: u32, rs: impl Iterator<Item = u32>) {
 }
 
 fn check_exact64(n: u64, rs: impl Iterator<Item = u64>) {
-    let want = u128::MAX / u128::from(n) >> 64; // floor(2^64 / n) for n > 1
+    let want = (1u128 << 64) / u128::from(n);
     let n128 = u128::from(n);
     for r in rs {
         let lo = (u128::from(r) << 64).div_ceil(n128);
