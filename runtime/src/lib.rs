@@ -1,1 +1,156 @@
-//! placeholder
+//! The Phobos runtime: choosing a backend, launching checked kernels on it,
+//! generating inputs, and moving tensors in and out of `.npy` files.
+//!
+//! ```
+//! use phobos_core::Program;
+//! use phobos_core::launch::Arg;
+//! use phobos_core::tensor::Tensor;
+//! use phobos_core::types::{Scalar, Value};
+//! use phobos_runtime::{Backend, Options, launch};
+//!
+//! let src = "kernel twice(X: tensor<f32>[N], Y: tensor<f32>[N]) { Y = X * 2.0 }";
+//! let (program, diags) = Program::parse("twice.ph", src);
+//! assert!(diags.is_empty());
+//! let kernel = program.kernel("twice", &[]).expect("checks");
+//! let x = Tensor::from_fn(Scalar::F32, &[4], |i| Value::F32(i as f32));
+//! let mut args = vec![Arg::Tensor(x), Arg::Tensor(Tensor::zeros(Scalar::F32, &[4]))];
+//! let run = launch(&kernel, &mut args, &Options { backend: Backend::Auto, ..Options::default() }).unwrap();
+//! assert_eq!(run.backend, Backend::Interp);
+//! let Arg::Tensor(y) = &args[1] else { unreachable!() };
+//! assert_eq!(y.get(3), Value::F32(6.0));
+//! ```
+
+pub mod inputs;
+pub mod npy;
+
+use phobos_core::interp;
+use phobos_core::ir::Kernel;
+use phobos_core::launch::{Arg, Bound, LaunchError};
+use std::fmt;
+
+/// Where a kernel runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Backend {
+    /// The best backend present.
+    #[default]
+    Auto,
+    /// The reference interpreter.
+    Interp,
+    /// Compiled code on the host's cores.
+    Cpu,
+    /// A GPU through wgpu.
+    Gpu,
+}
+
+impl Backend {
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Auto => "auto",
+            Backend::Interp => "interp",
+            Backend::Cpu => "cpu",
+            Backend::Gpu => "gpu",
+        }
+    }
+
+    /// Reads a backend name; `PHOBOS_BACKEND` uses the same names.
+    pub fn parse(s: &str) -> Option<Backend> {
+        [Backend::Auto, Backend::Interp, Backend::Cpu, Backend::Gpu]
+            .into_iter()
+            .find(|b| b.name() == s)
+    }
+}
+
+/// Whether float results must be exact (the default) or may use the
+/// device's native approximations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Precision {
+    #[default]
+    Exact,
+    Fast,
+}
+
+impl Precision {
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::Exact => "exact",
+            Precision::Fast => "fast",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub backend: Backend,
+    pub precision: Precision,
+}
+
+/// How a result was produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Provenance {
+    pub backend: Backend,
+    pub device: String,
+    pub threads: usize,
+    /// The precision the result has; the interpreter is always exact.
+    pub precision: Precision,
+    pub config: Vec<(String, i64)>,
+    pub bound: Bound,
+}
+
+#[derive(Debug)]
+pub enum RuntimeError {
+    Launch(LaunchError),
+    /// The backend asked for is not in this build or not on this machine.
+    Unavailable { backend: Backend, why: String },
+}
+
+impl fmt::Display for RuntimeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RuntimeError::Launch(e) => write!(f, "{e}"),
+            RuntimeError::Unavailable { backend, why } => {
+                write!(f, "backend `{}` is not available: {why}", backend.name())
+            }
+        }
+    }
+}
+
+impl std::error::Error for RuntimeError {}
+
+impl From<LaunchError> for RuntimeError {
+    fn from(e: LaunchError) -> Self {
+        RuntimeError::Launch(e)
+    }
+}
+
+/// Picks the backend `Auto` means here. `PHOBOS_BACKEND` overrides it.
+pub fn resolve(backend: Backend) -> Result<Backend, RuntimeError> {
+    let wanted = match (backend, std::env::var("PHOBOS_BACKEND")) {
+        (Backend::Auto, Ok(name)) => Backend::parse(&name).ok_or_else(|| RuntimeError::Unavailable {
+            backend: Backend::Auto,
+            why: format!("PHOBOS_BACKEND is `{name}`; expected auto, interp, cpu or gpu"),
+        })?,
+        (b, _) => b,
+    };
+    match wanted {
+        Backend::Auto | Backend::Interp => Ok(Backend::Interp),
+        other => Err(RuntimeError::Unavailable {
+            backend: other,
+            why: "this build has only the reference interpreter; use --backend interp or auto".to_string(),
+        }),
+    }
+}
+
+/// Runs a checked kernel; tensor arguments that the kernel stores to hold
+/// the results afterwards.
+pub fn launch(kernel: &Kernel, args: &mut [Arg], options: &Options) -> Result<Provenance, RuntimeError> {
+    let backend = resolve(options.backend)?;
+    let bound = interp::run(kernel, args)?;
+    Ok(Provenance {
+        backend,
+        device: "host CPU (reference interpreter)".to_string(),
+        threads: 1,
+        precision: Precision::Exact,
+        config: kernel.config.clone(),
+        bound,
+    })
+}

@@ -1,1 +1,58 @@
-fn main() {}
+//! `phobosc`: check and run Phobos kernels. Argument parsing, files and exit
+//! codes live here; everything clever lives in the libraries.
+
+mod check;
+mod preview;
+mod run;
+mod source;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "phobosc", version, about = "The Phobos tile-language compiler and runner")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check files and print their diagnostics; exit 1 if there are any.
+    Check {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Run a kernel on given or generated inputs, then preview or save its outputs.
+    Run(run::RunArgs),
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum BackendArg {
+    Auto,
+    Interp,
+    Cpu,
+    Gpu,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum PrecisionArg {
+    Exact,
+    Fast,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check { files } => check::check(&files),
+        Command::Run(args) => run::run(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}

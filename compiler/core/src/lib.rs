@@ -11,3 +11,6 @@ pub mod types;
 
 pub use diag::{Diagnostic, render};
 pub use sema::Program;
+pub mod interp;
+pub mod launch;
+pub mod tensor;

@@ -125,6 +125,73 @@ pub fn check_kernel(
     def: &ast::KernelDef,
     config: &[(String, i64)],
 ) -> Result<ir::Kernel, Vec<Diagnostic>> {
+    let mut c = Checker::new(prog, def, config);
+    for s in &def.body {
+        c.stmt(s);
+    }
+    grid::set_grid(&mut c, def);
+    for (i, (t, _)) in c.tune.iter().enumerate() {
+        if !c.tune_used[i] {
+            c.diags.push(
+                Diagnostic::error(
+                    code::UNUSED_TUNE_PARAM,
+                    format!("tuning parameter `{}` is never used", t.name),
+                )
+                .label(t.span, "declared here")
+                .help("use it in a slice or tile shape, or remove it from @autotune"),
+            );
+        }
+    }
+    c.finish()
+}
+
+/// The name of the output a check kernel writes.
+pub const CHECK_OUTPUT: &str = "__check";
+
+/// Builds a kernel that evaluates `expr` over whole tensors of `def`'s
+/// signature and stores it into one more tensor parameter, `__check`, placed
+/// last. The `// check` lines of a file run this way.
+pub fn check_expr_kernel(
+    prog: &Program,
+    def: &ast::KernelDef,
+    config: &[(String, i64)],
+    expr: &ast::Expr,
+) -> Result<ir::Kernel, Vec<Diagnostic>> {
+    let mut c = Checker::new(prog, def, config);
+    c.tune_used.iter_mut().for_each(|u| *u = true);
+    if let Some(v) = c.expr(expr).and_then(|v| c.default_type(v)) {
+        let Ty::S(elem) = v.ty else {
+            unreachable!("defaulted")
+        };
+        if c.block_uses.iter().any(Option::is_some) {
+            c.error(
+                Diagnostic::error(code::BAD_FIELD, "a check runs over whole tensors and has no block")
+                    .label(expr.span, "ctx.block is not available here")
+                    .help("name whole tensors, e.g. Y == 0.0 || Y == X / 0.9"),
+            );
+        }
+        let param = c.k.params.len();
+        c.k.params.push(ir::Param {
+            name: CHECK_OUTPUT.to_string(),
+            kind: ParamKind::Tensor {
+                elem,
+                shape: v.shape.clone(),
+                read: false,
+                written: true,
+            },
+        });
+        let (index, _) = c.full_slice(Place::Param(param));
+        c.k.body.push(Stmt::Store {
+            place: Place::Param(param),
+            index,
+            value: v.id,
+        });
+    }
+    c.finish()
+}
+
+impl<'p> Checker<'p> {
+    fn new(prog: &'p Program, def: &ast::KernelDef, config: &[(String, i64)]) -> Checker<'p> {
     let mut diags = Vec::new();
     let declared = tune_params(def, &mut diags);
     let tune: Vec<(DeclaredTune, i64)> = declared
@@ -172,32 +239,19 @@ pub fn check_kernel(
         }
     }
     c.params(def);
-    for s in &def.body {
-        c.stmt(s);
+    c
     }
-    grid::set_grid(&mut c, def);
-    for (i, (t, _)) in c.tune.iter().enumerate() {
-        if !c.tune_used[i] {
-            c.diags.push(
-                Diagnostic::error(
-                    code::UNUSED_TUNE_PARAM,
-                    format!("tuning parameter `{}` is never used", t.name),
-                )
-                .label(t.span, "declared here")
-                .help("use it in a slice or tile shape, or remove it from @autotune"),
-            );
+
+    fn finish(mut self) -> Result<ir::Kernel, Vec<Diagnostic>> {
+        if self.diags.is_empty() {
+            Ok(self.k)
+        } else {
+            self.diags.sort();
+            self.diags.dedup();
+            Err(self.diags)
         }
     }
-    if c.diags.is_empty() {
-        Ok(c.k)
-    } else {
-        c.diags.sort();
-        c.diags.dedup();
-        Err(c.diags)
-    }
-}
 
-impl<'p> Checker<'p> {
     /// Records a diagnostic; inside an expanded `fn`, also points at the call
     /// in the kernel that led there.
     pub fn error(&mut self, mut d: Diagnostic) {

@@ -16,7 +16,7 @@ use crate::ir;
 use crate::span::{SourceMap, SrcId};
 use crate::syntax::{self, ast};
 
-pub use check::check_kernel;
+pub use check::{CHECK_OUTPUT, check_expr_kernel, check_kernel};
 
 /// The most configurations `check` walks per kernel; beyond it, the first
 /// ones are checked and a note says so.
@@ -30,6 +30,19 @@ pub struct Program {
     pub file: ast::File,
     /// Every `fn` visible to kernels: the prelude's and the user's.
     pub fns: HashMap<String, ast::FnDef>,
+    /// The `// check NAME: EXPR` lines of the user's file.
+    pub checks: Vec<Check>,
+}
+
+/// A `// check NAME: EXPR` line: a property of the kernel after it, written
+/// as an expression over its whole tensors. `phobosc run` evaluates it after
+/// the kernel and reports for how many elements it holds.
+#[derive(Clone, Debug)]
+pub struct Check {
+    pub name: String,
+    /// The kernel the line is before.
+    pub kernel: String,
+    pub expr: ast::Expr,
 }
 
 /// One `@autotune` parameter and its candidate values.
@@ -74,13 +87,31 @@ impl Program {
                 fns.insert(f.name.name.clone(), f.clone());
             }
         }
+        let checks = read_checks(user, text, &file, &mut diags);
         let prog = Program {
             sources,
             user,
             file,
             fns,
+            checks,
         };
         (prog, diags)
+    }
+
+    /// The check lines that apply to a kernel.
+    pub fn checks_for(&self, kernel: &str) -> Vec<&Check> {
+        self.checks.iter().filter(|c| c.kernel == kernel).collect()
+    }
+
+    /// The kernel that evaluates a check after `kernel` ran in `config`.
+    pub fn check_kernel(
+        &self,
+        kernel: &str,
+        config: &[(String, i64)],
+        check: &Check,
+    ) -> Result<ir::Kernel, Vec<Diagnostic>> {
+        let k = self.kernel_def(kernel).expect("checks belong to existing kernels");
+        check_expr_kernel(self, k, config, &check.expr)
     }
 
     pub fn kernel_names(&self) -> Vec<&str> {
@@ -137,6 +168,11 @@ impl Program {
             for cfg in configs.iter().take(MAX_CHECKED_CONFIGS) {
                 if let Err(d) = check_kernel(self, k, cfg) {
                     diags.extend(d);
+                }
+                for c in self.checks_for(&k.name.name) {
+                    if let Err(d) = check_expr_kernel(self, k, cfg, &c.expr) {
+                        diags.extend(d);
+                    }
                 }
             }
         }
@@ -197,4 +233,50 @@ impl Program {
             }
         }
     }
+}
+
+/// Finds the `// check NAME: EXPR` lines and the kernel each one precedes.
+fn read_checks(
+    src: SrcId,
+    text: &str,
+    file: &ast::File,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Check> {
+    let mut out = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let trimmed = line.trim_start();
+        let Some(rest) = trimmed.strip_prefix("// check ") else {
+            continue;
+        };
+        let Some((name, expr)) = rest.split_once(':') else {
+            continue;
+        };
+        let expr_at = start + (line.len() - trimmed.len()) + "// check ".len() + name.len() + 1;
+        let expr_text = expr.trim_end_matches(['\n', '\r']);
+        let Some(kernel) = file
+            .kernels
+            .iter()
+            .filter(|k| k.span.lo as usize > start)
+            .min_by_key(|k| k.span.lo)
+        else {
+            diags.push(
+                Diagnostic::error(code::NO_KERNEL, "a check line must come before a kernel")
+                    .label(crate::span::Span::new(src, start, offset), "no kernel follows")
+                    .help("move it above the kernel it checks"),
+            );
+            continue;
+        };
+        match syntax::parse_expr(src, expr_text, expr_at) {
+            Ok(expr) => out.push(Check {
+                name: name.trim().to_string(),
+                kernel: kernel.name.name.clone(),
+                expr,
+            }),
+            Err(d) => diags.extend(d),
+        }
+    }
+    out
 }

@@ -66,15 +66,17 @@ pub fn parse(src: SrcId, text: &str) -> (ast::File, Vec<Diagnostic>) {
     (file, diags)
 }
 
-/// Parses a lone expression (used for `--arg` values and checks in tools).
-pub fn parse_expr(src: SrcId, text: &str) -> Result<ast::Expr, Vec<Diagnostic>> {
+/// Parses a lone expression that starts at byte `offset` of source `src`
+/// (the `// check` lines of a file).
+pub fn parse_expr(src: SrcId, text: &str, offset: usize) -> Result<ast::Expr, Vec<Diagnostic>> {
     let (tokens, bad) = token::lex(text);
     if let Some(r) = bad.first() {
         return Err(vec![
             Diagnostic::error(code::LEX, "unexpected character")
-                .label(Span::new(src, r.start, r.end), "here"),
+                .label(Span::new(src, r.start + offset, r.end + offset), "not part of any token"),
         ]);
     }
+    let tokens: Vec<_> = tokens.into_iter().map(|(lo, t, hi)| (lo + offset, t, hi + offset)).collect();
     let mut recovered: Vec<ErrorRecovery<usize, Tok<'_>, LexError>> = Vec::new();
     grammar::ExprParser::new()
         .parse(
@@ -82,7 +84,7 @@ pub fn parse_expr(src: SrcId, text: &str) -> Result<ast::Expr, Vec<Diagnostic>> 
             &mut recovered,
             tokens.into_iter().map(Ok::<_, LexError>),
         )
-        .map_err(|e| vec![parse_error(src, text.len(), e)])
+        .map_err(|e| vec![parse_error(src, offset + text.len(), e)])
 }
 
 fn parse_error(src: SrcId, end: usize, e: ParseError<usize, Tok<'_>, LexError>) -> Diagnostic {

@@ -1,0 +1,377 @@
+//! `phobosc run`: bind dims, arguments and inputs; launch; report.
+
+use crate::{BackendArg, PrecisionArg, preview, source};
+use anyhow::{Context, Result, anyhow, bail};
+use clap::Args;
+use phobos_core::ir::{Kernel, ParamKind};
+use phobos_core::launch::Arg;
+use phobos_core::tensor::Tensor;
+use phobos_core::types::{Dim, Scalar, Value};
+use phobos_core::{Program, sema};
+use phobos_runtime::{Backend, Options, Precision, Provenance, inputs, launch, npy};
+use serde_json::json;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The .ph file.
+    file: PathBuf,
+    /// The kernel to run; may be left out when the file has one.
+    #[arg(long)]
+    kernel: Option<String>,
+    /// The extent of a symbolic dimension, NAME=N.
+    #[arg(long = "dim", value_name = "NAME=N")]
+    dims: Vec<String>,
+    /// A scalar argument, NAME=VALUE; scalars not given are 0.
+    #[arg(long = "arg", value_name = "NAME=VALUE")]
+    args: Vec<String>,
+    /// A tensor argument from a .npy file, NAME=PATH; tensors not given are generated.
+    #[arg(long = "input", value_name = "NAME=PATH")]
+    inputs: Vec<String>,
+    /// Save an output tensor to a .npy file, NAME=PATH, instead of previewing it.
+    #[arg(long = "output", value_name = "NAME=PATH")]
+    outputs: Vec<String>,
+    /// Where to run; `auto` picks the best backend present.
+    #[arg(long, value_enum, default_value = "auto")]
+    backend: BackendArg,
+    /// `exact` gives the reference's bits; `fast` allows native approximations.
+    #[arg(long, value_enum, default_value = "exact")]
+    precision: PrecisionArg,
+    /// The value of an @autotune parameter, NAME=VALUE (default: its first value).
+    #[arg(long = "config", value_name = "NAME=VALUE")]
+    config: Vec<String>,
+    /// Print provenance and per-output statistics as JSON on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+fn split<'a>(flag: &str, s: &'a str) -> Result<(&'a str, &'a str)> {
+    match s.split_once('=') {
+        Some((n, v)) if !n.is_empty() && !v.is_empty() => Ok((n.trim(), v.trim())),
+        _ => bail!("--{flag} `{s}`: expected NAME=VALUE"),
+    }
+}
+
+pub fn run(a: &RunArgs) -> Result<ExitCode> {
+    let (program, diags) = source::load(&a.file)?;
+    if !diags.is_empty() {
+        source::print_diagnostics(&program, &diags);
+        return Ok(ExitCode::from(1));
+    }
+    let name = match &a.kernel {
+        Some(k) => k.clone(),
+        None => match program.kernel_names()[..] {
+            [one] => one.to_string(),
+            [] => bail!("{} defines no kernel", a.file.display()),
+            ref many => bail!("{} defines several kernels ({}); choose one with --kernel", a.file.display(), many.join(", ")),
+        },
+    };
+    let mut config = Vec::new();
+    for c in &a.config {
+        let (n, v) = split("config", c)?;
+        let v: i64 = v.parse().map_err(|_| anyhow!("--config {n}: `{v}` is not an integer"))?;
+        config.push((n.to_string(), v));
+    }
+    let kernel = match program.kernel(&name, &config) {
+        Ok(k) => k,
+        Err(d) => {
+            source::print_diagnostics(&program, &d);
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let mut bind = Binder::new(&kernel);
+    bind.dims(&a.dims)?;
+    bind.inputs(&a.inputs)?;
+    bind.scalars(&a.args)?;
+    let mut args = bind.finish()?;
+    let outputs = outputs_to_save(&kernel, &a.outputs)?;
+    let options = Options {
+        backend: match a.backend {
+            BackendArg::Auto => Backend::Auto,
+            BackendArg::Interp => Backend::Interp,
+            BackendArg::Cpu => Backend::Cpu,
+            BackendArg::Gpu => Backend::Gpu,
+        },
+        precision: match a.precision {
+            PrecisionArg::Exact => Precision::Exact,
+            PrecisionArg::Fast => Precision::Fast,
+        },
+    };
+    let prov = launch(&kernel, &mut args, &options)?;
+    for (param, path) in &outputs {
+        let Arg::Tensor(t) = &args[*param] else { unreachable!("outputs are tensors") };
+        npy::write(&kernel.params[*param].name, path, t)?;
+    }
+    let checks = run_checks(&program, &name, &kernel, &args)?;
+    if a.json {
+        let report = json!({
+            "kernel": name,
+            "provenance": provenance_json(&prov, &bind_notes(&kernel, &a.inputs, &a.args)),
+            "outputs": written(&kernel).map(|p| {
+                let Arg::Tensor(t) = &args[p] else { unreachable!() };
+                let saved = outputs.iter().find(|(q, _)| *q == p).map(|(_, path)| path.display().to_string());
+                (kernel.params[p].name.clone(), preview::stats_json(t, saved))
+            }).collect::<serde_json::Map<_, _>>(),
+            "checks": checks.iter().map(|c| json!({"name": c.name, "holds": c.holds, "total": c.total})).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("kernel     {name}");
+    for line in provenance_lines(&prov, &kernel) {
+        println!("{line}");
+    }
+    for note in bind_notes(&kernel, &a.inputs, &a.args) {
+        println!("input      {note}");
+    }
+    for p in written(&kernel) {
+        let pname = &kernel.params[p].name;
+        if let Some((_, path)) = outputs.iter().find(|(q, _)| *q == p) {
+            println!("\n{pname}: saved to {}", path.display());
+            continue;
+        }
+        let Arg::Tensor(t) = &args[p] else { unreachable!() };
+        println!();
+        print!("{}", preview::render(pname, t));
+    }
+    if !checks.is_empty() {
+        println!();
+    }
+    for c in &checks {
+        let pct = 100.0 * c.holds as f64 / c.total.max(1) as f64;
+        let mark = if c.holds == c.total { " (all)" } else { "" };
+        println!("check `{}`: true for {} of {} elements ({pct:.2}%){mark}", c.name, c.holds, c.total);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn written(kernel: &Kernel) -> impl Iterator<Item = usize> + '_ {
+    kernel.params.iter().enumerate().filter_map(|(i, p)| match p.kind {
+        ParamKind::Tensor { written: true, .. } => Some(i),
+        _ => None,
+    })
+}
+
+fn outputs_to_save(kernel: &Kernel, specs: &[String]) -> Result<Vec<(usize, PathBuf)>> {
+    let mut out = Vec::new();
+    for s in specs {
+        let (n, path) = split("output", s)?;
+        let Some(i) = kernel.params.iter().position(|p| p.name == n) else {
+            bail!("--output {n}: `{}` has no parameter `{n}`; its outputs are {}", kernel.name, names(kernel, written(kernel)));
+        };
+        if !written(kernel).any(|w| w == i) {
+            bail!("--output {n}: `{n}` is not written by `{}`; its outputs are {}", kernel.name, names(kernel, written(kernel)));
+        }
+        out.push((i, PathBuf::from(path)));
+    }
+    Ok(out)
+}
+
+fn names(kernel: &Kernel, it: impl Iterator<Item = usize>) -> String {
+    let v: Vec<&str> = it.map(|i| kernel.params[i].name.as_str()).collect();
+    if v.is_empty() { "none".to_string() } else { v.join(", ") }
+}
+
+/// Collects launch arguments from the command line, generating the rest.
+struct Binder<'k> {
+    kernel: &'k Kernel,
+    dims: Vec<Option<(u64, String)>>,
+    args: Vec<Option<Arg>>,
+}
+
+impl<'k> Binder<'k> {
+    fn new(kernel: &'k Kernel) -> Self {
+        Binder {
+            kernel,
+            dims: vec![None; kernel.dims.len()],
+            args: vec![None; kernel.params.len()],
+        }
+    }
+
+    fn dims(&mut self, specs: &[String]) -> Result<()> {
+        for s in specs {
+            let (n, v) = split("dim", s)?;
+            let Some(d) = self.kernel.dims.iter().position(|x| x == n) else {
+                let known = if self.kernel.dims.is_empty() { "none".to_string() } else { self.kernel.dims.join(", ") };
+                bail!("--dim {n}: `{}` has no dimension `{n}`; its dimensions are {known}", self.kernel.name);
+            };
+            let v: u64 = v.parse().map_err(|_| anyhow!("--dim {n}: `{v}` is not a non-negative integer"))?;
+            self.dims[d] = Some((v, "--dim".to_string()));
+        }
+        Ok(())
+    }
+
+    fn inputs(&mut self, specs: &[String]) -> Result<()> {
+        for s in specs {
+            let (n, path) = split("input", s)?;
+            let Some(i) = self.kernel.params.iter().position(|p| p.name == n) else {
+                bail!("--input {n}: `{}` has no parameter `{n}`", self.kernel.name);
+            };
+            let ParamKind::Tensor { elem, shape, .. } = &self.kernel.params[i].kind else {
+                bail!("--input {n}: `{n}` is a scalar; pass it with --arg {n}=VALUE");
+            };
+            let t = npy::read(n, path.as_ref(), *elem)?;
+            if t.shape.len() != shape.len() {
+                bail!("--input {n}: `{n}` is declared {}, with {} axes, but {path} has shape {:?}", self.kernel.shape_text(shape), shape.len(), t.shape);
+            }
+            for (axis, (d, &got)) in shape.iter().zip(&t.shape).enumerate() {
+                match *d {
+                    Dim::Const(want) if want != got as u64 => bail!("--input {n}: axis {axis} of `{n}` must have extent {want}, but {path} has {got}"),
+                    Dim::Const(_) => {}
+                    Dim::Sym(s) => match &self.dims[s] {
+                        Some((v, from)) if *v != got as u64 => bail!(
+                            "--input {n}: dimension `{}` is {v} from {from} but {got} in {path}",
+                            self.kernel.dims[s]
+                        ),
+                        Some(_) => {}
+                        None => self.dims[s] = Some((got as u64, format!("--input {n}"))),
+                    },
+                }
+            }
+            self.args[i] = Some(Arg::Tensor(t));
+        }
+        Ok(())
+    }
+
+    fn scalars(&mut self, specs: &[String]) -> Result<()> {
+        for s in specs {
+            let (n, v) = split("arg", s)?;
+            let Some(i) = self.kernel.params.iter().position(|p| p.name == n) else {
+                let scalars: Vec<&str> = self.kernel.params.iter().filter(|p| matches!(p.kind, ParamKind::Scalar(_))).map(|p| p.name.as_str()).collect();
+                bail!("--arg {n}: `{}` has no parameter `{n}`; its scalar parameters are {}", self.kernel.name, if scalars.is_empty() { "none".to_string() } else { scalars.join(", ") });
+            };
+            let ParamKind::Scalar(ty) = self.kernel.params[i].kind else {
+                bail!("--arg {n}: `{n}` is a tensor; pass it with --input {n}=FILE.npy");
+            };
+            self.args[i] = Some(Arg::Scalar(parse_scalar(n, v, ty)?));
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Vec<Arg>> {
+        let mut dims = Vec::new();
+        for (s, d) in self.dims.iter().enumerate() {
+            match d {
+                Some((v, _)) => dims.push(*v as usize),
+                None => bail!(
+                    "dimension `{0}` of `{1}` is not bound: pass --dim {0}=N, or a tensor that has it with --input",
+                    self.kernel.dims[s], self.kernel.name
+                ),
+            }
+        }
+        let mut out = Vec::new();
+        for (p, a) in self.kernel.params.iter().zip(self.args) {
+            out.push(match (a, &p.kind) {
+                (Some(a), _) => a,
+                (None, ParamKind::Scalar(ty)) => Arg::Scalar(inputs::scalar(*ty)),
+                (None, ParamKind::Tensor { elem, shape, read, .. }) => {
+                    let extents: Vec<usize> = shape
+                        .iter()
+                        .map(|d| match d {
+                            Dim::Const(v) => *v as usize,
+                            Dim::Sym(s) => dims[*s],
+                        })
+                        .collect();
+                    let n = extents.iter().try_fold(1usize, |acc, e| acc.checked_mul(*e));
+                    if n.is_none_or(|n| n.saturating_mul(elem.size()) > (1 << 36)) {
+                        bail!("`{}` with shape {extents:?} is too large to allocate here", p.name);
+                    }
+                    Arg::Tensor(if *read { inputs::tensor(*elem, &extents) } else { Tensor::zeros(*elem, &extents) })
+                }
+            });
+        }
+        Ok(out)
+    }
+}
+
+fn parse_scalar(name: &str, v: &str, ty: Scalar) -> Result<Value> {
+    let bad = || anyhow!("--arg {name}: `{v}` is not a valid {ty}");
+    Ok(match ty {
+        Scalar::Bool => Value::Bool(v.parse().map_err(|_| bad())?),
+        Scalar::I32 => Value::I32(v.parse().map_err(|_| bad())?),
+        Scalar::U32 => Value::U32(v.parse().map_err(|_| bad())?),
+        Scalar::I64 => Value::I64(v.parse().map_err(|_| bad())?),
+        Scalar::U64 => Value::U64(v.parse().map_err(|_| bad())?),
+        Scalar::F32 => Value::F32(v.parse().map_err(|_| bad())?),
+        Scalar::F64 => Value::F64(v.parse().map_err(|_| bad())?),
+    })
+}
+
+/// How each argument that was not given was made.
+fn bind_notes(kernel: &Kernel, inputs: &[String], args: &[String]) -> Vec<String> {
+    let given = |n: &str, specs: &[String]| specs.iter().any(|s| s.split('=').next() == Some(n));
+    kernel
+        .params
+        .iter()
+        .filter_map(|p| match &p.kind {
+            ParamKind::Scalar(_) if !given(&p.name, args) => Some(format!("{} = 0 (not given)", p.name)),
+            ParamKind::Tensor { read: true, .. } if !given(&p.name, inputs) => {
+                Some(format!("{} generated (1 + frac(i * 2654435761 / 2^32))", p.name))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn provenance_lines(p: &Provenance, kernel: &Kernel) -> Vec<String> {
+    let cfg: Vec<String> = p.config.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let dims: Vec<String> = kernel.dims.iter().zip(&p.bound.dims).map(|(n, v)| format!("{n}={v}")).collect();
+    let g = p.bound.grid;
+    vec![
+        format!("backend    {} ({}, {} thread{})", p.backend.name(), p.device, p.threads, if p.threads == 1 { "" } else { "s" }),
+        format!("precision  {}", p.precision.name()),
+        format!("config     {}", if cfg.is_empty() { "(none)".to_string() } else { cfg.join(", ") }),
+        format!("dims       {}", if dims.is_empty() { "(none)".to_string() } else { dims.join(", ") }),
+        format!("grid       {} x {} x {} blocks", g[0], g[1], g[2]),
+    ]
+}
+
+fn provenance_json(p: &Provenance, notes: &[String]) -> serde_json::Value {
+    json!({
+        "backend": p.backend.name(),
+        "device": p.device,
+        "threads": p.threads,
+        "precision": p.precision.name(),
+        "config": p.config.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
+        "dims": p.bound.dims,
+        "grid": p.bound.grid,
+        "tuning_cache": "not used",
+        "inputs": notes,
+    })
+}
+
+struct CheckResult {
+    name: String,
+    holds: usize,
+    total: usize,
+}
+
+/// Evaluates the file's `// check` lines for this kernel on its results.
+fn run_checks(program: &Program, name: &str, kernel: &Kernel, args: &[Arg]) -> Result<Vec<CheckResult>> {
+    let config = kernel.config.clone();
+    let mut out = Vec::new();
+    for check in program.checks_for(name) {
+        let ck = program
+            .check_kernel(name, &config, check)
+            .map_err(|d| anyhow!("check `{}`: {}", check.name, d.first().map_or(String::new(), |d| d.message.clone())))?;
+        let p = ck.params.last().expect("the check output is last");
+        let ParamKind::Tensor { elem, shape, .. } = &p.kind else { unreachable!() };
+        let bound = phobos_core::launch::bind(kernel, args)?;
+        let extents: Vec<usize> = shape
+            .iter()
+            .map(|d| match d {
+                Dim::Const(v) => *v as usize,
+                Dim::Sym(s) => bound.dims[*s] as usize,
+            })
+            .collect();
+        let mut cargs = args.to_vec();
+        cargs.push(Arg::Tensor(Tensor::zeros(*elem, &extents)));
+        phobos_core::interp::run(&ck, &mut cargs).with_context(|| format!("check `{}`", check.name))?;
+        let Some(Arg::Tensor(t)) = cargs.last() else { unreachable!() };
+        let holds = (0..t.len()).filter(|&i| t.get(i).as_f64() != 0.0).count();
+        out.push(CheckResult { name: check.name.clone(), holds, total: t.len() });
+    }
+    let _ = sema::CHECK_OUTPUT;
+    Ok(out)
+}

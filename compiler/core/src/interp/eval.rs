@@ -1,0 +1,141 @@
+//! Evaluating one element of an expression at a position of its statement's
+//! tile. A node whose extent along an axis is 1 is broadcast: it is read at
+//! position 0 of that axis.
+
+use super::{locate, ops};
+use crate::ir::{ExprId, ExprKind, Index, Kernel, Place};
+use crate::launch::{Arg, Bound};
+use crate::tensor::Tensor;
+use crate::types::{Dim, Value};
+
+pub struct Block<'k> {
+    pub kernel: &'k Kernel,
+    pub bound: &'k Bound,
+    pub id: [i64; 3],
+    pub locals: Vec<Option<Tensor>>,
+    /// Values computed for the current element; `stamp` tells which are fresh.
+    memo: Vec<Value>,
+    memo_stamp: Vec<u64>,
+    stamp: u64,
+}
+
+impl<'k> Block<'k> {
+    pub fn new(kernel: &'k Kernel, bound: &'k Bound, id: [i64; 3]) -> Block<'k> {
+        Block {
+            kernel,
+            bound,
+            id,
+            locals: vec![None; kernel.locals.len()],
+            memo: vec![Value::Bool(false); kernel.exprs.len()],
+            memo_stamp: vec![0; kernel.exprs.len()],
+            stamp: 0,
+        }
+    }
+
+    /// The value of `id` at position `pos` of the statement's tile.
+    pub fn eval(&mut self, id: ExprId, pos: &[usize], args: &[Arg]) -> Value {
+        self.stamp += 1;
+        self.node(id, pos, args)
+    }
+
+    /// A scalar integer expression (a slice start), widened to i64.
+    pub fn eval_int(&mut self, id: ExprId, args: &[Arg]) -> i64 {
+        self.eval(id, &[], args).as_i128() as i64
+    }
+
+    pub fn place_extents(&self, place: Place, args: &[Arg]) -> Vec<usize> {
+        match place {
+            Place::Param(p) => match &args[p] {
+                Arg::Tensor(t) => t.shape.clone(),
+                Arg::Scalar(_) => Vec::new(),
+            },
+            Place::Local(l) => self.locals[l].as_ref().map(|t| t.shape.clone()).unwrap_or_default(),
+        }
+    }
+
+    fn node(&mut self, id: ExprId, pos: &[usize], args: &[Arg]) -> Value {
+        if self.memo_stamp[id] == self.stamp {
+            return self.memo[id];
+        }
+        let e = &self.kernel.exprs[id];
+        let v = match &e.kind {
+            ExprKind::Const(v) => *v,
+            ExprKind::Param(p) => match &args[*p] {
+                Arg::Scalar(v) => *v,
+                Arg::Tensor(_) => unreachable!("scalar parameter bound to a tensor"),
+            },
+            ExprKind::DimValue(s) => Value::I32(self.bound.dims[*s] as i32),
+            ExprKind::BlockId(a) => Value::I32(self.id[*a as usize] as i32),
+            ExprKind::GridSize(a) => Value::I32(self.bound.grid[*a as usize] as i32),
+            ExprKind::Iota(a) => Value::I32(aligned(&e.shape, pos, self)[*a as usize] as i32),
+            ExprKind::Local(l) => {
+                let q = aligned(&e.shape, pos, self);
+                let tile = self.locals[*l].as_ref().expect("locals are set before use");
+                let mut flat = 0;
+                for (c, ext) in q.iter().zip(&tile.shape) {
+                    flat = flat * ext + c;
+                }
+                tile.get(flat)
+            }
+            ExprKind::Load { place, index } => {
+                let q = aligned(&e.shape, pos, self);
+                self.load(*place, index, &q, args)
+            }
+            ExprKind::Unary(op, a) => ops::unary(*op, self.node(*a, pos, args)),
+            ExprKind::Binary(op, a, b) => {
+                let x = self.node(*a, pos, args);
+                let y = self.node(*b, pos, args);
+                ops::binary(*op, x, y)
+            }
+            ExprKind::Cast(a) => ops::cast(self.node(*a, pos, args), e.ty),
+            ExprKind::Bitcast(a) => ops::bitcast(self.node(*a, pos, args), e.ty),
+            ExprKind::Select(c, a, b) => {
+                let c = self.node(*c, pos, args);
+                let a = self.node(*a, pos, args);
+                let b = self.node(*b, pos, args);
+                ops::select(c, a, b)
+            }
+            ExprKind::Builtin(f, xs) => {
+                let vals: Vec<Value> = xs.iter().map(|x| self.node(*x, pos, args)).collect();
+                ops::builtin(*f, &vals)
+            }
+        };
+        self.memo[id] = v;
+        self.memo_stamp[id] = self.stamp;
+        v
+    }
+
+    fn load(&mut self, place: Place, index: &[Index], q: &[usize], args: &[Arg]) -> Value {
+        let mut starts = Vec::with_capacity(index.len());
+        for ix in index {
+            starts.push(match ix {
+                Index::Range { start: Some(s), .. } | Index::Single(s) => {
+                    self.node(*s, &[], args).as_i128() as i64
+                }
+                Index::Range { start: None, .. } => 0,
+            });
+        }
+        let src: &Tensor = match place {
+            Place::Param(p) => match &args[p] {
+                Arg::Tensor(t) => t,
+                Arg::Scalar(_) => unreachable!("loads read tensors"),
+            },
+            Place::Local(l) => self.locals[l].as_ref().expect("locals are set before use"),
+        };
+        match locate(index, &starts, q, &src.shape) {
+            Some(flat) => src.get(flat),
+            None => src.elem().zero(),
+        }
+    }
+}
+
+/// The position within a node of `shape` that position `pos` of the
+/// statement's tile reads: the last axes line up, and extent-1 axes read 0.
+fn aligned(shape: &[Dim], pos: &[usize], b: &Block<'_>) -> Vec<usize> {
+    let off = pos.len() - shape.len();
+    shape
+        .iter()
+        .enumerate()
+        .map(|(j, d)| if b.extent(*d) == 1 { 0 } else { pos[off + j] })
+        .collect()
+}

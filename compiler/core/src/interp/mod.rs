@@ -1,0 +1,139 @@
+//! The reference interpreter: the definition of what a kernel computes.
+//!
+//! Blocks run one after another in x, then y, then z order. Within a block,
+//! statements run in order; each evaluates its value element by element over
+//! its tile, each element on its own (`eval.rs`). A store writes the elements
+//! that fall inside the destination and drops the rest; a load outside a
+//! tensor reads 0. Nothing here is clever, on purpose: every other backend is
+//! tested against it.
+
+mod eval;
+pub mod ops;
+
+use crate::ir::{Index, Kernel, Place, Stmt};
+use crate::launch::{Arg, Bound, LaunchError, bind};
+use crate::tensor::Tensor;
+use crate::types::{Dim, Value};
+use eval::Block;
+
+/// Runs `kernel` over `args`, writing its outputs into the tensor arguments.
+pub fn run(kernel: &Kernel, args: &mut [Arg]) -> Result<Bound, LaunchError> {
+    let bound = bind(kernel, args)?;
+    let [gx, gy, gz] = bound.grid;
+    for z in 0..gz {
+        for y in 0..gy {
+            for x in 0..gx {
+                let mut block = Block::new(kernel, &bound, [x as i64, y as i64, z as i64]);
+                for stmt in &kernel.body {
+                    exec(&mut block, stmt, args);
+                }
+            }
+        }
+    }
+    Ok(bound)
+}
+
+fn exec(b: &mut Block<'_>, stmt: &Stmt, args: &mut [Arg]) {
+    match stmt {
+        Stmt::Let { local, value } | Stmt::Var { local, value } => {
+            let shape = b.extents(&b.kernel.locals[*local].shape);
+            let elem = b.kernel.locals[*local].elem;
+            let mut tile = Tensor::zeros(elem, &shape);
+            for (flat, pos) in positions(&shape).enumerate() {
+                tile.set(flat, b.eval(*value, &pos, args));
+            }
+            b.locals[*local] = Some(tile);
+        }
+        Stmt::Store {
+            place,
+            index,
+            value,
+        } => {
+            let writes = store_values(b, index, *value, args, place);
+            let dest: &mut Tensor = match place {
+                Place::Param(p) => match &mut args[*p] {
+                    Arg::Tensor(t) => t,
+                    Arg::Scalar(_) => unreachable!("stores go to tensors"),
+                },
+                Place::Local(l) => b.locals[*l].as_mut().expect("a var is set before it is stored to"),
+            };
+            for (i, v) in writes {
+                dest.set(i, v);
+            }
+        }
+    }
+}
+
+/// The (flat destination index, value) of every element a store writes.
+fn store_values(
+    b: &mut Block<'_>,
+    index: &[Index],
+    value: usize,
+    args: &[Arg],
+    place: &Place,
+) -> Vec<(usize, Value)> {
+    let dest_shape = b.place_extents(*place, args);
+    let mut starts = Vec::new();
+    let mut tile = Vec::new();
+    for ix in index {
+        match ix {
+            Index::Range { start, len } => {
+                starts.push(start.map_or(0, |s| b.eval_int(s, args)));
+                tile.push(b.extent(*len));
+            }
+            Index::Single(s) => starts.push(b.eval_int(*s, args)),
+        }
+    }
+    let mut out = Vec::new();
+    for pos in positions(&tile) {
+        let v = b.eval(value, &pos, args);
+        if let Some(flat) = locate(index, &starts, &pos, &dest_shape) {
+            out.push((flat, v));
+        }
+    }
+    out
+}
+
+/// The flat index in a tensor of `shape` of the element at `pos` within a
+/// slice, or `None` when it falls outside the tensor.
+pub(crate) fn locate(index: &[Index], starts: &[i64], pos: &[usize], shape: &[usize]) -> Option<usize> {
+    let mut flat: usize = 0;
+    let mut p = pos.iter();
+    for ((ix, start), extent) in index.iter().zip(starts).zip(shape) {
+        let coord = match ix {
+            Index::Range { .. } => start.checked_add(*p.next()? as i64)?,
+            Index::Single(_) => *start,
+        };
+        if coord < 0 || coord as u64 >= *extent as u64 {
+            return None;
+        }
+        flat = flat * extent + coord as usize;
+    }
+    Some(flat)
+}
+
+/// Every position of a tile of the given extents, in row-major order.
+pub(crate) fn positions(shape: &[usize]) -> impl Iterator<Item = Vec<usize>> + '_ {
+    let n: usize = shape.iter().product();
+    (0..n).map(move |mut flat| {
+        let mut pos = vec![0; shape.len()];
+        for (k, e) in shape.iter().enumerate().rev() {
+            pos[k] = flat % e;
+            flat /= e;
+        }
+        pos
+    })
+}
+
+impl Block<'_> {
+    pub fn extent(&self, d: Dim) -> usize {
+        match d {
+            Dim::Const(v) => v as usize,
+            Dim::Sym(s) => self.bound.dims[s] as usize,
+        }
+    }
+
+    pub fn extents(&self, shape: &[Dim]) -> Vec<usize> {
+        shape.iter().map(|d| self.extent(*d)).collect()
+    }
+}

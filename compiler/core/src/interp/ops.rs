@@ -1,0 +1,203 @@
+//! The meaning of every scalar operation. This file is the specification the
+//! other backends reproduce bit for bit.
+//!
+//! - Integer `+ - *` and negation wrap.
+//! - `x / 0 == x` and `x % 0 == 0`; `MIN / -1 == MIN` and `MIN % -1 == 0`
+//!   (WGSL's rules). Division truncates toward zero.
+//! - Shift counts are taken modulo the bit width; `>>` is arithmetic on
+//!   signed integers and logical on unsigned ones.
+//! - f32 and f64 follow IEEE 754 with round-to-nearest-even, subnormals kept,
+//!   and each operation rounded on its own (never fused).
+//! - Float to integer conversion truncates and saturates; NaN becomes 0.
+//!   Integer to integer conversion wraps (two's complement); to bool is `!= 0`.
+//! - `min(a, b)` is `b < a ? b : a` and `max(a, b)` is `b > a ? b : a`, so a
+//!   NaN in `a` is returned and a NaN in `b` is not.
+
+use crate::ir::Builtin;
+use crate::syntax::ast::{BinOp, UnOp};
+use crate::types::{Scalar, Value};
+
+pub fn unary(op: UnOp, a: Value) -> Value {
+    use Value::*;
+    match (op, a) {
+        (UnOp::Neg, I32(x)) => I32(x.wrapping_neg()),
+        (UnOp::Neg, I64(x)) => I64(x.wrapping_neg()),
+        (UnOp::Neg, U32(x)) => U32(x.wrapping_neg()),
+        (UnOp::Neg, U64(x)) => U64(x.wrapping_neg()),
+        (UnOp::Neg, F32(x)) => F32(-x),
+        (UnOp::Neg, F64(x)) => F64(-x),
+        (UnOp::Not, Bool(x)) => Bool(!x),
+        (UnOp::Not | UnOp::BitNot, I32(x)) => I32(!x),
+        (UnOp::Not | UnOp::BitNot, U32(x)) => U32(!x),
+        (UnOp::Not | UnOp::BitNot, I64(x)) => I64(!x),
+        (UnOp::Not | UnOp::BitNot, U64(x)) => U64(!x),
+        (op, a) => unreachable!("the checker rejects {op:?} on {}", a.scalar()),
+    }
+}
+
+macro_rules! int_ops {
+    ($op:expr, $x:expr, $y:expr, $ctor:path, $bits:expr, $min:expr) => {{
+        let (x, y) = ($x, $y);
+        match $op {
+            BinOp::Add => $ctor(x.wrapping_add(y)),
+            BinOp::Sub => $ctor(x.wrapping_sub(y)),
+            BinOp::Mul => $ctor(x.wrapping_mul(y)),
+            BinOp::Div => $ctor(if y == 0 || (x == $min && y.wrapping_add(1) == 0 && $min != 0) {
+                if y == 0 { x } else { $min }
+            } else {
+                x / y
+            }),
+            BinOp::Rem => $ctor(if y == 0 || (x == $min && y.wrapping_add(1) == 0 && $min != 0) {
+                0
+            } else {
+                x % y
+            }),
+            BinOp::Shl => $ctor(x.wrapping_shl((y as u32) & ($bits - 1))),
+            BinOp::Shr => $ctor(x.wrapping_shr((y as u32) & ($bits - 1))),
+            BinOp::BitAnd => $ctor(x & y),
+            BinOp::BitOr => $ctor(x | y),
+            BinOp::BitXor => $ctor(x ^ y),
+            BinOp::Eq => Value::Bool(x == y),
+            BinOp::Ne => Value::Bool(x != y),
+            BinOp::Lt => Value::Bool(x < y),
+            BinOp::Le => Value::Bool(x <= y),
+            BinOp::Gt => Value::Bool(x > y),
+            BinOp::Ge => Value::Bool(x >= y),
+            BinOp::And | BinOp::Or => unreachable!("logical ops take bools"),
+        }
+    }};
+}
+
+macro_rules! float_ops {
+    ($op:expr, $x:expr, $y:expr, $ctor:path) => {{
+        let (x, y) = ($x, $y);
+        match $op {
+            BinOp::Add => $ctor(x + y),
+            BinOp::Sub => $ctor(x - y),
+            BinOp::Mul => $ctor(x * y),
+            BinOp::Div => $ctor(x / y),
+            BinOp::Eq => Value::Bool(x == y),
+            BinOp::Ne => Value::Bool(x != y),
+            BinOp::Lt => Value::Bool(x < y),
+            BinOp::Le => Value::Bool(x <= y),
+            BinOp::Gt => Value::Bool(x > y),
+            BinOp::Ge => Value::Bool(x >= y),
+            op => unreachable!("the checker rejects {op:?} on floats"),
+        }
+    }};
+}
+
+pub fn binary(op: BinOp, a: Value, b: Value) -> Value {
+    use Value::*;
+    match (a, b) {
+        (I32(x), I32(y)) => int_ops!(op, x, y, I32, 32, i32::MIN),
+        (U32(x), U32(y)) => int_ops!(op, x, y, U32, 32, 0u32),
+        (I64(x), I64(y)) => int_ops!(op, x, y, I64, 64, i64::MIN),
+        (U64(x), U64(y)) => int_ops!(op, x, y, U64, 64, 0u64),
+        (F32(x), F32(y)) => float_ops!(op, x, y, F32),
+        (F64(x), F64(y)) => float_ops!(op, x, y, F64),
+        (Bool(x), Bool(y)) => match op {
+            BinOp::And | BinOp::BitAnd => Bool(x && y),
+            BinOp::Or | BinOp::BitOr => Bool(x || y),
+            BinOp::BitXor | BinOp::Ne => Bool(x != y),
+            BinOp::Eq => Bool(x == y),
+            op => unreachable!("the checker rejects {op:?} on bools"),
+        },
+        (a, b) => unreachable!("operands {} and {} differ", a.scalar(), b.scalar()),
+    }
+}
+
+/// A value conversion (`f32(x)`, `i32(x)`, ...).
+pub fn cast(a: Value, to: Scalar) -> Value {
+    use Value::*;
+    if let Bool(b) = a {
+        return match to {
+            Scalar::Bool => Bool(b),
+            Scalar::F32 => F32(b as u8 as f32),
+            Scalar::F64 => F64(b as u8 as f64),
+            int => from_i128(b as i128, int),
+        };
+    }
+    if to == Scalar::Bool {
+        return Bool(match a {
+            F32(x) => x != 0.0,
+            F64(x) => x != 0.0,
+            other => other.as_i128() != 0,
+        });
+    }
+    match (a, to) {
+        // Rust's `as` from float to integer truncates, saturates and maps NaN to 0.
+        (F32(x), Scalar::I32) => I32(x as i32),
+        (F32(x), Scalar::U32) => U32(x as u32),
+        (F32(x), Scalar::I64) => I64(x as i64),
+        (F32(x), Scalar::U64) => U64(x as u64),
+        (F64(x), Scalar::I32) => I32(x as i32),
+        (F64(x), Scalar::U32) => U32(x as u32),
+        (F64(x), Scalar::I64) => I64(x as i64),
+        (F64(x), Scalar::U64) => U64(x as u64),
+        (F32(x), Scalar::F32) => F32(x),
+        (F32(x), Scalar::F64) => F64(x as f64),
+        (F64(x), Scalar::F32) => F32(x as f32),
+        (F64(x), Scalar::F64) => F64(x),
+        // Integer to float rounds to nearest even.
+        (I32(x), Scalar::F32) => F32(x as f32),
+        (U32(x), Scalar::F32) => F32(x as f32),
+        (I64(x), Scalar::F32) => F32(x as f32),
+        (U64(x), Scalar::F32) => F32(x as f32),
+        (I32(x), Scalar::F64) => F64(x as f64),
+        (U32(x), Scalar::F64) => F64(x as f64),
+        (I64(x), Scalar::F64) => F64(x as f64),
+        (U64(x), Scalar::F64) => F64(x as f64),
+        (int, to) => from_i128(int.as_i128(), to),
+    }
+}
+
+/// Wraps an integer into an integer type (two's complement).
+fn from_i128(v: i128, to: Scalar) -> Value {
+    match to {
+        Scalar::I32 => Value::I32(v as i32),
+        Scalar::U32 => Value::U32(v as u32),
+        Scalar::I64 => Value::I64(v as i64),
+        Scalar::U64 => Value::U64(v as u64),
+        Scalar::F32 => Value::F32(v as f32),
+        Scalar::F64 => Value::F64(v as f64),
+        Scalar::Bool => Value::Bool(v != 0),
+    }
+}
+
+/// Reinterprets the bits of a value as another type of the same size.
+pub fn bitcast(a: Value, to: Scalar) -> Value {
+    let bits = a.bits();
+    match to {
+        Scalar::I32 => Value::I32(bits as u32 as i32),
+        Scalar::U32 => Value::U32(bits as u32),
+        Scalar::F32 => Value::F32(f32::from_bits(bits as u32)),
+        Scalar::I64 => Value::I64(bits as i64),
+        Scalar::U64 => Value::U64(bits),
+        Scalar::F64 => Value::F64(f64::from_bits(bits)),
+        Scalar::Bool => unreachable!("the checker rejects bitcasts to bool"),
+    }
+}
+
+pub fn builtin(f: Builtin, args: &[Value]) -> Value {
+    use Value::*;
+    match (f, args) {
+        // IEEE square root is correctly rounded.
+        (Builtin::Sqrt, [F32(x)]) => F32(x.sqrt()),
+        (Builtin::Sqrt, [F64(x)]) => F64(x.sqrt()),
+        (Builtin::Abs, [F32(x)]) => F32(x.abs()),
+        (Builtin::Abs, [F64(x)]) => F64(x.abs()),
+        (Builtin::Abs, [I32(x)]) => I32(x.wrapping_abs()),
+        (Builtin::Abs, [I64(x)]) => I64(x.wrapping_abs()),
+        (Builtin::Min, [a, b]) => select(binary(BinOp::Lt, *b, *a), *b, *a),
+        (Builtin::Max, [a, b]) => select(binary(BinOp::Gt, *b, *a), *b, *a),
+        (f, args) => unreachable!("the checker rejects {f:?} on {args:?}"),
+    }
+}
+
+pub fn select(c: Value, a: Value, b: Value) -> Value {
+    match c {
+        Value::Bool(true) => a,
+        _ => b,
+    }
+}
