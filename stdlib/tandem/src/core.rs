@@ -73,11 +73,15 @@ pub struct Chunk {
 
 impl Chunk {
     /// Seeds chunk `chunk` of `key` and runs the eight warm-up steps.
-    pub fn new(key: Block, chunk: u64) -> Chunk {
+    ///
+    /// `k_tag` is the stream's `K` (0 for a continuation sequence). Mixing it
+    /// in makes streams of one key with different `K` disjoint: otherwise
+    /// chunk `c`'s first blocks would be shared by every `K`.
+    pub fn new(key: Block, k_tag: u32, chunk: u64) -> Chunk {
         let mut c = Chunk {
             state: [
                 key[0],
-                key[1],
+                key[1] ^ k_tag,
                 key[2] ^ chunk as u32,
                 key[3] ^ (chunk >> 32) as u32,
             ],
@@ -126,7 +130,7 @@ pub fn locate(b: u64, k: u32) -> (u64, u32) {
 /// directly: seed the chunk, warm up, and step to the block.
 pub fn block_at(key: Block, k: u32, b: u64) -> Block {
     let (chunk, j) = locate(b, k);
-    let mut c = Chunk::new(key, chunk);
+    let mut c = Chunk::new(key, k, chunk);
     c.skip(j);
     c.step()
 }
@@ -166,7 +170,7 @@ impl GroupCursor {
 
     fn fill_group(&mut self, group: u64) {
         for lane in 0..GROUP_CHUNKS {
-            let mut c = Chunk::new(self.key, group * GROUP_CHUNKS + lane);
+            let mut c = Chunk::new(self.key, self.k, group * GROUP_CHUNKS + lane);
             for j in 0..u64::from(self.k) {
                 self.blocks[(j * GROUP_CHUNKS + lane) as usize] = c.step();
             }
@@ -217,8 +221,9 @@ pub trait BlockSource {
     }
 }
 
-/// The continuation sequence of a key: chunk 0 stepped without a `K` limit
-/// (blocks from steps 9, 10, 11, ...), read word by word. Rejections and
+/// The continuation sequence of a key: chunk 0 seeded with `K` tag 0 (which
+/// no stream uses) and stepped without limit (blocks from steps 9, 10, 11,
+/// ...), read word by word. Rejections and
 /// ziggurat misses continue here, on a key derived from the element index,
 /// so their results do not depend on `K` or on the position of the fill.
 #[derive(Clone, Debug)]
@@ -231,7 +236,7 @@ pub struct Continuation {
 impl Continuation {
     pub fn new(key: Block) -> Continuation {
         Continuation {
-            chunk: Chunk::new(key, 0),
+            chunk: Chunk::new(key, 0, 0),
             block: [0; 4],
             used: 4,
         }
@@ -286,11 +291,19 @@ mod tests {
     fn continuation_is_chunk_zero_unbounded() {
         let key = [9, 8, 7, 6];
         let mut c = Continuation::new(key);
-        // Within the first K blocks the continuation equals chunk 0's blocks.
-        for j in 0..40u64 {
-            let expect = block_at(key, MAX_K, j * GROUP_CHUNKS);
+        let mut chunk = Chunk::new(key, 0, 0);
+        for j in 0..5000 {
             let got = [c.next_u32(), c.next_u32(), c.next_u32(), c.next_u32()];
-            assert_eq!(got, expect, "block {j}");
+            assert_eq!(got, chunk.step(), "block {j}");
         }
+        // Tag 0 keeps it apart from every stream's chunk 0.
+        assert_ne!(Continuation::new(key).next_u32(), block_at(key, 1, 0)[0]);
+    }
+
+    #[test]
+    fn streams_of_other_k_share_no_blocks() {
+        let key = [0; 4];
+        assert_ne!(block_at(key, 1, 0), block_at(key, 32, 0));
+        assert_ne!(block_at(key, 32, 0), block_at(key, 64, 0));
     }
 }

@@ -56,6 +56,7 @@ mod bounded;
 pub mod core;
 mod elements;
 mod error;
+pub mod kat;
 mod key;
 pub mod math;
 mod tandem;

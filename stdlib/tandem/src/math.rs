@@ -22,14 +22,14 @@ pub const LN2_LO_F32: f32 = f32::from_bits(0x3717_F7D1);
 
 /// Mantissa field of the f64 nearest sqrt(2): mantissas at or above it are
 /// halved so the reduced argument lies in [sqrt(1/2), sqrt(2)).
-const SQRT2_MANT_F64: u64 = 0x6_A09E_667F_3BCD;
+pub const SQRT2_MANT_F64: u64 = 0x6_A09E_667F_3BCD;
 /// Mantissa field of the f32 nearest sqrt(2).
-const SQRT2_MANT_F32: u32 = 0x35_04F3;
+pub const SQRT2_MANT_F32: u32 = 0x35_04F3;
 
 /// atanh series coefficients 2/(2j+1), j = 1..9, each rounded to f64:
 /// `ln f = 2s + s z (c1 + z (c2 + ...))` with `s = (f-1)/(f+1)`, `z = s*s`.
 /// With |s| <= 0.1716 the first omitted term is below 2^-55 relative.
-const LN_SERIES_F64: [f64; 9] = [
+pub const LN_SERIES_F64: [f64; 9] = [
     2.0 / 3.0,
     2.0 / 5.0,
     2.0 / 7.0,
@@ -42,11 +42,11 @@ const LN_SERIES_F64: [f64; 9] = [
 ];
 
 /// The f32 series, j = 1..4; the first omitted term is below 2^-28 relative.
-const LN_SERIES_F32: [f32; 4] = [2.0 / 3.0, 2.0 / 5.0, 2.0 / 7.0, 2.0 / 9.0];
+pub const LN_SERIES_F32: [f32; 4] = [2.0 / 3.0, 2.0 / 5.0, 2.0 / 7.0, 2.0 / 9.0];
 
 /// 1/j! for j = 0..13, each rounded to f64 (|r| <= 0.35 leaves the first
 /// omitted term below 2^-57).
-const EXP_SERIES_F64: [f64; 14] = [
+pub const EXP_SERIES_F64: [f64; 14] = [
     1.0,
     1.0,
     1.0 / 2.0,
@@ -64,9 +64,9 @@ const EXP_SERIES_F64: [f64; 14] = [
 ];
 
 /// Taylor coefficients of sin (a^3 .. a^9 terms) in f32.
-const SIN_SERIES_F32: [f32; 4] = [-1.0 / 6.0, 1.0 / 120.0, -1.0 / 5040.0, 1.0 / 362880.0];
+pub const SIN_SERIES_F32: [f32; 4] = [-1.0 / 6.0, 1.0 / 120.0, -1.0 / 5040.0, 1.0 / 362880.0];
 /// Taylor coefficients of cos (a^2 .. a^10 terms) in f32.
-const COS_SERIES_F32: [f32; 5] = [
+pub const COS_SERIES_F32: [f32; 5] = [
     -1.0 / 2.0,
     1.0 / 24.0,
     -1.0 / 720.0,
