@@ -20,6 +20,7 @@
 //! assert_eq!(y.get(3), Value::F32(6.0));
 //! ```
 
+pub mod checks;
 pub mod inputs;
 pub mod npy;
 

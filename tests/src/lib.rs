@@ -1,1 +1,80 @@
-//! placeholder
+//! Shared helpers of the integration tests: fixture discovery, running a
+//! kernel on generated inputs, and a plain-Rust model of the stdlib.
+
+pub mod model;
+
+use phobos_core::Program;
+use phobos_core::ir::{Kernel, ParamKind};
+use phobos_core::launch::Arg;
+use phobos_core::tensor::Tensor;
+use phobos_core::types::Dim;
+use phobos_runtime::inputs;
+use std::path::{Path, PathBuf};
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ is in the root").to_path_buf()
+}
+
+/// The `.ph` files of a folder, sorted.
+pub fn ph_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ph"))
+        .collect();
+    v.sort();
+    v
+}
+
+pub fn stem(p: &Path) -> String {
+    p.file_stem().expect("file name").to_string_lossy().into_owned()
+}
+
+/// Reads `// dims: M=37, N=5` from a fixture (default: every dim 37).
+pub fn fixture_dims(text: &str) -> Vec<(String, usize)> {
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("// dims:"))
+        .flat_map(|l| l.split(',').map(str::to_string).collect::<Vec<_>>())
+        .filter_map(|kv| {
+            let (k, v) = kv.split_once('=')?;
+            Some((k.trim().to_string(), v.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+/// Arguments for a kernel: generated tensors for what it reads, zeros for
+/// the rest, scalars 0 (or `scalars` by name).
+pub fn make_args(k: &Kernel, dims: &[(String, usize)], scalars: &[(&str, phobos_core::types::Value)]) -> Vec<Arg> {
+    let extent = |d: &Dim| match d {
+        Dim::Const(v) => *v as usize,
+        Dim::Sym(s) => dims.iter().find(|(n, _)| *n == k.dims[*s]).map_or(37, |(_, v)| *v),
+    };
+    k.params
+        .iter()
+        .map(|p| match &p.kind {
+            ParamKind::Scalar(t) => Arg::Scalar(
+                scalars.iter().find(|(n, _)| *n == p.name).map_or(inputs::scalar(*t), |(_, v)| *v),
+            ),
+            ParamKind::Tensor { elem, shape, read, .. } => {
+                let ext: Vec<usize> = shape.iter().map(extent).collect();
+                Arg::Tensor(if *read { inputs::tensor(*elem, &ext) } else { Tensor::zeros(*elem, &ext) })
+            }
+        })
+        .collect()
+}
+
+/// Parses and checks a program, panicking with rendered diagnostics.
+pub fn program(name: &str, text: &str) -> Program {
+    let (p, mut d) = Program::parse(name, text);
+    d.extend(p.check());
+    assert!(d.is_empty(), "{}", phobos_core::render(&d, &p.sources, false));
+    p
+}
+
+pub fn tensor(a: &Arg) -> &Tensor {
+    match a {
+        Arg::Tensor(t) => t,
+        Arg::Scalar(_) => panic!("not a tensor"),
+    }
+}

@@ -1,14 +1,13 @@
 //! `phobosc run`: bind dims, arguments and inputs; launch; report.
 
 use crate::{BackendArg, PrecisionArg, preview, source};
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Result, anyhow, bail};
 use clap::Args;
 use phobos_core::ir::{Kernel, ParamKind};
 use phobos_core::launch::Arg;
 use phobos_core::tensor::Tensor;
 use phobos_core::types::{Dim, Scalar, Value};
-use phobos_core::{Program, sema};
-use phobos_runtime::{Backend, Options, Precision, Provenance, inputs, launch, npy};
+use phobos_runtime::{Backend, Options, Precision, Provenance, checks, inputs, launch, npy};
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -103,7 +102,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         let Arg::Tensor(t) = &args[*param] else { unreachable!("outputs are tensors") };
         npy::write(&kernel.params[*param].name, path, t)?;
     }
-    let checks = run_checks(&program, &name, &kernel, &args)?;
+    let checks = checks::evaluate(&program, &name, &kernel, &args)?;
     if a.json {
         let report = json!({
             "kernel": name,
@@ -341,37 +340,3 @@ fn provenance_json(p: &Provenance, notes: &[String]) -> serde_json::Value {
     })
 }
 
-struct CheckResult {
-    name: String,
-    holds: usize,
-    total: usize,
-}
-
-/// Evaluates the file's `// check` lines for this kernel on its results.
-fn run_checks(program: &Program, name: &str, kernel: &Kernel, args: &[Arg]) -> Result<Vec<CheckResult>> {
-    let config = kernel.config.clone();
-    let mut out = Vec::new();
-    for check in program.checks_for(name) {
-        let ck = program
-            .check_kernel(name, &config, check)
-            .map_err(|d| anyhow!("check `{}`: {}", check.name, d.first().map_or(String::new(), |d| d.message.clone())))?;
-        let p = ck.params.last().expect("the check output is last");
-        let ParamKind::Tensor { elem, shape, .. } = &p.kind else { unreachable!() };
-        let bound = phobos_core::launch::bind(kernel, args)?;
-        let extents: Vec<usize> = shape
-            .iter()
-            .map(|d| match d {
-                Dim::Const(v) => *v as usize,
-                Dim::Sym(s) => bound.dims[*s] as usize,
-            })
-            .collect();
-        let mut cargs = args.to_vec();
-        cargs.push(Arg::Tensor(Tensor::zeros(*elem, &extents)));
-        phobos_core::interp::run(&ck, &mut cargs).with_context(|| format!("check `{}`", check.name))?;
-        let Some(Arg::Tensor(t)) = cargs.last() else { unreachable!() };
-        let holds = (0..t.len()).filter(|&i| t.get(i).as_f64() != 0.0).count();
-        out.push(CheckResult { name: check.name.clone(), holds, total: t.len() });
-    }
-    let _ = sema::CHECK_OUTPUT;
-    Ok(out)
-}

@@ -20,6 +20,8 @@ pub enum Binding {
     Local(LocalId),
     /// A `fn` parameter, bound to its argument.
     Arg(Val),
+    /// A `let` or `var` whose value had errors; uses are not reported again.
+    Poisoned,
 }
 
 /// Where `iota` may appear, and what it means there.
@@ -246,7 +248,7 @@ impl<'p> Checker<'p> {
         if self.diags.is_empty() {
             Ok(self.k)
         } else {
-            self.diags.sort();
+            self.diags.sort_by(|a, b| (a.span(), a).cmp(&(b.span(), b)));
             self.diags.dedup();
             Err(self.diags)
         }
@@ -466,7 +468,10 @@ impl<'p> Checker<'p> {
                 self.iota = IotaCtx::Let;
                 let v = self.expr(value).and_then(|v| self.default_type(v));
                 self.iota = IotaCtx::Elsewhere;
-                let Some(v) = v else { return };
+                let Some(v) = v else {
+                    self.bind(&name.name, Binding::Poisoned);
+                    return;
+                };
                 let Ty::S(elem) = v.ty else { return };
                 let local = self.new_local(&name.name, LocalKind::Let, elem, v.shape.clone());
                 self.let_values.insert(local, v.id);
@@ -480,9 +485,11 @@ impl<'p> Checker<'p> {
                 name, ty, value, ..
             } => {
                 let Some((elem, shape)) = self.var_type(ty) else {
+                    self.bind(&name.name, Binding::Poisoned);
                     return;
                 };
                 let Some(v) = self.assigned_value(value, elem, &shape, ty.span()) else {
+                    self.bind(&name.name, Binding::Poisoned);
                     return;
                 };
                 let local = self.new_local(&name.name, LocalKind::Var, elem, shape);
@@ -604,6 +611,7 @@ impl<'p> Checker<'p> {
                 );
                 return None;
             }
+            Some(Binding::Poisoned) => return None,
             Some(Binding::Scalar(_) | Binding::Dim(_) | Binding::Arg(_)) => {
                 self.error(
                     Diagnostic::error(code::STORE_TO_INPUT, format!("cannot store to the input `{name}`"))

@@ -58,6 +58,7 @@ impl Checker<'_> {
         }
         match self.lookup(n) {
             Some(Binding::Arg(v)) => Some(Val { span, ..v }),
+            Some(Binding::Poisoned) => None,
             Some(Binding::Scalar(i)) => {
                 let ParamKind::Scalar(s) = self.k.params[i].kind else {
                     unreachable!("scalar binding to a tensor")
@@ -128,6 +129,7 @@ impl Checker<'_> {
         let place = match self.lookup(n) {
             Some(Binding::Tensor(i)) => Place::Param(i),
             Some(Binding::Local(l)) => Place::Local(l),
+            Some(Binding::Poisoned) => return None,
             Some(_) => {
                 self.error(
                     Diagnostic::error(code::BAD_OPERAND, format!("`{n}` is a scalar and cannot be sliced"))
@@ -441,14 +443,9 @@ impl Checker<'_> {
             self.arity(&f.name, def.params.len(), args.len(), span, Some(def.name.span));
             return None;
         }
+        // Recursion is reported once per cycle by `fns::check_recursion`;
+        // here it only stops the expansion.
         if self.calls.iter().any(|(n, _)| *n == f.name) || self.calls.len() >= MAX_CALL_DEPTH {
-            let chain: Vec<String> = self.calls.iter().map(|(n, _)| n.clone()).chain([f.name.clone()]).collect();
-            self.error(
-                Diagnostic::error(code::RECURSION, format!("`{}` calls itself", f.name))
-                    .label(f.span, "this call recurses")
-                    .note(format!("call chain: {}", chain.join(" -> ")))
-                    .help("fns are expanded inline and cannot recurse; unroll the computation"),
-            );
             return None;
         }
         let mut bound = Vec::new();

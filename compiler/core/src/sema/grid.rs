@@ -71,6 +71,8 @@ pub fn set_grid(c: &mut Checker<'_>, def: &ast::KernelDef) {
     for axis in 0..3 {
         match (&found[axis], c.block_uses[axis]) {
             (Some(g), _) => c.k.grid[axis] = g.clone(),
+            // Earlier errors may have dropped the store that gives the grid.
+            (None, Some(_)) if !c.diags.is_empty() => {}
             (None, Some(span)) => {
                 c.error(
                     Diagnostic::error(code::GRID_NOT_INFERRED, format!("cannot infer the number of blocks along {}", axis_name(axis)))

@@ -176,7 +176,7 @@ impl Program {
                 }
             }
         }
-        diags.sort();
+        diags.sort_by(|a, b| (a.span(), a).cmp(&(b.span(), b)));
         diags.dedup();
         diags
     }
@@ -227,7 +227,7 @@ impl Program {
             Ok(_) => Err(diags),
             Err(d) => {
                 diags.extend(d);
-                diags.sort();
+                diags.sort_by(|a, b| (a.span(), a).cmp(&(b.span(), b)));
                 diags.dedup();
                 Err(diags)
             }

@@ -33,6 +33,12 @@ pub enum RawItem {
 /// Parses one source text.
 pub fn parse(src: SrcId, text: &str) -> (ast::File, Vec<Diagnostic>) {
     let (tokens, bad) = token::lex(text);
+    // The token after a bad character is where the parser trips over the
+    // gap; that error says nothing new, so it is dropped.
+    let after_bad: Vec<usize> = bad
+        .iter()
+        .filter_map(|r| tokens.iter().find(|(lo, _, _)| *lo >= r.end).map(|t| t.0))
+        .collect();
     let mut diags: Vec<Diagnostic> = bad
         .into_iter()
         .map(|r| {
@@ -59,7 +65,12 @@ pub fn parse(src: SrcId, text: &str) -> (ast::File, Vec<Diagnostic>) {
             Vec::new()
         }
     };
-    diags.extend(recovered.into_iter().map(|r| parse_error(src, end, r.error)));
+    diags.extend(
+        recovered
+            .into_iter()
+            .map(|r| parse_error(src, end, r.error))
+            .filter(|d| !(d.code == code::PARSE && d.span().is_some_and(|s| after_bad.contains(&(s.lo as usize))))),
+    );
     let file = attach_annotations(items, &mut diags);
     diags.sort_by_key(|d| d.span());
     diags.dedup();

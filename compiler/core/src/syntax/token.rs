@@ -223,7 +223,19 @@ fn continues_line(tok: &Tok<'_>) -> bool {
 fn filter_newlines(raw: Vec<Spanned<'_>>) -> Vec<Spanned<'_>> {
     let mut out: Vec<Spanned<'_>> = Vec::with_capacity(raw.len());
     let mut depth: i32 = 0;
+    let mut swallowed: Option<(usize, usize)> = None;
     for (lo, tok, hi) in raw {
+        // A line that starts with a statement or item keyword cannot continue
+        // an expression: an unclosed bracket before it is an error, and the
+        // line ends there so that the parser can recover at the next line.
+        let starts_item = matches!(tok, Tok::Let | Tok::Var | Tok::Fn | Tok::Kernel | Tok::At);
+        if let (true, Some((nlo, nhi))) = (starts_item && depth > 0, swallowed) {
+            depth = 0;
+            out.push((nlo, Tok::Newline, nhi));
+        }
+        if !matches!(tok, Tok::Newline | Tok::Semi) {
+            swallowed = None;
+        }
         match tok {
             Tok::LParen | Tok::LBracket => depth += 1,
             Tok::RParen | Tok::RBracket => depth = (depth - 1).max(0),
@@ -231,6 +243,9 @@ fn filter_newlines(raw: Vec<Spanned<'_>>) -> Vec<Spanned<'_>> {
         }
         let separator = matches!(tok, Tok::Newline | Tok::Semi);
         if separator {
+            if depth > 0 && swallowed.is_none() {
+                swallowed = Some((lo, hi));
+            }
             let keep = depth == 0 && out.last().is_some_and(|(_, prev, _)| !continues_line(prev));
             if keep {
                 out.push((lo, Tok::Newline, hi));
