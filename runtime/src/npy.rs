@@ -42,7 +42,10 @@ pub fn read(param: &str, path: &Path, elem: Scalar) -> Result<Tensor, NpyError> 
     };
     let bytes = std::fs::read(path).map_err(|e| err(format!("cannot read the file: {e}")))?;
     let npy = npyz::NpyFile::new(&bytes[..]).map_err(|e| err(format!("not a .npy file: {e}")))?;
-    let got = npy.dtype().descr();
+    let got = match npy.dtype() {
+        npyz::DType::Plain(ts) => ts.to_string(),
+        other => other.descr(),
+    };
     if got != descr(elem) {
         return Err(err(format!(
             "expected dtype {} ({elem}), but the file holds {got}",
