@@ -39,7 +39,12 @@ impl std::error::Error for CheckError {}
 /// Runs the checks of kernel `name` (checked as `kernel`) over `args`, the
 /// arguments after the kernel ran. Checks run on the interpreter; an element
 /// holds when the check's value there is nonzero (or true).
-pub fn evaluate(program: &Program, name: &str, kernel: &Kernel, args: &[Arg]) -> Result<Vec<CheckResult>, CheckError> {
+pub fn evaluate(
+    program: &Program,
+    name: &str,
+    kernel: &Kernel,
+    args: &[Arg],
+) -> Result<Vec<CheckResult>, CheckError> {
     let mut out = Vec::new();
     for check in program.checks_for(name) {
         let err = |why: String| CheckError {
@@ -50,7 +55,9 @@ pub fn evaluate(program: &Program, name: &str, kernel: &Kernel, args: &[Arg]) ->
             .check_kernel(name, &kernel.config, check)
             .map_err(|d| err(d.first().map_or(String::new(), |d| d.message.clone())))?;
         let bound = bind(kernel, args).map_err(|e| err(e.to_string()))?;
-        let ParamKind::Tensor { elem, shape, .. } = &ck.params.last().expect("the check output is last").kind else {
+        let ParamKind::Tensor { elem, shape, .. } =
+            &ck.params.last().expect("the check output is last").kind
+        else {
             unreachable!("the check output is a tensor")
         };
         let extents: Vec<usize> = shape

@@ -101,7 +101,10 @@ pub struct Provenance {
 pub enum RuntimeError {
     Launch(LaunchError),
     /// The backend asked for is not in this build or not on this machine.
-    Unavailable { backend: Backend, why: String },
+    Unavailable {
+        backend: Backend,
+        why: String,
+    },
 }
 
 impl fmt::Display for RuntimeError {
@@ -126,24 +129,31 @@ impl From<LaunchError> for RuntimeError {
 /// Picks the backend `Auto` means here. `PHOBOS_BACKEND` overrides it.
 pub fn resolve(backend: Backend) -> Result<Backend, RuntimeError> {
     let wanted = match (backend, std::env::var("PHOBOS_BACKEND")) {
-        (Backend::Auto, Ok(name)) => Backend::parse(&name).ok_or_else(|| RuntimeError::Unavailable {
-            backend: Backend::Auto,
-            why: format!("PHOBOS_BACKEND is `{name}`; expected auto, interp, cpu or gpu"),
-        })?,
+        (Backend::Auto, Ok(name)) => {
+            Backend::parse(&name).ok_or_else(|| RuntimeError::Unavailable {
+                backend: Backend::Auto,
+                why: format!("PHOBOS_BACKEND is `{name}`; expected auto, interp, cpu or gpu"),
+            })?
+        }
         (b, _) => b,
     };
     match wanted {
         Backend::Auto | Backend::Interp => Ok(Backend::Interp),
         other => Err(RuntimeError::Unavailable {
             backend: other,
-            why: "this build has only the reference interpreter; use --backend interp or auto".to_string(),
+            why: "this build has only the reference interpreter; use --backend interp or auto"
+                .to_string(),
         }),
     }
 }
 
 /// Runs a checked kernel; tensor arguments that the kernel stores to hold
 /// the results afterwards.
-pub fn launch(kernel: &Kernel, args: &mut [Arg], options: &Options) -> Result<Provenance, RuntimeError> {
+pub fn launch(
+    kernel: &Kernel,
+    args: &mut [Arg],
+    options: &Options,
+) -> Result<Provenance, RuntimeError> {
     let backend = resolve(options.backend)?;
     let bound = interp::run(kernel, args)?;
     Ok(Provenance {

@@ -53,7 +53,9 @@ pub fn read(param: &str, path: &Path, elem: Scalar) -> Result<Tensor, NpyError> 
         )));
     }
     if npy.order() != npyz::Order::C {
-        return Err(err("the array is in Fortran order; save it in C order".to_string()));
+        return Err(err(
+            "the array is in Fortran order; save it in C order".to_string()
+        ));
     }
     let shape: Vec<usize> = npy.shape().iter().map(|&d| d as usize).collect();
     let data = match elem {
@@ -86,7 +88,8 @@ pub fn write(param: &str, path: &Path, t: &Tensor) -> Result<(), NpyError> {
                 .writer(&mut out)
                 .begin_nd()
                 .map_err(|e| err(e.to_string()))?;
-            w.extend($v.iter().copied()).map_err(|e| err(e.to_string()))?;
+            w.extend($v.iter().copied())
+                .map_err(|e| err(e.to_string()))?;
             w.finish().map_err(|e| err(e.to_string()))?;
         }};
     }

@@ -13,7 +13,10 @@ use std::path::{Path, PathBuf};
 
 /// The repository root.
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ is in the root").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ is in the root")
+        .to_path_buf()
 }
 
 /// The `.ph` files of a folder, sorted.
@@ -28,7 +31,10 @@ pub fn ph_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 pub fn stem(p: &Path) -> String {
-    p.file_stem().expect("file name").to_string_lossy().into_owned()
+    p.file_stem()
+        .expect("file name")
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// Reads `// dims: M=37, N=5` from a fixture (default: every dim 37).
@@ -45,20 +51,36 @@ pub fn fixture_dims(text: &str) -> Vec<(String, usize)> {
 
 /// Arguments for a kernel: generated tensors for what it reads, zeros for
 /// the rest, scalars 0 (or `scalars` by name).
-pub fn make_args(k: &Kernel, dims: &[(String, usize)], scalars: &[(&str, phobos_core::types::Value)]) -> Vec<Arg> {
+pub fn make_args(
+    k: &Kernel,
+    dims: &[(String, usize)],
+    scalars: &[(&str, phobos_core::types::Value)],
+) -> Vec<Arg> {
     let extent = |d: &Dim| match d {
         Dim::Const(v) => *v as usize,
-        Dim::Sym(s) => dims.iter().find(|(n, _)| *n == k.dims[*s]).map_or(37, |(_, v)| *v),
+        Dim::Sym(s) => dims
+            .iter()
+            .find(|(n, _)| *n == k.dims[*s])
+            .map_or(37, |(_, v)| *v),
     };
     k.params
         .iter()
         .map(|p| match &p.kind {
             ParamKind::Scalar(t) => Arg::Scalar(
-                scalars.iter().find(|(n, _)| *n == p.name).map_or(inputs::scalar(*t), |(_, v)| *v),
+                scalars
+                    .iter()
+                    .find(|(n, _)| *n == p.name)
+                    .map_or(inputs::scalar(*t), |(_, v)| *v),
             ),
-            ParamKind::Tensor { elem, shape, read, .. } => {
+            ParamKind::Tensor {
+                elem, shape, read, ..
+            } => {
                 let ext: Vec<usize> = shape.iter().map(extent).collect();
-                Arg::Tensor(if *read { inputs::tensor(*elem, &ext) } else { Tensor::zeros(*elem, &ext) })
+                Arg::Tensor(if *read {
+                    inputs::tensor(*elem, &ext)
+                } else {
+                    Tensor::zeros(*elem, &ext)
+                })
             }
         })
         .collect()
@@ -68,7 +90,11 @@ pub fn make_args(k: &Kernel, dims: &[(String, usize)], scalars: &[(&str, phobos_
 pub fn program(name: &str, text: &str) -> Program {
     let (p, mut d) = Program::parse(name, text);
     d.extend(p.check());
-    assert!(d.is_empty(), "{}", phobos_core::render(&d, &p.sources, false));
+    assert!(
+        d.is_empty(),
+        "{}",
+        phobos_core::render(&d, &p.sources, false)
+    );
     p
 }
 

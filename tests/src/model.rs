@@ -24,7 +24,11 @@ pub fn randn(seed: i32, counter: i32) -> f32 {
 }
 
 pub fn dropout(x: f32, p: f32, seed: i32, counter: i32) -> f32 {
-    if uniform(seed, counter) >= p { x / (1.0 - p) } else { 0.0 }
+    if uniform(seed, counter) >= p {
+        x / (1.0 - p)
+    } else {
+        0.0
+    }
 }
 
 /// fdlibm's logf reduction and polynomial, in f32 operations only.
@@ -38,7 +42,11 @@ pub fn log(x: f32) -> f32 {
     if x == f32::INFINITY {
         return x;
     }
-    let (x, k0) = if x < f32::MIN_POSITIVE { (x * 33_554_432.0, -25) } else { (x, 0) };
+    let (x, k0) = if x < f32::MIN_POSITIVE {
+        (x * 33_554_432.0, -25)
+    } else {
+        (x, 0)
+    };
     let iy = (x.to_bits() as i32) + (0x3f80_0000 - 0x3f35_04f3);
     let k = k0 + ((iy >> 23) - 127);
     let f = f32::from_bits(((iy & 0x7f_ffff) + 0x3f35_04f3) as u32) - 1.0;

@@ -25,7 +25,11 @@ fn run_ok(path: &Path, require_checks: bool) -> String {
     let name = path.display().to_string();
     let (program, mut diags) = Program::parse(&name, &text);
     diags.extend(program.check());
-    assert!(diags.is_empty(), "{name}:\n{}", render(&diags, &program.sources, false));
+    assert!(
+        diags.is_empty(),
+        "{name}:\n{}",
+        render(&diags, &program.sources, false)
+    );
     let mut out = format!("{text}\n---- parse\n{}", print_file(&program.file));
     let dims = fixture_dims(&text);
     for kname in program.kernel_names() {
@@ -34,7 +38,13 @@ fn run_ok(path: &Path, require_checks: bool) -> String {
         let mut args = make_args(&kernel, &dims, &[]);
         phobos_core::interp::run(&kernel, &mut args).unwrap_or_else(|e| panic!("{name}: {e}"));
         for c in checks::evaluate(&program, kname, &kernel, &args).expect("checks evaluate") {
-            assert!(!require_checks || c.all(), "{name}: check `{}` holds for {} of {}", c.name, c.holds, c.total);
+            assert!(
+                !require_checks || c.all(),
+                "{name}: check `{}` holds for {} of {}",
+                c.name,
+                c.holds,
+                c.total
+            );
         }
     }
     out
@@ -96,18 +106,45 @@ fn err_fixtures_report_what_they_mark() {
         actual.sort();
         let rendered = render(&diags, &program.sources, false);
         if actual != expected(&text) {
-            failures.push(format!("{name}: reported {actual:?}, marked {:?}\n{rendered}", expected(&text)));
+            failures.push(format!(
+                "{name}: reported {actual:?}, marked {:?}\n{rendered}",
+                expected(&text)
+            ));
         }
         codes.extend(diags.iter().map(|d| d.code));
-        snapshot(&format!("err__{}", stem(&path)), &format!("{text}\n---- diagnostics\n{rendered}"));
+        snapshot(
+            &format!("err__{}", stem(&path)),
+            &format!("{text}\n---- diagnostics\n{rendered}"),
+        );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     use phobos_core::diag::code::*;
     for c in [
-        LEX, PARSE, UNKNOWN_NAME, UNKNOWN_FN, ARITY, TYPE_MISMATCH, SHAPE_MISMATCH, IOTA_OUTSIDE, IOTA_IN_LET,
-        SLICE_OUT_OF_BOUNDS, STORE_TO_INPUT, RECURSION, UNUSED_TUNE_PARAM, UNDECLARED_TUNE_PARAM, INT_OUT_OF_RANGE,
-        GRID_NOT_INFERRED, DUPLICATE, ANNOTATION, NOT_A_PLACE, BAD_OPERAND, RANK, NOT_CONSTANT, UNKNOWN_TYPE,
-        BAD_FIELD, NO_KERNEL,
+        LEX,
+        PARSE,
+        UNKNOWN_NAME,
+        UNKNOWN_FN,
+        ARITY,
+        TYPE_MISMATCH,
+        SHAPE_MISMATCH,
+        IOTA_OUTSIDE,
+        IOTA_IN_LET,
+        SLICE_OUT_OF_BOUNDS,
+        STORE_TO_INPUT,
+        RECURSION,
+        UNUSED_TUNE_PARAM,
+        UNDECLARED_TUNE_PARAM,
+        INT_OUT_OF_RANGE,
+        GRID_NOT_INFERRED,
+        DUPLICATE,
+        ANNOTATION,
+        NOT_A_PLACE,
+        BAD_OPERAND,
+        RANK,
+        NOT_CONSTANT,
+        UNKNOWN_TYPE,
+        BAD_FIELD,
+        NO_KERNEL,
     ] {
         assert!(codes.contains(c), "no fixture produces {c}");
     }
@@ -116,8 +153,14 @@ fn err_fixtures_report_what_they_mark() {
 #[test]
 fn the_stdlib_parses_cleanly() {
     let (program, diags) = Program::parse("empty.ph", "");
-    assert!(diags.is_empty(), "{}", render(&diags, &program.sources, false));
-    for f in ["hash32", "_mix", "uniform", "randn", "dropout", "log", "cos"] {
+    assert!(
+        diags.is_empty(),
+        "{}",
+        render(&diags, &program.sources, false)
+    );
+    for f in [
+        "hash32", "_mix", "uniform", "randn", "dropout", "log", "cos",
+    ] {
         assert!(program.fns.contains_key(f), "the prelude lacks {f}");
     }
 }

@@ -6,11 +6,78 @@ use phobos_tests::{ph_files, root};
 use proptest::prelude::*;
 
 const VOCAB: &[&str] = &[
-    "fn", "kernel", "let", "var", "tensor", "tile", "bitcast", "in", "true", "false", "x", "X", "Y", "M", "R", "seed",
-    "ctx", "block", "iota", "where", "hash32", "uniform", "dropout", "f32", "i32", "u32", "0", "1", "16", "256",
-    "-2073254261", "0xFF", "1.5e-3", "(", ")", "[", "]", "{", "}", ",", ":+", ":", ";", ".", "@", "autotune", "grid",
-    "=", "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "%", "&", "|", "^", "~", "!", "&&", "||", "<<", ">>",
-    "\n", " ", "// c\n", "$",
+    "fn",
+    "kernel",
+    "let",
+    "var",
+    "tensor",
+    "tile",
+    "bitcast",
+    "in",
+    "true",
+    "false",
+    "x",
+    "X",
+    "Y",
+    "M",
+    "R",
+    "seed",
+    "ctx",
+    "block",
+    "iota",
+    "where",
+    "hash32",
+    "uniform",
+    "dropout",
+    "f32",
+    "i32",
+    "u32",
+    "0",
+    "1",
+    "16",
+    "256",
+    "-2073254261",
+    "0xFF",
+    "1.5e-3",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    ":+",
+    ":",
+    ";",
+    ".",
+    "@",
+    "autotune",
+    "grid",
+    "=",
+    "==",
+    "!=",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "&",
+    "|",
+    "^",
+    "~",
+    "!",
+    "&&",
+    "||",
+    "<<",
+    ">>",
+    "\n",
+    " ",
+    "// c\n",
+    "$",
 ];
 
 fn front_end(text: &str) {
@@ -53,9 +120,15 @@ proptest! {
 
 #[test]
 fn deep_nesting_and_huge_literals() {
-    front_end(&format!("kernel k(Y: tensor<i32>[N]) {{ Y = {}1{} }}", "(".repeat(200), ")".repeat(200)));
+    front_end(&format!(
+        "kernel k(Y: tensor<i32>[N]) {{ Y = {}1{} }}",
+        "(".repeat(200),
+        ")".repeat(200)
+    ));
     front_end("kernel k(Y: tensor<i32>[N]) { Y = 99999999999999999999999999999999999999999999 }");
     front_end("kernel k(Y: tensor<f32>[N]) { Y = 1e999 }");
     front_end("kernel k(Y: tensor<f32>[4294967296]) { Y = 1.0 }");
-    front_end("@autotune(R in [2147483647]) kernel k(Y: tensor<f32>[N]) { Y[0 :+ R * R * R] = 1.0 }");
+    front_end(
+        "@autotune(R in [2147483647]) kernel k(Y: tensor<f32>[N]) { Y[0 :+ R * R * R] = 1.0 }",
+    );
 }

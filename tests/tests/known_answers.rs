@@ -19,7 +19,22 @@ kernel kat(C: tensor<i32>[N], S: tensor<i32>[N], X: tensor<f32>[N],
 
 /// Seeds and counters: small, negative, extreme, and scattered.
 fn cases() -> Vec<(i32, i32)> {
-    let mut specials: Vec<i32> = vec![0, 1, 2, 3, -1, -2, 255, 256, 65535, 65536, i32::MAX, i32::MIN, i32::MIN + 1, i32::MAX - 1];
+    let mut specials: Vec<i32> = vec![
+        0,
+        1,
+        2,
+        3,
+        -1,
+        -2,
+        255,
+        256,
+        65535,
+        65536,
+        i32::MAX,
+        i32::MIN,
+        i32::MIN + 1,
+        i32::MAX - 1,
+    ];
     let mut x: u32 = 0x1234_5678;
     for _ in 0..40 {
         x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
@@ -45,31 +60,64 @@ fn stdlib_random_matches_the_model() {
     let n = cases.len();
     let xs: Vec<f32> = (0..n).map(|i| 0.5 + i as f32 / 7.0).collect();
     let mut args = vec![
-        Arg::Tensor(Tensor { shape: vec![n], data: Data::I32(cases.iter().map(|c| c.1).collect()) }),
-        Arg::Tensor(Tensor { shape: vec![n], data: Data::I32(cases.iter().map(|c| c.0).collect()) }),
-        Arg::Tensor(Tensor { shape: vec![n], data: Data::F32(xs.clone()) }),
+        Arg::Tensor(Tensor {
+            shape: vec![n],
+            data: Data::I32(cases.iter().map(|c| c.1).collect()),
+        }),
+        Arg::Tensor(Tensor {
+            shape: vec![n],
+            data: Data::I32(cases.iter().map(|c| c.0).collect()),
+        }),
+        Arg::Tensor(Tensor {
+            shape: vec![n],
+            data: Data::F32(xs.clone()),
+        }),
         Arg::Tensor(Tensor::zeros(Scalar::I32, &[n])),
         Arg::Tensor(Tensor::zeros(Scalar::F32, &[n])),
         Arg::Tensor(Tensor::zeros(Scalar::F32, &[n])),
         Arg::Tensor(Tensor::zeros(Scalar::F32, &[n])),
     ];
     phobos_core::interp::run(&k, &mut args).unwrap();
-    let (h, u, g, d) = (tensor(&args[3]), tensor(&args[4]), tensor(&args[5]), tensor(&args[6]));
+    let (h, u, g, d) = (
+        tensor(&args[3]),
+        tensor(&args[4]),
+        tensor(&args[5]),
+        tensor(&args[6]),
+    );
     let mut bad = Vec::new();
     for (i, &(s, c)) in cases.iter().enumerate() {
         let want = [
             ("hash32", model::hash32(c) as u32, h.get(i).bits() as u32),
-            ("uniform", model::uniform(s, c).to_bits(), u.get(i).bits() as u32),
-            ("randn", model::randn(s, c).to_bits(), g.get(i).bits() as u32),
-            ("dropout", model::dropout(xs[i], 0.3, s, c).to_bits(), d.get(i).bits() as u32),
+            (
+                "uniform",
+                model::uniform(s, c).to_bits(),
+                u.get(i).bits() as u32,
+            ),
+            (
+                "randn",
+                model::randn(s, c).to_bits(),
+                g.get(i).bits() as u32,
+            ),
+            (
+                "dropout",
+                model::dropout(xs[i], 0.3, s, c).to_bits(),
+                d.get(i).bits() as u32,
+            ),
         ];
         for (f, w, got) in want {
             if w != got {
-                bad.push(format!("{f}(seed {s}, counter {c}): want {w:#010x}, got {got:#010x}"));
+                bad.push(format!(
+                    "{f}(seed {s}, counter {c}): want {w:#010x}, got {got:#010x}"
+                ));
             }
         }
     }
-    assert!(bad.is_empty(), "{} mismatches, first: {:?}", bad.len(), &bad[..bad.len().min(5)]);
+    assert!(
+        bad.is_empty(),
+        "{} mismatches, first: {:?}",
+        bad.len(),
+        &bad[..bad.len().min(5)]
+    );
 }
 
 #[test]
@@ -113,8 +161,27 @@ fn ulps(a: f32, exact: f64) -> f64 {
 #[test]
 fn exact_log_and_cos_are_accurate_and_match_the_model() {
     let mut xs: Vec<f32> = vec![
-        0.0, -0.0, 1.0, -1.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, f32::MIN_POSITIVE, 1e-45, 3e-40, f32::MAX,
-        0.5, 2.0, 3.0, 1e-10, 1e10, 6.283_185, 3.141_592_7, 1.570_796_4, 100.0, 8191.0,
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::MIN_POSITIVE,
+        1e-45,
+        3e-40,
+        f32::MAX,
+        0.5,
+        2.0,
+        3.0,
+        1e-10,
+        1e10,
+        6.283_185,
+        3.141_592_7,
+        1.570_796_4,
+        100.0,
+        8191.0,
     ];
     let mut x: u32 = 7;
     for _ in 0..20000 {
@@ -126,7 +193,10 @@ fn exact_log_and_cos_are_accurate_and_match_the_model() {
     let k = p.kernel("math", &[]).unwrap();
     let n = xs.len();
     let mut args = vec![
-        Arg::Tensor(Tensor { shape: vec![n], data: Data::F32(xs.clone()) }),
+        Arg::Tensor(Tensor {
+            shape: vec![n],
+            data: Data::F32(xs.clone()),
+        }),
         Arg::Tensor(Tensor::zeros(Scalar::F32, &[n])),
         Arg::Tensor(Tensor::zeros(Scalar::F32, &[n])),
     ];
@@ -135,8 +205,16 @@ fn exact_log_and_cos_are_accurate_and_match_the_model() {
     let (mut worst_log, mut worst_cos) = (0.0f64, 0.0f64);
     for (i, &x) in xs.iter().enumerate() {
         let (lg, cs) = (l.get(i).as_f64() as f32, c.get(i).as_f64() as f32);
-        assert_eq!(lg.to_bits(), model::log(x).to_bits(), "log({x:e}) differs from the model");
-        assert_eq!(cs.to_bits(), model::cos(x).to_bits(), "cos({x:e}) differs from the model");
+        assert_eq!(
+            lg.to_bits(),
+            model::log(x).to_bits(),
+            "log({x:e}) differs from the model"
+        );
+        assert_eq!(
+            cs.to_bits(),
+            model::cos(x).to_bits(),
+            "cos({x:e}) differs from the model"
+        );
         if x > 0.0 && x.is_finite() {
             worst_log = worst_log.max(ulps(lg, (x as f64).ln()));
         }

@@ -23,33 +23,117 @@ kernel ops(A: tensor<i32>[N], B: tensor<i32>[N], F: tensor<f32>[N],
 
 #[test]
 fn integer_division_shifts_and_casts() {
-    let vals = [0, 1, -1, 2, -2, 7, -7, 31, 32, 33, 64, -33, i32::MAX, i32::MIN, 1 << 20];
-    let pairs: Vec<(i32, i32)> = vals.iter().flat_map(|&a| vals.iter().map(move |&b| (a, b))).collect();
-    let floats = [0.0f32, -0.0, 1.5, -1.5, 2.9e9, -2.9e9, 5e9, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1e-40, 16777217.0];
+    let vals = [
+        0,
+        1,
+        -1,
+        2,
+        -2,
+        7,
+        -7,
+        31,
+        32,
+        33,
+        64,
+        -33,
+        i32::MAX,
+        i32::MIN,
+        1 << 20,
+    ];
+    let pairs: Vec<(i32, i32)> = vals
+        .iter()
+        .flat_map(|&a| vals.iter().map(move |&b| (a, b)))
+        .collect();
+    let floats = [
+        0.0f32,
+        -0.0,
+        1.5,
+        -1.5,
+        2.9e9,
+        -2.9e9,
+        5e9,
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        1e-40,
+        16777217.0,
+    ];
     let n = pairs.len();
     let fs: Vec<f32> = (0..n).map(|i| floats[i % floats.len()]).collect();
     let p = program("ops.ph", OPS);
     let k = p.kernel("ops", &[]).unwrap();
-    let col = |f: fn(&(i32, i32)) -> i32| Arg::Tensor(Tensor { shape: vec![n], data: Data::I32(pairs.iter().map(f).collect()) });
-    let mut args = vec![col(|p| p.0), col(|p| p.1), Arg::Tensor(Tensor { shape: vec![n], data: Data::F32(fs.clone()) })];
-    for t in [Scalar::I32, Scalar::I32, Scalar::I32, Scalar::I32, Scalar::U32, Scalar::I32, Scalar::U32, Scalar::I32] {
+    let col = |f: fn(&(i32, i32)) -> i32| {
+        Arg::Tensor(Tensor {
+            shape: vec![n],
+            data: Data::I32(pairs.iter().map(f).collect()),
+        })
+    };
+    let mut args = vec![
+        col(|p| p.0),
+        col(|p| p.1),
+        Arg::Tensor(Tensor {
+            shape: vec![n],
+            data: Data::F32(fs.clone()),
+        }),
+    ];
+    for t in [
+        Scalar::I32,
+        Scalar::I32,
+        Scalar::I32,
+        Scalar::I32,
+        Scalar::U32,
+        Scalar::I32,
+        Scalar::U32,
+        Scalar::I32,
+    ] {
         args.push(Arg::Tensor(Tensor::zeros(t, &[n])));
     }
     phobos_core::interp::run(&k, &mut args).unwrap();
     for (i, &(a, b)) in pairs.iter().enumerate() {
-        let q = if b == 0 { a } else if a == i32::MIN && b == -1 { a } else { a / b };
-        let r = if b == 0 || (a == i32::MIN && b == -1) { 0 } else { a % b };
+        let q = if b == 0 {
+            a
+        } else if a == i32::MIN && b == -1 {
+            a
+        } else {
+            a / b
+        };
+        let r = if b == 0 || (a == i32::MIN && b == -1) {
+            0
+        } else {
+            a % b
+        };
         let s = (b as u32) % 32;
         assert_eq!(tensor(&args[3]).get(i), Value::I32(q), "{a} / {b}");
         assert_eq!(tensor(&args[4]).get(i), Value::I32(r), "{a} % {b}");
-        assert_eq!(tensor(&args[5]).get(i), Value::I32(((a as u32) << s) as i32), "{a} << {b}");
+        assert_eq!(
+            tensor(&args[5]).get(i),
+            Value::I32(((a as u32) << s) as i32),
+            "{a} << {b}"
+        );
         assert_eq!(tensor(&args[6]).get(i), Value::I32(a >> s), "{a} >> {b}");
-        assert_eq!(tensor(&args[7]).get(i), Value::U32((a as u32) >> s), "u32 {a} >> {b}");
-        assert_eq!(tensor(&args[10]).get(i), Value::I32(a.wrapping_mul(b).wrapping_add(a).wrapping_sub(b)));
+        assert_eq!(
+            tensor(&args[7]).get(i),
+            Value::U32((a as u32) >> s),
+            "u32 {a} >> {b}"
+        );
+        assert_eq!(
+            tensor(&args[10]).get(i),
+            Value::I32(a.wrapping_mul(b).wrapping_add(a).wrapping_sub(b))
+        );
         let f = fs[i];
-        let fi = if f.is_nan() { 0 } else { (f as f64).trunc().clamp(i32::MIN as f64, i32::MAX as f64) as i32 };
+        let fi = if f.is_nan() {
+            0
+        } else {
+            (f as f64).trunc().clamp(i32::MIN as f64, i32::MAX as f64) as i32
+        };
         assert_eq!(tensor(&args[8]).get(i), Value::I32(fi), "i32({f})");
-        let fu = if f.is_nan() || f <= 0.0 { 0 } else if f >= 4294967296.0 { u32::MAX } else { f as u32 };
+        let fu = if f.is_nan() || f <= 0.0 {
+            0
+        } else if f >= 4294967296.0 {
+            u32::MAX
+        } else {
+            f as u32
+        };
         assert_eq!(tensor(&args[9]).get(i), Value::U32(fu), "u32({f})");
     }
 }
@@ -66,13 +150,21 @@ fn float_ops_round_separately_and_keep_subnormals() {
     let a = 1.0 + f32::EPSILON;
     let b = 1.0 - f32::EPSILON;
     let c = -1.0f32;
-    let t = |v: f32| Arg::Tensor(Tensor { shape: vec![1], data: Data::F32(vec![v]) });
+    let t = |v: f32| {
+        Arg::Tensor(Tensor {
+            shape: vec![1],
+            data: Data::F32(vec![v]),
+        })
+    };
     let mut args = vec![t(a), t(b), t(c), t(9.0), t(9.0)];
     phobos_core::interp::run(&k, &mut args).unwrap();
     assert_eq!(tensor(&args[3]).get(0), Value::F32(a * b + c));
     assert_eq!(tensor(&args[3]).get(0), Value::F32(0.0));
     let sub = tensor(&args[4]).get(0).as_f64() as f32;
-    assert!(sub != 0.0 && !sub.is_normal(), "the subnormal {sub:e} was flushed");
+    assert!(
+        sub != 0.0 && !sub.is_normal(),
+        "the subnormal {sub:e} was flushed"
+    );
 }
 
 #[test]
@@ -87,13 +179,20 @@ fn edge_blocks_are_masked() {
         let k = p.kernel("inc", &[("R".into(), r)]).unwrap();
         let m = 37;
         let x = Tensor::from_fn(Scalar::F32, &[m, 4], |i| Value::F32(i as f32));
-        let mut args = vec![Arg::Tensor(x), Arg::Tensor(Tensor::from_fn(Scalar::F32, &[m, 4], |_| Value::F32(-7.0)))];
+        let mut args = vec![
+            Arg::Tensor(x),
+            Arg::Tensor(Tensor::from_fn(Scalar::F32, &[m, 4], |_| Value::F32(-7.0))),
+        ];
         let bound = phobos_core::interp::run(&k, &mut args).unwrap();
         assert_eq!(bound.grid, [37u64.div_ceil(r as u64), 1, 1]);
         let y = tensor(&args[1]);
         for row in 0..m {
             for c in 0..4 {
-                let want = if row + 1 < m { ((row + 1) * 4 + c) as f32 + 1.0 } else { 1.0 };
+                let want = if row + 1 < m {
+                    ((row + 1) * 4 + c) as f32 + 1.0
+                } else {
+                    1.0
+                };
                 assert_eq!(y.get(row * 4 + c), Value::F32(want), "R={r} row {row}");
             }
         }
@@ -107,12 +206,34 @@ fn launch_errors_name_the_parameter() {
     let k = p.kernel("k", &[]).unwrap();
     let t = |shape: &[usize], e: Scalar| Arg::Tensor(Tensor::zeros(e, shape));
     let run = |mut args: Vec<Arg>| phobos_core::interp::run(&k, &mut args).unwrap_err();
-    let e = run(vec![t(&[3, 4], Scalar::F32), t(&[5, 4], Scalar::F32), Arg::Scalar(Value::I32(0))]);
-    assert!(matches!(&e, LaunchError::DimConflict { dim, first, second, .. } if dim == "M" && first == "X" && second == "Y"), "{e}");
-    let e = run(vec![t(&[3, 4], Scalar::I32), t(&[3, 4], Scalar::F32), Arg::Scalar(Value::I32(0))]);
+    let e = run(vec![
+        t(&[3, 4], Scalar::F32),
+        t(&[5, 4], Scalar::F32),
+        Arg::Scalar(Value::I32(0)),
+    ]);
+    assert!(
+        matches!(&e, LaunchError::DimConflict { dim, first, second, .. } if dim == "M" && first == "X" && second == "Y"),
+        "{e}"
+    );
+    let e = run(vec![
+        t(&[3, 4], Scalar::I32),
+        t(&[3, 4], Scalar::F32),
+        Arg::Scalar(Value::I32(0)),
+    ]);
     assert!(e.to_string().contains("`X` must hold f32"), "{e}");
-    let e = run(vec![t(&[3, 5], Scalar::F32), t(&[3, 4], Scalar::F32), Arg::Scalar(Value::I32(0))]);
-    assert!(e.to_string().contains("axis 1 of `X` must have extent 4"), "{e}");
-    let e = run(vec![t(&[3, 4], Scalar::F32), t(&[3, 4], Scalar::F32), Arg::Scalar(Value::F32(0.0))]);
+    let e = run(vec![
+        t(&[3, 5], Scalar::F32),
+        t(&[3, 4], Scalar::F32),
+        Arg::Scalar(Value::I32(0)),
+    ]);
+    assert!(
+        e.to_string().contains("axis 1 of `X` must have extent 4"),
+        "{e}"
+    );
+    let e = run(vec![
+        t(&[3, 4], Scalar::F32),
+        t(&[3, 4], Scalar::F32),
+        Arg::Scalar(Value::F32(0.0)),
+    ]);
     assert!(e.to_string().contains("`s` must hold i32"), "{e}");
 }

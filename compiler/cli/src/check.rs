@@ -14,5 +14,9 @@ pub fn check(files: &[PathBuf]) -> Result<ExitCode> {
             source::print_diagnostics(&program, &diags);
         }
     }
-    Ok(if clean { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if clean {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -11,7 +11,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "phobosc", version, about = "The Phobos tile-language compiler and runner")]
+#[command(
+    name = "phobosc",
+    version,
+    about = "The Phobos tile-language compiler and runner"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -18,7 +18,10 @@ pub fn render(name: &str, t: &Tensor) -> String {
     let (show_r, show_c) = (rows.min(MAX_ROWS), cols.min(MAX_COLS));
     let shape: Vec<String> = t.shape.iter().map(|d| d.to_string()).collect();
     let _ = writeln!(out, "{name}  [{}] {}", shape.join(", "), t.elem());
-    let vals: Vec<f64> = (0..show_r).flat_map(|r| (0..show_c).map(move |c| r * cols + c)).map(|i| t.get(i).as_f64()).collect();
+    let vals: Vec<f64> = (0..show_r)
+        .flat_map(|r| (0..show_c).map(move |c| r * cols + c))
+        .map(|i| t.get(i).as_f64())
+        .collect();
     let finite = vals.iter().copied().filter(|v| v.is_finite());
     let lo = finite.clone().fold(f64::INFINITY, f64::min);
     let hi = finite.fold(f64::NEG_INFINITY, f64::max);
@@ -37,7 +40,10 @@ pub fn render(name: &str, t: &Tensor) -> String {
         out.push('\n');
     }
     if show_r < rows || show_c < cols {
-        let _ = writeln!(out, "  (showing {show_r} of {rows} rows, {show_c} of {cols} columns)");
+        let _ = writeln!(
+            out,
+            "  (showing {show_r} of {rows} rows, {show_c} of {cols} columns)"
+        );
     }
     let s = Stats::of(t);
     let _ = writeln!(out, "{name}: {} counters, mean {:.3}", s.count, s.mean);
@@ -47,16 +53,29 @@ pub fn render(name: &str, t: &Tensor) -> String {
         fmt(s.min),
         fmt(s.max),
         100.0 * s.nonzero as f64 / s.count.max(1) as f64,
-        if s.nan > 0 { format!(", {} NaN", s.nan) } else { String::new() }
+        if s.nan > 0 {
+            format!(", {} NaN", s.nan)
+        } else {
+            String::new()
+        }
     );
     if hi > lo {
-        let _ = writeln!(out, "  shades from {} (blank) to {} (full)", fmt(lo), fmt(hi));
+        let _ = writeln!(
+            out,
+            "  shades from {} (blank) to {} (full)",
+            fmt(lo),
+            fmt(hi)
+        );
     }
     out
 }
 
 fn fmt(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 { format!("{v}") } else { format!("{v:.4}") }
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v}")
+    } else {
+        format!("{v:.4}")
+    }
 }
 
 struct Stats {
@@ -70,7 +89,14 @@ struct Stats {
 
 impl Stats {
     fn of(t: &Tensor) -> Stats {
-        let mut s = Stats { count: t.len(), mean: 0.0, min: f64::INFINITY, max: f64::NEG_INFINITY, nonzero: 0, nan: 0 };
+        let mut s = Stats {
+            count: t.len(),
+            mean: 0.0,
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+            nonzero: 0,
+            nan: 0,
+        };
         let mut sum = 0.0;
         for i in 0..t.len() {
             let v = t.get(i).as_f64();

@@ -63,13 +63,19 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         None => match program.kernel_names()[..] {
             [one] => one.to_string(),
             [] => bail!("{} defines no kernel", a.file.display()),
-            ref many => bail!("{} defines several kernels ({}); choose one with --kernel", a.file.display(), many.join(", ")),
+            ref many => bail!(
+                "{} defines several kernels ({}); choose one with --kernel",
+                a.file.display(),
+                many.join(", ")
+            ),
         },
     };
     let mut config = Vec::new();
     for c in &a.config {
         let (n, v) = split("config", c)?;
-        let v: i64 = v.parse().map_err(|_| anyhow!("--config {n}: `{v}` is not an integer"))?;
+        let v: i64 = v
+            .parse()
+            .map_err(|_| anyhow!("--config {n}: `{v}` is not an integer"))?;
         config.push((n.to_string(), v));
     }
     let kernel = match program.kernel(&name, &config) {
@@ -99,7 +105,9 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     };
     let prov = launch(&kernel, &mut args, &options)?;
     for (param, path) in &outputs {
-        let Arg::Tensor(t) = &args[*param] else { unreachable!("outputs are tensors") };
+        let Arg::Tensor(t) = &args[*param] else {
+            unreachable!("outputs are tensors")
+        };
         npy::write(&kernel.params[*param].name, path, t)?;
     }
     let checks = checks::evaluate(&program, &name, &kernel, &args)?;
@@ -130,7 +138,9 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
             println!("\n{pname}: saved to {}", path.display());
             continue;
         }
-        let Arg::Tensor(t) = &args[p] else { unreachable!() };
+        let Arg::Tensor(t) = &args[p] else {
+            unreachable!()
+        };
         println!();
         print!("{}", preview::render(pname, t));
     }
@@ -140,16 +150,23 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     for c in &checks {
         let pct = 100.0 * c.holds as f64 / c.total.max(1) as f64;
         let mark = if c.holds == c.total { " (all)" } else { "" };
-        println!("check `{}`: true for {} of {} elements ({pct:.2}%){mark}", c.name, c.holds, c.total);
+        println!(
+            "check `{}`: true for {} of {} elements ({pct:.2}%){mark}",
+            c.name, c.holds, c.total
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
 
 fn written(kernel: &Kernel) -> impl Iterator<Item = usize> + '_ {
-    kernel.params.iter().enumerate().filter_map(|(i, p)| match p.kind {
-        ParamKind::Tensor { written: true, .. } => Some(i),
-        _ => None,
-    })
+    kernel
+        .params
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| match p.kind {
+            ParamKind::Tensor { written: true, .. } => Some(i),
+            _ => None,
+        })
 }
 
 fn outputs_to_save(kernel: &Kernel, specs: &[String]) -> Result<Vec<(usize, PathBuf)>> {
@@ -157,10 +174,18 @@ fn outputs_to_save(kernel: &Kernel, specs: &[String]) -> Result<Vec<(usize, Path
     for s in specs {
         let (n, path) = split("output", s)?;
         let Some(i) = kernel.params.iter().position(|p| p.name == n) else {
-            bail!("--output {n}: `{}` has no parameter `{n}`; its outputs are {}", kernel.name, names(kernel, written(kernel)));
+            bail!(
+                "--output {n}: `{}` has no parameter `{n}`; its outputs are {}",
+                kernel.name,
+                names(kernel, written(kernel))
+            );
         };
         if !written(kernel).any(|w| w == i) {
-            bail!("--output {n}: `{n}` is not written by `{}`; its outputs are {}", kernel.name, names(kernel, written(kernel)));
+            bail!(
+                "--output {n}: `{n}` is not written by `{}`; its outputs are {}",
+                kernel.name,
+                names(kernel, written(kernel))
+            );
         }
         out.push((i, PathBuf::from(path)));
     }
@@ -169,7 +194,11 @@ fn outputs_to_save(kernel: &Kernel, specs: &[String]) -> Result<Vec<(usize, Path
 
 fn names(kernel: &Kernel, it: impl Iterator<Item = usize>) -> String {
     let v: Vec<&str> = it.map(|i| kernel.params[i].name.as_str()).collect();
-    if v.is_empty() { "none".to_string() } else { v.join(", ") }
+    if v.is_empty() {
+        "none".to_string()
+    } else {
+        v.join(", ")
+    }
 }
 
 /// Collects launch arguments from the command line, generating the rest.
@@ -192,10 +221,19 @@ impl<'k> Binder<'k> {
         for s in specs {
             let (n, v) = split("dim", s)?;
             let Some(d) = self.kernel.dims.iter().position(|x| x == n) else {
-                let known = if self.kernel.dims.is_empty() { "none".to_string() } else { self.kernel.dims.join(", ") };
-                bail!("--dim {n}: `{}` has no dimension `{n}`; its dimensions are {known}", self.kernel.name);
+                let known = if self.kernel.dims.is_empty() {
+                    "none".to_string()
+                } else {
+                    self.kernel.dims.join(", ")
+                };
+                bail!(
+                    "--dim {n}: `{}` has no dimension `{n}`; its dimensions are {known}",
+                    self.kernel.name
+                );
             };
-            let v: u64 = v.parse().map_err(|_| anyhow!("--dim {n}: `{v}` is not a non-negative integer"))?;
+            let v: u64 = v
+                .parse()
+                .map_err(|_| anyhow!("--dim {n}: `{v}` is not a non-negative integer"))?;
             self.dims[d] = Some((v, "--dim".to_string()));
         }
         Ok(())
@@ -212,11 +250,18 @@ impl<'k> Binder<'k> {
             };
             let t = npy::read(n, path.as_ref(), *elem)?;
             if t.shape.len() != shape.len() {
-                bail!("--input {n}: `{n}` is declared {}, with {} axes, but {path} has shape {:?}", self.kernel.shape_text(shape), shape.len(), t.shape);
+                bail!(
+                    "--input {n}: `{n}` is declared {}, with {} axes, but {path} has shape {:?}",
+                    self.kernel.shape_text(shape),
+                    shape.len(),
+                    t.shape
+                );
             }
             for (axis, (d, &got)) in shape.iter().zip(&t.shape).enumerate() {
                 match *d {
-                    Dim::Const(want) if want != got as u64 => bail!("--input {n}: axis {axis} of `{n}` must have extent {want}, but {path} has {got}"),
+                    Dim::Const(want) if want != got as u64 => bail!(
+                        "--input {n}: axis {axis} of `{n}` must have extent {want}, but {path} has {got}"
+                    ),
                     Dim::Const(_) => {}
                     Dim::Sym(s) => match &self.dims[s] {
                         Some((v, from)) if *v != got as u64 => bail!(
@@ -237,8 +282,22 @@ impl<'k> Binder<'k> {
         for s in specs {
             let (n, v) = split("arg", s)?;
             let Some(i) = self.kernel.params.iter().position(|p| p.name == n) else {
-                let scalars: Vec<&str> = self.kernel.params.iter().filter(|p| matches!(p.kind, ParamKind::Scalar(_))).map(|p| p.name.as_str()).collect();
-                bail!("--arg {n}: `{}` has no parameter `{n}`; its scalar parameters are {}", self.kernel.name, if scalars.is_empty() { "none".to_string() } else { scalars.join(", ") });
+                let scalars: Vec<&str> = self
+                    .kernel
+                    .params
+                    .iter()
+                    .filter(|p| matches!(p.kind, ParamKind::Scalar(_)))
+                    .map(|p| p.name.as_str())
+                    .collect();
+                bail!(
+                    "--arg {n}: `{}` has no parameter `{n}`; its scalar parameters are {}",
+                    self.kernel.name,
+                    if scalars.is_empty() {
+                        "none".to_string()
+                    } else {
+                        scalars.join(", ")
+                    }
+                );
             };
             let ParamKind::Scalar(ty) = self.kernel.params[i].kind else {
                 bail!("--arg {n}: `{n}` is a tensor; pass it with --input {n}=FILE.npy");
@@ -255,7 +314,8 @@ impl<'k> Binder<'k> {
                 Some((v, _)) => dims.push(*v as usize),
                 None => bail!(
                     "dimension `{0}` of `{1}` is not bound: pass --dim {0}=N, or a tensor that has it with --input",
-                    self.kernel.dims[s], self.kernel.name
+                    self.kernel.dims[s],
+                    self.kernel.name
                 ),
             }
         }
@@ -264,7 +324,12 @@ impl<'k> Binder<'k> {
             out.push(match (a, &p.kind) {
                 (Some(a), _) => a,
                 (None, ParamKind::Scalar(ty)) => Arg::Scalar(inputs::scalar(*ty)),
-                (None, ParamKind::Tensor { elem, shape, read, .. }) => {
+                (
+                    None,
+                    ParamKind::Tensor {
+                        elem, shape, read, ..
+                    },
+                ) => {
                     let extents: Vec<usize> = shape
                         .iter()
                         .map(|d| match d {
@@ -272,11 +337,20 @@ impl<'k> Binder<'k> {
                             Dim::Sym(s) => dims[*s],
                         })
                         .collect();
-                    let n = extents.iter().try_fold(1usize, |acc, e| acc.checked_mul(*e));
+                    let n = extents
+                        .iter()
+                        .try_fold(1usize, |acc, e| acc.checked_mul(*e));
                     if n.is_none_or(|n| n.saturating_mul(elem.size()) > (1 << 36)) {
-                        bail!("`{}` with shape {extents:?} is too large to allocate here", p.name);
+                        bail!(
+                            "`{}` with shape {extents:?} is too large to allocate here",
+                            p.name
+                        );
                     }
-                    Arg::Tensor(if *read { inputs::tensor(*elem, &extents) } else { Tensor::zeros(*elem, &extents) })
+                    Arg::Tensor(if *read {
+                        inputs::tensor(*elem, &extents)
+                    } else {
+                        Tensor::zeros(*elem, &extents)
+                    })
                 }
             });
         }
@@ -304,10 +378,13 @@ fn bind_notes(kernel: &Kernel, inputs: &[String], args: &[String]) -> Vec<String
         .params
         .iter()
         .filter_map(|p| match &p.kind {
-            ParamKind::Scalar(_) if !given(&p.name, args) => Some(format!("{} = 0 (not given)", p.name)),
-            ParamKind::Tensor { read: true, .. } if !given(&p.name, inputs) => {
-                Some(format!("{} generated (1 + frac(i * 2654435761 / 2^32))", p.name))
+            ParamKind::Scalar(_) if !given(&p.name, args) => {
+                Some(format!("{} = 0 (not given)", p.name))
             }
+            ParamKind::Tensor { read: true, .. } if !given(&p.name, inputs) => Some(format!(
+                "{} generated (1 + frac(i * 2654435761 / 2^32))",
+                p.name
+            )),
             _ => None,
         })
         .collect()
@@ -315,13 +392,38 @@ fn bind_notes(kernel: &Kernel, inputs: &[String], args: &[String]) -> Vec<String
 
 fn provenance_lines(p: &Provenance, kernel: &Kernel) -> Vec<String> {
     let cfg: Vec<String> = p.config.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    let dims: Vec<String> = kernel.dims.iter().zip(&p.bound.dims).map(|(n, v)| format!("{n}={v}")).collect();
+    let dims: Vec<String> = kernel
+        .dims
+        .iter()
+        .zip(&p.bound.dims)
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect();
     let g = p.bound.grid;
     vec![
-        format!("backend    {} ({}, {} thread{})", p.backend.name(), p.device, p.threads, if p.threads == 1 { "" } else { "s" }),
+        format!(
+            "backend    {} ({}, {} thread{})",
+            p.backend.name(),
+            p.device,
+            p.threads,
+            if p.threads == 1 { "" } else { "s" }
+        ),
         format!("precision  {}", p.precision.name()),
-        format!("config     {}", if cfg.is_empty() { "(none)".to_string() } else { cfg.join(", ") }),
-        format!("dims       {}", if dims.is_empty() { "(none)".to_string() } else { dims.join(", ") }),
+        format!(
+            "config     {}",
+            if cfg.is_empty() {
+                "(none)".to_string()
+            } else {
+                cfg.join(", ")
+            }
+        ),
+        format!(
+            "dims       {}",
+            if dims.is_empty() {
+                "(none)".to_string()
+            } else {
+                dims.join(", ")
+            }
+        ),
         format!("grid       {} x {} x {} blocks", g[0], g[1], g[2]),
     ]
 }
@@ -339,4 +441,3 @@ fn provenance_json(p: &Provenance, notes: &[String]) -> serde_json::Value {
         "inputs": notes,
     })
 }
-

@@ -6,7 +6,8 @@ use std::io::IsTerminal;
 use std::path::Path;
 
 pub fn load(path: &Path) -> Result<(Program, Vec<Diagnostic>)> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let (program, mut diags) = Program::parse(&path.display().to_string(), &text);
     diags.extend(program.check());
     diags.sort_by(|a, b| (a.span(), a).cmp(&(b.span(), b)));

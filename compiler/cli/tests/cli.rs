@@ -19,18 +19,28 @@ fn phobosc(args: &[&str]) -> Output {
 }
 
 fn text(o: &Output) -> (String, String) {
-    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
 }
 
 #[test]
 fn check_exit_codes() {
-    let ok = phobosc(&["check", "examples/dropout_rows.ph", "examples/random_tile.ph"]);
+    let ok = phobosc(&[
+        "check",
+        "examples/dropout_rows.ph",
+        "examples/random_tile.ph",
+    ]);
     assert_eq!(ok.status.code(), Some(0), "{:?}", text(&ok));
     let bad = phobosc(&["check", "tests/fixtures/err/type_mismatch.ph"]);
     let (out, err) = text(&bad);
     assert_eq!(bad.status.code(), Some(1));
     assert!(out.is_empty());
-    assert!(err.contains("[E0103]") && err.contains("type_mismatch.ph:2:7"), "{err}");
+    assert!(
+        err.contains("[E0103]") && err.contains("type_mismatch.ph:2:7"),
+        "{err}"
+    );
     let missing = phobosc(&["check", "no/such/file.ph"]);
     assert_eq!(missing.status.code(), Some(1));
     assert!(text(&missing).1.contains("cannot read no/such/file.ph"));
@@ -42,7 +52,10 @@ fn dropout_rows_runs_on_a_ragged_size() {
     let (out, err) = text(&o);
     assert!(o.status.success(), "{err}");
     assert!(out.contains("grid       63 x 1 x 1 blocks"), "{out}");
-    assert!(out.contains("check `kept fraction`: true for 229993 of 256000 elements (89.84%)"), "{out}");
+    assert!(
+        out.contains("check `kept fraction`: true for 229993 of 256000 elements (89.84%)"),
+        "{out}"
+    );
     assert!(out.contains("check `every kept value equals x / (1 - p)`: true for 256000 of 256000 elements (100.00%) (all)"), "{out}");
     assert!(out.contains("Y: 256000 counters"), "{out}");
 }
@@ -60,7 +73,17 @@ fn the_figure_prints_the_seed_caption() {
 
 #[test]
 fn json_reports_provenance_and_statistics() {
-    let o = phobosc(&["run", "examples/dropout_rows.ph", "--dim", "M=100", "--arg", "seed=7", "--json", "--backend", "interp"]);
+    let o = phobosc(&[
+        "run",
+        "examples/dropout_rows.ph",
+        "--dim",
+        "M=100",
+        "--arg",
+        "seed=7",
+        "--json",
+        "--backend",
+        "interp",
+    ]);
     let (out, err) = text(&o);
     assert!(o.status.success(), "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("stdout is JSON");
@@ -79,44 +102,126 @@ fn npy_round_trip_and_bad_files() {
     let dir = tempfile::tempdir().unwrap();
     let y = dir.path().join("y.npy");
     let y = y.to_str().unwrap();
-    let o = phobosc(&["run", "examples/dropout_rows.ph", "--dim", "M=20", "--output", &format!("Y={y}")]);
+    let o = phobosc(&[
+        "run",
+        "examples/dropout_rows.ph",
+        "--dim",
+        "M=20",
+        "--output",
+        &format!("Y={y}"),
+    ]);
     assert!(o.status.success(), "{:?}", text(&o));
     assert!(text(&o).0.contains("Y: saved to"));
     // Feed Y back as X: shape [20, 256] f32 is accepted and binds M.
-    let o = phobosc(&["run", "examples/dropout_rows.ph", "--input", &format!("X={y}"), "--json"]);
+    let o = phobosc(&[
+        "run",
+        "examples/dropout_rows.ph",
+        "--input",
+        &format!("X={y}"),
+        "--json",
+    ]);
     assert!(o.status.success(), "{:?}", text(&o));
     let v: serde_json::Value = serde_json::from_str(&text(&o).0).unwrap();
     assert_eq!(v["provenance"]["dims"][0], 20);
     // The wrong dtype names the parameter and what was expected.
     let t = dir.path().join("t.npy");
     let t = t.to_str().unwrap();
-    let o = phobosc(&["run", "tests/fixtures/ok/bits.ph", "--dim", "N=4", "--output", &format!("E={t}")]);
+    let o = phobosc(&[
+        "run",
+        "tests/fixtures/ok/bits.ph",
+        "--dim",
+        "N=4",
+        "--output",
+        &format!("E={t}"),
+    ]);
     assert!(o.status.success(), "{:?}", text(&o));
-    let o = phobosc(&["run", "examples/dropout_rows.ph", "--input", &format!("X={t}")]);
+    let o = phobosc(&[
+        "run",
+        "examples/dropout_rows.ph",
+        "--input",
+        &format!("X={t}"),
+    ]);
     let err = text(&o).1;
     assert_eq!(o.status.code(), Some(1));
-    assert!(err.contains("`X`") && err.contains("expected dtype <f4 (f32), but the file holds <u4"), "{err}");
+    assert!(
+        err.contains("`X`") && err.contains("expected dtype <f4 (f32), but the file holds <u4"),
+        "{err}"
+    );
     // The wrong shape too.
-    let o = phobosc(&["run", "tests/fixtures/ok/bits.ph", "--input", &format!("X={t}"), "--dim", "N=4"]);
-    assert!(text(&o).1.contains("`X` must hold f32") || text(&o).1.contains("expected dtype <f4"), "{:?}", text(&o));
-    let o = phobosc(&["run", "examples/dropout_rows.ph", "--input", &format!("X={y}"), "--dim", "M=21"]);
-    assert!(text(&o).1.contains("dimension `M` is 21 from --dim but 20 in"), "{:?}", text(&o));
+    let o = phobosc(&[
+        "run",
+        "tests/fixtures/ok/bits.ph",
+        "--input",
+        &format!("X={t}"),
+        "--dim",
+        "N=4",
+    ]);
+    assert!(
+        text(&o).1.contains("`X` must hold f32") || text(&o).1.contains("expected dtype <f4"),
+        "{:?}",
+        text(&o)
+    );
+    let o = phobosc(&[
+        "run",
+        "examples/dropout_rows.ph",
+        "--input",
+        &format!("X={y}"),
+        "--dim",
+        "M=21",
+    ]);
+    assert!(
+        text(&o)
+            .1
+            .contains("dimension `M` is 21 from --dim but 20 in"),
+        "{:?}",
+        text(&o)
+    );
 }
 
 #[test]
 fn bad_arguments_name_the_parameter() {
     let cases: &[(&[&str], &str)] = &[
-        (&["--arg", "sed=1"], "--arg sed: `dropout_rows` has no parameter `sed`; its scalar parameters are seed"),
+        (
+            &["--arg", "sed=1"],
+            "--arg sed: `dropout_rows` has no parameter `sed`; its scalar parameters are seed",
+        ),
         (&["--arg", "seed"], "--arg `seed`: expected NAME=VALUE"),
-        (&["--arg", "seed=1.5"], "--arg seed: `1.5` is not a valid i32"),
-        (&["--arg", "X=1"], "--arg X: `X` is a tensor; pass it with --input X=FILE.npy"),
-        (&["--dim", "N=5"], "--dim N: `dropout_rows` has no dimension `N`; its dimensions are M"),
-        (&["--dim", "M=-5"], "--dim M: `-5` is not a non-negative integer"),
-        (&[], "dimension `M` of `dropout_rows` is not bound: pass --dim M=N"),
-        (&["--dim", "M=4", "--output", "X=x.npy"], "--output X: `X` is not written by `dropout_rows`; its outputs are Y"),
-        (&["--dim", "M=4", "--config", "Q=3"], "`Q` is not a tuning parameter of `dropout_rows`"),
-        (&["--dim", "M=4", "--backend", "gpu"], "backend `gpu` is not available"),
-        (&["--dim", "M=4", "--kernel", "nope"], "no kernel named `nope`"),
+        (
+            &["--arg", "seed=1.5"],
+            "--arg seed: `1.5` is not a valid i32",
+        ),
+        (
+            &["--arg", "X=1"],
+            "--arg X: `X` is a tensor; pass it with --input X=FILE.npy",
+        ),
+        (
+            &["--dim", "N=5"],
+            "--dim N: `dropout_rows` has no dimension `N`; its dimensions are M",
+        ),
+        (
+            &["--dim", "M=-5"],
+            "--dim M: `-5` is not a non-negative integer",
+        ),
+        (
+            &[],
+            "dimension `M` of `dropout_rows` is not bound: pass --dim M=N",
+        ),
+        (
+            &["--dim", "M=4", "--output", "X=x.npy"],
+            "--output X: `X` is not written by `dropout_rows`; its outputs are Y",
+        ),
+        (
+            &["--dim", "M=4", "--config", "Q=3"],
+            "`Q` is not a tuning parameter of `dropout_rows`",
+        ),
+        (
+            &["--dim", "M=4", "--backend", "gpu"],
+            "backend `gpu` is not available",
+        ),
+        (
+            &["--dim", "M=4", "--kernel", "nope"],
+            "no kernel named `nope`",
+        ),
     ];
     for (extra, want) in cases {
         let mut args = vec!["run", "examples/dropout_rows.ph"];
@@ -132,9 +237,17 @@ fn bad_arguments_name_the_parameter() {
 fn several_kernels_need_a_choice() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("two.ph");
-    std::fs::write(&f, "kernel a(Y: tensor<i32>[4]) { Y = 1 }\nkernel b(Y: tensor<i32>[4]) { Y = 2 }\n").unwrap();
+    std::fs::write(
+        &f,
+        "kernel a(Y: tensor<i32>[4]) { Y = 1 }\nkernel b(Y: tensor<i32>[4]) { Y = 2 }\n",
+    )
+    .unwrap();
     let o = phobosc(&["run", f.to_str().unwrap()]);
-    assert!(text(&o).1.contains("defines several kernels (a, b); choose one with --kernel"));
+    assert!(
+        text(&o)
+            .1
+            .contains("defines several kernels (a, b); choose one with --kernel")
+    );
     let o = phobosc(&["run", f.to_str().unwrap(), "--kernel", "b", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&text(&o).0).unwrap();
     assert_eq!(v["outputs"]["Y"]["mean"], 2.0);

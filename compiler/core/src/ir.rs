@@ -174,7 +174,10 @@ pub enum ExprKind {
     /// The position along an axis of the statement's tile (i32).
     Iota(u8),
     Local(LocalId),
-    Load { place: Place, index: Vec<Index> },
+    Load {
+        place: Place,
+        index: Vec<Index>,
+    },
     Unary(UnOp, ExprId),
     Binary(BinOp, ExprId, ExprId),
     /// A value conversion to `ty`.
@@ -237,13 +240,21 @@ impl Kernel {
         }
         for s in &self.body {
             let line = match s {
-                Stmt::Let { local, value } => format!("let {} = %{value}", self.locals[*local].name),
-                Stmt::Var { local, value } => format!("var {} = %{value}", self.locals[*local].name),
+                Stmt::Let { local, value } => {
+                    format!("let {} = %{value}", self.locals[*local].name)
+                }
+                Stmt::Var { local, value } => {
+                    format!("var {} = %{value}", self.locals[*local].name)
+                }
                 Stmt::Store {
                     place,
                     index,
                     value,
-                } => format!("{}{} = %{value}", self.place_text(*place), self.index_text(index)),
+                } => format!(
+                    "{}{} = %{value}",
+                    self.place_text(*place),
+                    self.index_text(index)
+                ),
             };
             let _ = writeln!(out, "  {line}");
         }

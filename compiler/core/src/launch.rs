@@ -26,33 +26,86 @@ pub const MAX_BLOCKS: u64 = 1 << 40;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LaunchError {
-    ArgCount { expected: usize, got: usize },
-    Kind { param: String, expected: String },
-    Dtype { param: String, expected: String, got: String },
-    Rank { param: String, expected: usize, got: usize },
-    Extent { param: String, axis: usize, expected: u64, got: usize },
-    DimConflict { dim: String, first: String, first_extent: u64, second: String, second_extent: u64 },
-    Grid { axis: usize, formula: String },
+    ArgCount {
+        expected: usize,
+        got: usize,
+    },
+    Kind {
+        param: String,
+        expected: String,
+    },
+    Dtype {
+        param: String,
+        expected: String,
+        got: String,
+    },
+    Rank {
+        param: String,
+        expected: usize,
+        got: usize,
+    },
+    Extent {
+        param: String,
+        axis: usize,
+        expected: u64,
+        got: usize,
+    },
+    DimConflict {
+        dim: String,
+        first: String,
+        first_extent: u64,
+        second: String,
+        second_extent: u64,
+    },
+    Grid {
+        axis: usize,
+        formula: String,
+    },
 }
 
 impl fmt::Display for LaunchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LaunchError::ArgCount { expected, got } => {
-                write!(f, "the kernel takes {expected} arguments but {got} were given")
+                write!(
+                    f,
+                    "the kernel takes {expected} arguments but {got} were given"
+                )
             }
             LaunchError::Kind { param, expected } => write!(f, "`{param}` must be {expected}"),
-            LaunchError::Dtype { param, expected, got } => {
+            LaunchError::Dtype {
+                param,
+                expected,
+                got,
+            } => {
                 write!(f, "`{param}` must hold {expected}, but {got} was given")
             }
-            LaunchError::Rank { param, expected, got } => {
-                write!(f, "`{param}` must have {expected} axes, but the tensor given has {got}")
+            LaunchError::Rank {
+                param,
+                expected,
+                got,
+            } => {
+                write!(
+                    f,
+                    "`{param}` must have {expected} axes, but the tensor given has {got}"
+                )
             }
-            LaunchError::Extent { param, axis, expected, got } => write!(
+            LaunchError::Extent {
+                param,
+                axis,
+                expected,
+                got,
+            } => write!(
                 f,
                 "axis {axis} of `{param}` must have extent {expected}, but the tensor given has {got}"
             ),
-            LaunchError::DimConflict { dim, first, first_extent, second, second_extent } => write!(
+            LaunchError::DimConflict {
+                dim,
+                first,
+                first_extent,
+                second,
+                second_extent,
+            } => write!(
                 f,
                 "dimension `{dim}` is {first_extent} in `{first}` but {second_extent} in `{second}`"
             ),

@@ -3,10 +3,10 @@
 //! builds for the browser.
 
 pub mod diag;
-pub mod span;
-pub mod syntax;
 pub mod ir;
 pub mod sema;
+pub mod span;
+pub mod syntax;
 pub mod types;
 
 pub use diag::{Diagnostic, render};

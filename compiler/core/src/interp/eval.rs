@@ -49,7 +49,10 @@ impl<'k> Block<'k> {
                 Arg::Tensor(t) => t.shape.clone(),
                 Arg::Scalar(_) => Vec::new(),
             },
-            Place::Local(l) => self.locals[l].as_ref().map(|t| t.shape.clone()).unwrap_or_default(),
+            Place::Local(l) => self.locals[l]
+                .as_ref()
+                .map(|t| t.shape.clone())
+                .unwrap_or_default(),
         }
     }
 

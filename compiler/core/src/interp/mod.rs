@@ -55,7 +55,9 @@ fn exec(b: &mut Block<'_>, stmt: &Stmt, args: &mut [Arg]) {
                     Arg::Tensor(t) => t,
                     Arg::Scalar(_) => unreachable!("stores go to tensors"),
                 },
-                Place::Local(l) => b.locals[*l].as_mut().expect("a var is set before it is stored to"),
+                Place::Local(l) => b.locals[*l]
+                    .as_mut()
+                    .expect("a var is set before it is stored to"),
             };
             for (i, v) in writes {
                 dest.set(i, v);
@@ -96,7 +98,12 @@ fn store_values(
 
 /// The flat index in a tensor of `shape` of the element at `pos` within a
 /// slice, or `None` when it falls outside the tensor.
-pub(crate) fn locate(index: &[Index], starts: &[i64], pos: &[usize], shape: &[usize]) -> Option<usize> {
+pub(crate) fn locate(
+    index: &[Index],
+    starts: &[i64],
+    pos: &[usize],
+    shape: &[usize],
+) -> Option<usize> {
     let mut flat: usize = 0;
     let mut p = pos.iter();
     for ((ix, start), extent) in index.iter().zip(starts).zip(shape) {

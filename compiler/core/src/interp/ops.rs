@@ -42,16 +42,20 @@ macro_rules! int_ops {
             BinOp::Add => $ctor(x.wrapping_add(y)),
             BinOp::Sub => $ctor(x.wrapping_sub(y)),
             BinOp::Mul => $ctor(x.wrapping_mul(y)),
-            BinOp::Div => $ctor(if y == 0 || (x == $min && y.wrapping_add(1) == 0 && $min != 0) {
-                if y == 0 { x } else { $min }
-            } else {
-                x / y
-            }),
-            BinOp::Rem => $ctor(if y == 0 || (x == $min && y.wrapping_add(1) == 0 && $min != 0) {
-                0
-            } else {
-                x % y
-            }),
+            BinOp::Div => $ctor(
+                if y == 0 || (x == $min && y.wrapping_add(1) == 0 && $min != 0) {
+                    if y == 0 { x } else { $min }
+                } else {
+                    x / y
+                },
+            ),
+            BinOp::Rem => $ctor(
+                if y == 0 || (x == $min && y.wrapping_add(1) == 0 && $min != 0) {
+                    0
+                } else {
+                    x % y
+                },
+            ),
             BinOp::Shl => $ctor(x.wrapping_shl((y as u32) & ($bits - 1))),
             BinOp::Shr => $ctor(x.wrapping_shr((y as u32) & ($bits - 1))),
             BinOp::BitAnd => $ctor(x & y),

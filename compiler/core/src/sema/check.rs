@@ -167,9 +167,12 @@ pub fn check_expr_kernel(
         };
         if c.block_uses.iter().any(Option::is_some) {
             c.error(
-                Diagnostic::error(code::BAD_FIELD, "a check runs over whole tensors and has no block")
-                    .label(expr.span, "ctx.block is not available here")
-                    .help("name whole tensors, e.g. Y == 0.0 || Y == X / 0.9"),
+                Diagnostic::error(
+                    code::BAD_FIELD,
+                    "a check runs over whole tensors and has no block",
+                )
+                .label(expr.span, "ctx.block is not available here")
+                .help("name whole tensors, e.g. Y == 0.0 || Y == X / 0.9"),
             );
         }
         let param = c.k.params.len();
@@ -194,54 +197,58 @@ pub fn check_expr_kernel(
 
 impl<'p> Checker<'p> {
     fn new(prog: &'p Program, def: &ast::KernelDef, config: &[(String, i64)]) -> Checker<'p> {
-    let mut diags = Vec::new();
-    let declared = tune_params(def, &mut diags);
-    let tune: Vec<(DeclaredTune, i64)> = declared
-        .into_iter()
-        .map(|t| {
-            let v = config
-                .iter()
-                .find(|(n, _)| *n == t.name)
-                .map_or(t.values[0], |(_, v)| *v);
-            (t, v)
-        })
-        .collect();
-    let mut c = Checker {
-        prog,
-        diags,
-        k: ir::Kernel {
-            name: def.name.name.clone(),
-            params: Vec::new(),
-            dims: Vec::new(),
-            config: tune.iter().map(|(t, v)| (t.name.clone(), *v)).collect(),
-            grid: [ir::GridExpr::Const(1), ir::GridExpr::Const(1), ir::GridExpr::Const(1)],
-            locals: Vec::new(),
-            exprs: Vec::new(),
-            body: Vec::new(),
-        },
-        abs: HashMap::new(),
-        scopes: vec![HashMap::new()],
-        tune_used: vec![false; tune.len()],
-        tune,
-        iota: IotaCtx::Elsewhere,
-        calls: Vec::new(),
-        let_values: HashMap::new(),
-        block_uses: [None; 3],
-    };
-    for a in &def.annotations {
-        if a.name.name != "autotune" && a.name.name != "grid" {
-            c.error(
-                Diagnostic::error(
-                    code::ANNOTATION,
-                    format!("unknown annotation `@{}`", a.name.name),
-                )
-                .label(a.name.span, "not an annotation Phobos knows")
-                .help("kernels take @autotune(...) and @grid(...)"),
-            );
+        let mut diags = Vec::new();
+        let declared = tune_params(def, &mut diags);
+        let tune: Vec<(DeclaredTune, i64)> = declared
+            .into_iter()
+            .map(|t| {
+                let v = config
+                    .iter()
+                    .find(|(n, _)| *n == t.name)
+                    .map_or(t.values[0], |(_, v)| *v);
+                (t, v)
+            })
+            .collect();
+        let mut c = Checker {
+            prog,
+            diags,
+            k: ir::Kernel {
+                name: def.name.name.clone(),
+                params: Vec::new(),
+                dims: Vec::new(),
+                config: tune.iter().map(|(t, v)| (t.name.clone(), *v)).collect(),
+                grid: [
+                    ir::GridExpr::Const(1),
+                    ir::GridExpr::Const(1),
+                    ir::GridExpr::Const(1),
+                ],
+                locals: Vec::new(),
+                exprs: Vec::new(),
+                body: Vec::new(),
+            },
+            abs: HashMap::new(),
+            scopes: vec![HashMap::new()],
+            tune_used: vec![false; tune.len()],
+            tune,
+            iota: IotaCtx::Elsewhere,
+            calls: Vec::new(),
+            let_values: HashMap::new(),
+            block_uses: [None; 3],
+        };
+        for a in &def.annotations {
+            if a.name.name != "autotune" && a.name.name != "grid" {
+                c.error(
+                    Diagnostic::error(
+                        code::ANNOTATION,
+                        format!("unknown annotation `@{}`", a.name.name),
+                    )
+                    .label(a.name.span, "not an annotation Phobos knows")
+                    .help("kernels take @autotune(...) and @grid(...)"),
+                );
+            }
         }
-    }
-    c.params(def);
-    c
+        c.params(def);
+        c
     }
 
     fn finish(mut self) -> Result<ir::Kernel, Vec<Diagnostic>> {
@@ -427,7 +434,9 @@ impl<'p> Checker<'p> {
                         format!("`{n}` is used as a tile extent but never declared"),
                     )
                     .label(e.span, "undeclared")
-                    .help(format!("declare it before the kernel: @autotune({n} in [16])"))
+                    .help(format!(
+                        "declare it before the kernel: @autotune({n} in [16])"
+                    ))
                 };
                 self.error(d);
                 None
@@ -475,10 +484,7 @@ impl<'p> Checker<'p> {
                 let Ty::S(elem) = v.ty else { return };
                 let local = self.new_local(&name.name, LocalKind::Let, elem, v.shape.clone());
                 self.let_values.insert(local, v.id);
-                self.k.body.push(Stmt::Let {
-                    local,
-                    value: v.id,
-                });
+                self.k.body.push(Stmt::Let { local, value: v.id });
                 self.bind(&name.name, Binding::Local(local));
             }
             ast::Stmt::Var {
@@ -567,13 +573,10 @@ impl<'p> Checker<'p> {
             Ty::S(t) if t == elem => v,
             Ty::S(t) => {
                 self.error(
-                    Diagnostic::error(
-                        code::TYPE_MISMATCH,
-                        format!("cannot store {t} into {elem}"),
-                    )
-                    .label(v.span, format!("this is {t}"))
-                    .label(dest, format!("this holds {elem}"))
-                    .help(format!("convert the value: `{elem}(...)`")),
+                    Diagnostic::error(code::TYPE_MISMATCH, format!("cannot store {t} into {elem}"))
+                        .label(v.span, format!("this is {t}"))
+                        .label(dest, format!("this holds {elem}"))
+                        .help(format!("convert the value: `{elem}(...)`")),
                 );
                 return None;
             }
@@ -607,24 +610,32 @@ impl<'p> Checker<'p> {
                         format!("`{name}` is a `let` binding and cannot be assigned"),
                     )
                     .label(base.span, "bound by let")
-                    .help(format!("declare it with `var {name}: tile<...>[...] = ...` to assign to it")),
+                    .help(format!(
+                        "declare it with `var {name}: tile<...>[...] = ...` to assign to it"
+                    )),
                 );
                 return None;
             }
             Some(Binding::Poisoned) => return None,
             Some(Binding::Scalar(_) | Binding::Dim(_) | Binding::Arg(_)) => {
                 self.error(
-                    Diagnostic::error(code::STORE_TO_INPUT, format!("cannot store to the input `{name}`"))
-                        .label(base.span, "a scalar input of the kernel")
-                        .help("kernels write results into tensor parameters"),
+                    Diagnostic::error(
+                        code::STORE_TO_INPUT,
+                        format!("cannot store to the input `{name}`"),
+                    )
+                    .label(base.span, "a scalar input of the kernel")
+                    .help("kernels write results into tensor parameters"),
                 );
                 return None;
             }
             None if self.tune_index(name).is_some() => {
                 self.error(
-                    Diagnostic::error(code::STORE_TO_INPUT, format!("cannot store to the tuning parameter `{name}`"))
-                        .label(base.span, "a compile-time constant")
-                        .help("kernels write results into tensor parameters"),
+                    Diagnostic::error(
+                        code::STORE_TO_INPUT,
+                        format!("cannot store to the tuning parameter `{name}`"),
+                    )
+                    .label(base.span, "a compile-time constant")
+                    .help("kernels write results into tensor parameters"),
                 );
                 return None;
             }
@@ -675,7 +686,12 @@ impl<'p> Checker<'p> {
 
     /// Checks the indices of a slice of `place`; returns them and the shape
     /// of the slice.
-    pub fn slice(&mut self, place: Place, args: &[SliceArg], at: Span) -> Option<(Vec<Index>, Shape)> {
+    pub fn slice(
+        &mut self,
+        place: Place,
+        args: &[SliceArg],
+        at: Span,
+    ) -> Option<(Vec<Index>, Shape)> {
         let dims = self.place_shape(place);
         if dims.len() != args.len() {
             let what = match place {
@@ -742,16 +758,22 @@ impl<'p> Checker<'p> {
         if !v.shape.is_empty() {
             self.error(
                 Diagnostic::error(code::SHAPE_MISMATCH, "a slice start must be a scalar")
-                    .label(v.span, format!("this has shape {}", self.shape_text(&v.shape)))
+                    .label(
+                        v.span,
+                        format!("this has shape {}", self.shape_text(&v.shape)),
+                    )
                     .help("index with a scalar such as ctx.block.x * R"),
             );
             return None;
         }
         if !v.ty.is_int() {
             self.error(
-                Diagnostic::error(code::TYPE_MISMATCH, format!("a slice start must be an integer, not {}", v.ty.name()))
-                    .label(v.span, "not an integer")
-                    .help("convert it: `i32(...)`"),
+                Diagnostic::error(
+                    code::TYPE_MISMATCH,
+                    format!("a slice start must be an integer, not {}", v.ty.name()),
+                )
+                .label(v.span, "not an integer")
+                .help("convert it: `i32(...)`"),
             );
             return None;
         }

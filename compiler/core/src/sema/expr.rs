@@ -27,7 +27,9 @@ impl Checker<'_> {
         match &e.kind {
             AK::Int(v) => Some(self.literal_int(*v, span)),
             AK::Float(t) => Some(self.literal_float(t, span)),
-            AK::Bool(b) => Some(self.concrete(ExprKind::Const(Value::Bool(*b)), Scalar::Bool, vec![], span)),
+            AK::Bool(b) => {
+                Some(self.concrete(ExprKind::Const(Value::Bool(*b)), Scalar::Bool, vec![], span))
+            }
             AK::Name(n) => self.name(n, span),
             AK::Unary(op, a) => self.unary(*op, a, span),
             AK::Binary(op, a, b) => self.binary(*op, a, b, span),
@@ -39,7 +41,13 @@ impl Checker<'_> {
         }
     }
 
-    pub fn concrete(&mut self, kind: ExprKind, ty: Scalar, shape: Vec<crate::types::Dim>, span: Span) -> Val {
+    pub fn concrete(
+        &mut self,
+        kind: ExprKind,
+        ty: Scalar,
+        shape: Vec<crate::types::Dim>,
+        span: Span,
+    ) -> Val {
         let id = self.push(kind, ty, shape.clone());
         Val {
             id,
@@ -65,12 +73,22 @@ impl Checker<'_> {
                 };
                 Some(self.concrete(ExprKind::Param(i), s, vec![], span))
             }
-            Some(Binding::Dim(s)) => Some(self.concrete(ExprKind::DimValue(s), Scalar::I32, vec![], span)),
+            Some(Binding::Dim(s)) => {
+                Some(self.concrete(ExprKind::DimValue(s), Scalar::I32, vec![], span))
+            }
             Some(Binding::Tensor(i)) => {
                 let (index, shape) = self.full_slice(Place::Param(i));
                 self.mark_read(Place::Param(i));
                 let elem = self.place_elem(Place::Param(i));
-                Some(self.concrete(ExprKind::Load { place: Place::Param(i), index }, elem, shape, span))
+                Some(self.concrete(
+                    ExprKind::Load {
+                        place: Place::Param(i),
+                        index,
+                    },
+                    elem,
+                    shape,
+                    span,
+                ))
             }
             Some(Binding::Local(l)) => {
                 let local = &self.k.locals[l];
@@ -86,9 +104,12 @@ impl Checker<'_> {
                     );
                 } else if self.prog.fns.contains_key(n) || is_builtin(n) {
                     self.error(
-                        Diagnostic::error(code::UNKNOWN_NAME, format!("`{n}` is a function, not a value"))
-                            .label(span, "a function")
-                            .help(format!("call it: `{n}(...)`")),
+                        Diagnostic::error(
+                            code::UNKNOWN_NAME,
+                            format!("`{n}` is a function, not a value"),
+                        )
+                        .label(span, "a function")
+                        .help(format!("call it: `{n}(...)`")),
                     );
                 } else {
                     self.unknown_name(n, span);
@@ -99,12 +120,16 @@ impl Checker<'_> {
     }
 
     pub fn unknown_name(&mut self, n: &str, span: Span) {
-        let mut candidates: Vec<String> = self.scopes.iter().flat_map(|s| s.keys().cloned()).collect();
+        let mut candidates: Vec<String> =
+            self.scopes.iter().flat_map(|s| s.keys().cloned()).collect();
         candidates.extend(self.tune.iter().map(|(t, _)| t.name.clone()));
-        let d = Diagnostic::error(code::UNKNOWN_NAME, format!("unknown name `{n}`")).label(span, "not defined here");
+        let d = Diagnostic::error(code::UNKNOWN_NAME, format!("unknown name `{n}`"))
+            .label(span, "not defined here");
         let d = match closest(n, &candidates) {
             Some(c) => d.help(format!("did you mean `{c}`?")),
-            None => d.help("names are kernel parameters, `let` and `var` bindings, and @autotune parameters"),
+            None => d.help(
+                "names are kernel parameters, `let` and `var` bindings, and @autotune parameters",
+            ),
         };
         self.error(d);
     }
@@ -132,9 +157,12 @@ impl Checker<'_> {
             Some(Binding::Poisoned) => return None,
             Some(_) => {
                 self.error(
-                    Diagnostic::error(code::BAD_OPERAND, format!("`{n}` is a scalar and cannot be sliced"))
-                        .label(base.span, "a scalar")
-                        .help("only tensors and tiles have axes"),
+                    Diagnostic::error(
+                        code::BAD_OPERAND,
+                        format!("`{n}` is a scalar and cannot be sliced"),
+                    )
+                    .label(base.span, "a scalar")
+                    .help("only tensors and tiles have axes"),
                 );
                 return None;
             }
@@ -158,8 +186,12 @@ impl Checker<'_> {
             );
             None
         };
-        let AK::Field(mid, axis) = &e.kind else { return bad(self) };
-        let AK::Field(root, group) = &mid.kind else { return bad(self) };
+        let AK::Field(mid, axis) = &e.kind else {
+            return bad(self);
+        };
+        let AK::Field(root, group) = &mid.kind else {
+            return bad(self);
+        };
         if !matches!(&root.kind, AK::Name(n) if n == "ctx") || self.lookup("ctx").is_some() {
             return bad(self);
         }
@@ -183,7 +215,11 @@ impl Checker<'_> {
     fn unary(&mut self, op: UnOp, a: &ast::Expr, span: Span) -> Option<Val> {
         let v = self.expr(a)?;
         let ok = match op {
-            UnOp::Neg => v.ty.is_float() || v.ty == Ty::AbsInt || matches!(v.ty, Ty::S(s) if s.is_signed_int()),
+            UnOp::Neg => {
+                v.ty.is_float()
+                    || v.ty == Ty::AbsInt
+                    || matches!(v.ty, Ty::S(s) if s.is_signed_int())
+            }
             UnOp::Not => v.ty.is_bool() || v.ty.is_int(),
             UnOp::BitNot => v.ty.is_int(),
         };
@@ -200,15 +236,22 @@ impl Checker<'_> {
 
     fn bad_operand(&mut self, op: &str, v: &Val, span: Span) {
         let help = match (op, v.ty) {
-            ("%", t) if t.is_float() => "`%` is defined on integers only; write x - y * floor(x / y) if you need it",
-            ("-", Ty::S(s)) if s == Scalar::U32 || s == Scalar::U64 => "unsigned integers have no negation; use 0 - x for the wrapping one",
+            ("%", t) if t.is_float() => {
+                "`%` is defined on integers only; write x - y * floor(x / y) if you need it"
+            }
+            ("-", Ty::S(s)) if s == Scalar::U32 || s == Scalar::U64 => {
+                "unsigned integers have no negation; use 0 - x for the wrapping one"
+            }
             _ => "see the operator table in docs/language.md",
         };
         self.error(
-            Diagnostic::error(code::BAD_OPERAND, format!("`{op}` is not defined on {}", v.ty.name()))
-                .label(span, "this operation")
-                .label(v.span, format!("this is {}", v.ty.name()))
-                .help(help),
+            Diagnostic::error(
+                code::BAD_OPERAND,
+                format!("`{op}` is not defined on {}", v.ty.name()),
+            )
+            .label(span, "this operation")
+            .label(v.span, format!("this is {}", v.ty.name()))
+            .help(help),
         );
     }
 
@@ -230,7 +273,11 @@ impl Checker<'_> {
             Eq | Ne | Lt | Le | Gt | Ge => {
                 let (va, vb, t) = self.unify(&va, &vb, span, "compared values differ in type")?;
                 let (va, vb) = if t == Ty::AbsInt || t == Ty::AbsFloat {
-                    let s = if t == Ty::AbsInt { Scalar::I32 } else { Scalar::F32 };
+                    let s = if t == Ty::AbsInt {
+                        Scalar::I32
+                    } else {
+                        Scalar::F32
+                    };
                     (self.concretize(&va, s)?, self.concretize(&vb, s)?)
                 } else {
                     (va, vb)
@@ -310,8 +357,16 @@ impl Checker<'_> {
                 let [a] = self.args::<1>(f, args, span)?;
                 let v = self.expr(a)?;
                 let v = self.default_type(v)?;
-                let b = if name == "sqrt" { Builtin::Sqrt } else { Builtin::Abs };
-                let ok = if b == Builtin::Sqrt { v.ty.is_float() } else { v.ty.is_float() || matches!(v.ty, Ty::S(s) if s.is_signed_int()) };
+                let b = if name == "sqrt" {
+                    Builtin::Sqrt
+                } else {
+                    Builtin::Abs
+                };
+                let ok = if b == Builtin::Sqrt {
+                    v.ty.is_float()
+                } else {
+                    v.ty.is_float() || matches!(v.ty, Ty::S(s) if s.is_signed_int())
+                };
                 if !ok {
                     self.bad_operand(name, &v, span);
                     return None;
@@ -330,7 +385,11 @@ impl Checker<'_> {
                     self.bad_operand(name, &va, span);
                     return None;
                 }
-                let b = if name == "min" { Builtin::Min } else { Builtin::Max };
+                let b = if name == "min" {
+                    Builtin::Min
+                } else {
+                    Builtin::Max
+                };
                 Some(self.concrete(ExprKind::Builtin(b, vec![va.id, vb.id]), s, shape, span))
             }
             _ => self.call_fn(f, args, span),
@@ -338,7 +397,12 @@ impl Checker<'_> {
     }
 
     /// Checks the argument count of a builtin.
-    fn args<'a, const N: usize>(&mut self, f: &ast::Ident, args: &'a [ast::Expr], span: Span) -> Option<[&'a ast::Expr; N]> {
+    fn args<'a, const N: usize>(
+        &mut self,
+        f: &ast::Ident,
+        args: &'a [ast::Expr],
+        span: Span,
+    ) -> Option<[&'a ast::Expr; N]> {
         if args.len() != N {
             self.arity(&f.name, N, args.len(), span, None);
             return None;
@@ -348,8 +412,11 @@ impl Checker<'_> {
 
     fn arity(&mut self, name: &str, want: usize, got: usize, span: Span, def: Option<Span>) {
         let plural = if want == 1 { "" } else { "s" };
-        let mut d = Diagnostic::error(code::ARITY, format!("`{name}` takes {want} argument{plural} but {got} were given"))
-            .label(span, format!("{got} given"));
+        let mut d = Diagnostic::error(
+            code::ARITY,
+            format!("`{name}` takes {want} argument{plural} but {got} were given"),
+        )
+        .label(span, format!("{got} given"));
         if let Some(def) = def {
             d = d.label(def, "defined here");
         }
@@ -382,9 +449,12 @@ impl Checker<'_> {
             }
             IotaCtx::Elsewhere => {
                 self.error(
-                    Diagnostic::error(code::IOTA_OUTSIDE, "`iota` is only meaningful in the value of an assignment")
-                        .label(span, "there is no assigned tile here")
-                        .help("use iota on the right of `Y[...] = ...` or in a var's value"),
+                    Diagnostic::error(
+                        code::IOTA_OUTSIDE,
+                        "`iota` is only meaningful in the value of an assignment",
+                    )
+                    .label(span, "there is no assigned tile here")
+                    .help("use iota on the right of `Y[...] = ...` or in a var's value"),
                 );
                 return None;
             }
@@ -395,9 +465,15 @@ impl Checker<'_> {
         let axis = axis?;
         if axis < 0 || axis as usize >= shape.len() {
             self.error(
-                Diagnostic::error(code::RANK, format!("iota({axis}) names an axis the tile does not have"))
-                    .label(span, format!("the assigned tile has shape {}", self.shape_text(&shape)))
-                    .help(format!("axes are 0 .. {}", shape.len())),
+                Diagnostic::error(
+                    code::RANK,
+                    format!("iota({axis}) names an axis the tile does not have"),
+                )
+                .label(
+                    span,
+                    format!("the assigned tile has shape {}", self.shape_text(&shape)),
+                )
+                .help(format!("axes are 0 .. {}", shape.len())),
             );
             return None;
         }
@@ -409,14 +485,23 @@ impl Checker<'_> {
         let (vc, va, vb) = (vc?, va?, vb?);
         if !vc.ty.is_bool() {
             self.error(
-                Diagnostic::error(code::TYPE_MISMATCH, format!("the condition of `where` must be bool, not {}", vc.ty.name()))
-                    .label(vc.span, "not a bool")
-                    .help("compare it: `x != 0`"),
+                Diagnostic::error(
+                    code::TYPE_MISMATCH,
+                    format!(
+                        "the condition of `where` must be bool, not {}",
+                        vc.ty.name()
+                    ),
+                )
+                .label(vc.span, "not a bool")
+                .help("compare it: `x != 0`"),
             );
             return None;
         }
         let s1 = self.broadcast(&va, &vb, span)?;
-        let tmp = Val { shape: s1, ..va.clone() };
+        let tmp = Val {
+            shape: s1,
+            ..va.clone()
+        };
         let shape = self.broadcast(&vc, &tmp, span)?;
         let (va, vb, ty) = self.unify(&va, &vb, span, "the branches of `where` differ in type")?;
         let kind = ExprKind::Select(vc.id, va.id, vb.id);
@@ -430,8 +515,15 @@ impl Checker<'_> {
     /// checked with the parameters bound to them.
     fn call_fn(&mut self, f: &ast::Ident, args: &[ast::Expr], span: Span) -> Option<Val> {
         let Some(def) = self.prog.fns.get(&f.name) else {
-            let names: Vec<String> = self.prog.fns.keys().cloned().chain(BUILTINS.iter().map(|s| s.to_string())).collect();
-            let d = Diagnostic::error(code::UNKNOWN_FN, format!("unknown function `{}`", f.name)).label(f.span, "not defined");
+            let names: Vec<String> = self
+                .prog
+                .fns
+                .keys()
+                .cloned()
+                .chain(BUILTINS.iter().map(|s| s.to_string()))
+                .collect();
+            let d = Diagnostic::error(code::UNKNOWN_FN, format!("unknown function `{}`", f.name))
+                .label(f.span, "not defined");
             let d = match closest(&f.name, &names) {
                 Some(c) => d.help(format!("did you mean `{c}`?")),
                 None => d.help("define it with `fn name(args) = expr`"),
@@ -440,7 +532,13 @@ impl Checker<'_> {
             return None;
         };
         if def.params.len() != args.len() {
-            self.arity(&f.name, def.params.len(), args.len(), span, Some(def.name.span));
+            self.arity(
+                &f.name,
+                def.params.len(),
+                args.len(),
+                span,
+                Some(def.name.span),
+            );
             return None;
         }
         // Recursion is reported once per cycle by `fns::check_recursion`;
@@ -460,10 +558,18 @@ impl Checker<'_> {
                 && v.ty != Ty::S(want)
             {
                 self.error(
-                    Diagnostic::error(code::TYPE_MISMATCH, format!("`{}` of `{}` must be {want}, not {}", p.name.name, f.name, v.ty.name()))
-                        .label(v.span, format!("this is {}", v.ty.name()))
-                        .label(p.name.span, format!("declared {want} here"))
-                        .help(format!("convert the argument: `{want}(...)`")),
+                    Diagnostic::error(
+                        code::TYPE_MISMATCH,
+                        format!(
+                            "`{}` of `{}` must be {want}, not {}",
+                            p.name.name,
+                            f.name,
+                            v.ty.name()
+                        ),
+                    )
+                    .label(v.span, format!("this is {}", v.ty.name()))
+                    .label(p.name.span, format!("declared {want} here"))
+                    .help(format!("convert the argument: `{want}(...)`")),
                 );
                 ok = false;
             }
@@ -495,7 +601,9 @@ fn closest(name: &str, candidates: &[String]) -> Option<String> {
             row[0] = i + 1;
             for j in 0..b.len() {
                 let cur = row[j + 1];
-                row[j + 1] = (prev + usize::from(ca != b[j])).min(row[j] + 1).min(cur + 1);
+                row[j + 1] = (prev + usize::from(ca != b[j]))
+                    .min(row[j] + 1)
+                    .min(cur + 1);
                 prev = cur;
             }
         }

@@ -7,10 +7,19 @@ use crate::syntax::ast::{self, ExprKind as AK};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub fn duplicate_fn(f: &ast::FnDef, prev: &ast::FnDef, sources: &SourceMap) -> Diagnostic {
-    Diagnostic::error(code::DUPLICATE, format!("`{}` is defined twice", f.name.name))
-        .label(f.name.span, "defined again here")
-        .label(prev.name.span, format!("first defined here, in {}", sources.name(prev.name.span.src)))
-        .help("rename one of them")
+    Diagnostic::error(
+        code::DUPLICATE,
+        format!("`{}` is defined twice", f.name.name),
+    )
+    .label(f.name.span, "defined again here")
+    .label(
+        prev.name.span,
+        format!(
+            "first defined here, in {}",
+            sources.name(prev.name.span.src)
+        ),
+    )
+    .help("rename one of them")
 }
 
 pub fn check_duplicate_kernels(prog: &Program) -> Vec<Diagnostic> {
@@ -19,10 +28,13 @@ pub fn check_duplicate_kernels(prog: &Program) -> Vec<Diagnostic> {
     for k in &prog.file.kernels {
         if let Some(prev) = seen.insert(&k.name.name, k.name.span) {
             out.push(
-                Diagnostic::error(code::DUPLICATE, format!("kernel `{}` is defined twice", k.name.name))
-                    .label(k.name.span, "defined again here")
-                    .label(prev, "first defined here")
-                    .help("rename one of them"),
+                Diagnostic::error(
+                    code::DUPLICATE,
+                    format!("kernel `{}` is defined twice", k.name.name),
+                )
+                .label(k.name.span, "defined again here")
+                .label(prev, "first defined here")
+                .help("rename one of them"),
             );
         }
     }
@@ -35,7 +47,12 @@ pub fn check_recursion(prog: &Program) -> Vec<Diagnostic> {
     for (name, f) in &prog.fns {
         let mut out = Vec::new();
         collect_calls(&f.body, &mut out);
-        calls.insert(name.as_str(), out.into_iter().filter(|(n, _)| prog.fns.contains_key(*n)).collect());
+        calls.insert(
+            name.as_str(),
+            out.into_iter()
+                .filter(|(n, _)| prog.fns.contains_key(*n))
+                .collect(),
+        );
     }
     let mut diags = Vec::new();
     let mut reported: BTreeSet<Vec<&str>> = BTreeSet::new();
@@ -48,7 +65,11 @@ pub fn check_recursion(prog: &Program) -> Vec<Diagnostic> {
                 diags.push(
                     Diagnostic::error(code::RECURSION, format!("`{}` is recursive", cycle[0]))
                         .label(span, "this call closes the cycle")
-                        .note(format!("call chain: {} -> {}", cycle.join(" -> "), cycle[0]))
+                        .note(format!(
+                            "call chain: {} -> {}",
+                            cycle.join(" -> "),
+                            cycle[0]
+                        ))
                         .help("fns are expanded inline and cannot recurse; unroll the computation"),
                 );
             }

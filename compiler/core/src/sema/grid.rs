@@ -17,19 +17,18 @@ pub fn set_grid(c: &mut Checker<'_>, def: &ast::KernelDef) {
         return;
     }
     let mut found: [Option<GridExpr>; 3] = [None, None, None];
-    let stores: Vec<(usize, Vec<Index>)> = c
-        .k
-        .body
-        .iter()
-        .filter_map(|s| match s {
-            Stmt::Store {
-                place: Place::Param(p),
-                index,
-                ..
-            } => Some((*p, index.clone())),
-            _ => None,
-        })
-        .collect();
+    let stores: Vec<(usize, Vec<Index>)> =
+        c.k.body
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Store {
+                    place: Place::Param(p),
+                    index,
+                    ..
+                } => Some((*p, index.clone())),
+                _ => None,
+            })
+            .collect();
     for (param, index) in stores {
         let dims = c.place_shape(Place::Param(param));
         for (k, ix) in index.iter().enumerate() {
@@ -58,9 +57,15 @@ pub fn set_grid(c: &mut Checker<'_>, def: &ast::KernelDef) {
                     let span = c.block_uses[axis].unwrap_or(def.name.span);
                     let (a, b) = (prev.display(&c.k.dims), g.display(&c.k.dims));
                     c.error(
-                        Diagnostic::error(code::GRID_NOT_INFERRED, format!("the stores disagree on the number of blocks along {}", axis_name(axis)))
-                            .label(span, format!("one store needs {a} blocks, another {b}"))
-                            .help(format!("say which with @grid(...), e.g. @grid({a})")),
+                        Diagnostic::error(
+                            code::GRID_NOT_INFERRED,
+                            format!(
+                                "the stores disagree on the number of blocks along {}",
+                                axis_name(axis)
+                            ),
+                        )
+                        .label(span, format!("one store needs {a} blocks, another {b}"))
+                        .help(format!("say which with @grid(...), e.g. @grid({a})")),
                     );
                     return;
                 }
@@ -142,7 +147,9 @@ fn explicit(c: &mut Checker<'_>, a: &ast::Annotation) {
 }
 
 fn grid_expr(c: &mut Checker<'_>, e: &ast::Expr) -> Option<GridExpr> {
-    let bin = |c: &mut Checker<'_>, a: &ast::Expr, b: &ast::Expr| Some((Box::new(grid_expr(c, a)?), Box::new(grid_expr(c, b)?)));
+    let bin = |c: &mut Checker<'_>, a: &ast::Expr, b: &ast::Expr| {
+        Some((Box::new(grid_expr(c, a)?), Box::new(grid_expr(c, b)?)))
+    };
     match &e.kind {
         AK::Binary(op, a, b) => {
             let (a, b) = bin(c, a, b)?;
@@ -168,7 +175,10 @@ fn grid_expr(c: &mut Checker<'_>, e: &ast::Expr) -> Option<GridExpr> {
 fn not_grid(c: &mut Checker<'_>, span: Span) -> Option<GridExpr> {
     c.error(
         Diagnostic::error(code::ANNOTATION, "not a grid extent")
-            .label(span, "only + - * / and cdiv(a, b) of dims and constants are allowed")
+            .label(
+                span,
+                "only + - * / and cdiv(a, b) of dims and constants are allowed",
+            )
             .help("for example @grid(cdiv(M, R))"),
     );
     None

@@ -139,12 +139,9 @@ impl Checker<'_> {
             Scalar::F64 => Value::F64(v as f64),
             Scalar::Bool => {
                 self.error(
-                    Diagnostic::error(
-                        code::TYPE_MISMATCH,
-                        "an integer literal cannot be a bool",
-                    )
-                    .label(span, "expected a bool here")
-                    .help("write `true` or `false`, or compare: `x != 0`"),
+                    Diagnostic::error(code::TYPE_MISMATCH, "an integer literal cannot be a bool")
+                        .label(span, "expected a bool here")
+                        .help("write `true` or `false`, or compare: `x != 0`"),
                 );
                 return None;
             }
@@ -337,5 +334,9 @@ fn range_help(to: Scalar) -> String {
 }
 
 fn max_of(to: Scalar) -> &'static str {
-    if to == Scalar::F32 { "3.4e38" } else { "1.8e308" }
+    if to == Scalar::F32 {
+        "3.4e38"
+    } else {
+        "1.8e308"
+    }
 }

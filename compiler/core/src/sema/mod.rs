@@ -110,7 +110,9 @@ impl Program {
         config: &[(String, i64)],
         check: &Check,
     ) -> Result<ir::Kernel, Vec<Diagnostic>> {
-        let k = self.kernel_def(kernel).expect("checks belong to existing kernels");
+        let k = self
+            .kernel_def(kernel)
+            .expect("checks belong to existing kernels");
         check_expr_kernel(self, k, config, &check.expr)
     }
 
@@ -264,7 +266,10 @@ fn read_checks(
         else {
             diags.push(
                 Diagnostic::error(code::NO_KERNEL, "a check line must come before a kernel")
-                    .label(crate::span::Span::new(src, start, offset), "no kernel follows")
+                    .label(
+                        crate::span::Span::new(src, start, offset),
+                        "no kernel follows",
+                    )
                     .help("move it above the kernel it checks"),
             );
             continue;

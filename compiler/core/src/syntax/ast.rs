@@ -42,7 +42,10 @@ pub struct Annotation {
 #[derive(Clone, Debug, PartialEq)]
 pub enum AnnArg {
     /// `R in [16, 32]`
-    Choice { name: Ident, values: Vec<Expr> },
+    Choice {
+        name: Ident,
+        values: Vec<Expr>,
+    },
     Expr(Expr),
 }
 

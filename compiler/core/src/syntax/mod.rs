@@ -69,7 +69,11 @@ pub fn parse(src: SrcId, text: &str) -> (ast::File, Vec<Diagnostic>) {
         recovered
             .into_iter()
             .map(|r| parse_error(src, end, r.error))
-            .filter(|d| !(d.code == code::PARSE && d.span().is_some_and(|s| after_bad.contains(&(s.lo as usize))))),
+            .filter(|d| {
+                !(d.code == code::PARSE
+                    && d.span()
+                        .is_some_and(|s| after_bad.contains(&(s.lo as usize))))
+            }),
     );
     let file = attach_annotations(items, &mut diags);
     diags.sort_by_key(|d| d.span());
@@ -83,11 +87,16 @@ pub fn parse_expr(src: SrcId, text: &str, offset: usize) -> Result<ast::Expr, Ve
     let (tokens, bad) = token::lex(text);
     if let Some(r) = bad.first() {
         return Err(vec![
-            Diagnostic::error(code::LEX, "unexpected character")
-                .label(Span::new(src, r.start + offset, r.end + offset), "not part of any token"),
+            Diagnostic::error(code::LEX, "unexpected character").label(
+                Span::new(src, r.start + offset, r.end + offset),
+                "not part of any token",
+            ),
         ]);
     }
-    let tokens: Vec<_> = tokens.into_iter().map(|(lo, t, hi)| (lo + offset, t, hi + offset)).collect();
+    let tokens: Vec<_> = tokens
+        .into_iter()
+        .map(|(lo, t, hi)| (lo + offset, t, hi + offset))
+        .collect();
     let mut recovered: Vec<ErrorRecovery<usize, Tok<'_>, LexError>> = Vec::new();
     grammar::ExprParser::new()
         .parse(
@@ -117,10 +126,8 @@ fn parse_error(src: SrcId, end: usize, e: ParseError<usize, Tok<'_>, LexError>) 
         } => Diagnostic::error(code::PARSE, format!("unexpected {tok}"))
             .label(Span::new(src, lo, hi), "extra token")
             .help("remove it"),
-        ParseError::InvalidToken { location } => {
-            Diagnostic::error(code::LEX, "invalid token")
-                .label(Span::new(src, location, location), "here")
-        }
+        ParseError::InvalidToken { location } => Diagnostic::error(code::LEX, "invalid token")
+            .label(Span::new(src, location, location), "here"),
         ParseError::User { error: LexError } => {
             Diagnostic::error(code::LEX, "invalid token").label(Span::new(src, 0, 0), "here")
         }
