@@ -177,9 +177,9 @@ fn exact_log_and_cos_are_accurate_and_match_the_model() {
         3.0,
         1e-10,
         1e10,
-        6.283_185,
-        3.141_592_7,
-        1.570_796_4,
+        std::f32::consts::TAU,
+        std::f32::consts::PI,
+        std::f32::consts::FRAC_PI_2,
         100.0,
         8191.0,
     ];

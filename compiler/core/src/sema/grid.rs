@@ -73,8 +73,8 @@ pub fn set_grid(c: &mut Checker<'_>, def: &ast::KernelDef) {
             }
         }
     }
-    for axis in 0..3 {
-        match (&found[axis], c.block_uses[axis]) {
+    for (axis, g) in found.iter().enumerate() {
+        match (g, c.block_uses[axis]) {
             (Some(g), _) => c.k.grid[axis] = g.clone(),
             // Earlier errors may have dropped the store that gives the grid.
             (None, Some(_)) if !c.diags.is_empty() => {}
