@@ -17,6 +17,9 @@ mod tests {
     #[test]
     fn reports_and_accepts() {
         assert!(super::diagnostics("a.ph", "kernel k(Y: tensor<f32>[4]) { Y = 1.0 }").is_empty());
-        assert!(super::diagnostics("b.ph", "kernel k(Y: tensor<f32>[4]) { Y = 1 + true }").contains("E0"));
+        assert!(
+            super::diagnostics("b.ph", "kernel k(Y: tensor<f32>[4]) { Y = 1 + true }")
+                .contains("E0")
+        );
     }
 }

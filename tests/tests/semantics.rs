@@ -236,3 +236,26 @@ fn launch_errors_name_the_parameter() {
     ]);
     assert!(e.to_string().contains("`s` must hold i32"), "{e}");
 }
+
+#[test]
+fn huge_slices_are_clipped_and_huge_tiles_refused() {
+    let src = "kernel big(Y: tensor<f32>[N]) {
+      Y[-2000000000 :+ 4000000000] = 1.0
+    }
+    kernel huge(Y: tensor<f32>[N]) {
+      var t: tile<f32>[100000, 100000] = 1.0
+      Y[0 :+ 4] = t[0, 0 :+ 4]
+    }";
+    let p = program("big.ph", src);
+    let k = p.kernel("big", &[]).unwrap();
+    let mut args = vec![Arg::Tensor(Tensor::zeros(Scalar::F32, &[5]))];
+    phobos_core::interp::run(&k, &mut args).unwrap();
+    assert_eq!(tensor(&args[0]).get(4), Value::F32(1.0));
+    let k = p.kernel("huge", &[]).unwrap();
+    let mut args = vec![Arg::Tensor(Tensor::zeros(Scalar::F32, &[4]))];
+    let e = phobos_core::interp::run(&k, &mut args).unwrap_err();
+    assert!(
+        matches!(&e, LaunchError::TileTooLarge { name, .. } if name == "t"),
+        "{e}"
+    );
+}

@@ -61,6 +61,10 @@ pub enum LaunchError {
         axis: usize,
         formula: String,
     },
+    TileTooLarge {
+        name: String,
+        shape: Vec<usize>,
+    },
 }
 
 impl fmt::Display for LaunchError {
@@ -108,6 +112,10 @@ impl fmt::Display for LaunchError {
             } => write!(
                 f,
                 "dimension `{dim}` is {first_extent} in `{first}` but {second_extent} in `{second}`"
+            ),
+            LaunchError::TileTooLarge { name, shape } => write!(
+                f,
+                "the tile `{name}` would have shape {shape:?}, too large to hold; use a smaller tile"
             ),
             LaunchError::Grid { axis, formula } => write!(
                 f,

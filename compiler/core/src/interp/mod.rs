@@ -25,7 +25,7 @@ pub fn run(kernel: &Kernel, args: &mut [Arg]) -> Result<Bound, LaunchError> {
             for x in 0..gx {
                 let mut block = Block::new(kernel, &bound, [x as i64, y as i64, z as i64]);
                 for stmt in &kernel.body {
-                    exec(&mut block, stmt, args);
+                    exec(&mut block, stmt, args)?;
                 }
             }
         }
@@ -33,10 +33,20 @@ pub fn run(kernel: &Kernel, args: &mut [Arg]) -> Result<Bound, LaunchError> {
     Ok(bound)
 }
 
-fn exec(b: &mut Block<'_>, stmt: &Stmt, args: &mut [Arg]) {
+/// The largest `let` or `var` tile the interpreter materializes.
+pub const MAX_TILE_ELEMENTS: usize = 1 << 28;
+
+fn exec(b: &mut Block<'_>, stmt: &Stmt, args: &mut [Arg]) -> Result<(), LaunchError> {
     match stmt {
         Stmt::Let { local, value } | Stmt::Var { local, value } => {
             let shape = b.extents(&b.kernel.locals[*local].shape);
+            let n = shape.iter().try_fold(1usize, |a, e| a.checked_mul(*e));
+            if n.is_none_or(|n| n > MAX_TILE_ELEMENTS) {
+                return Err(LaunchError::TileTooLarge {
+                    name: b.kernel.locals[*local].name.clone(),
+                    shape,
+                });
+            }
             let elem = b.kernel.locals[*local].elem;
             let mut tile = Tensor::zeros(elem, &shape);
             for (flat, pos) in positions(&shape).enumerate() {
@@ -64,6 +74,7 @@ fn exec(b: &mut Block<'_>, stmt: &Stmt, args: &mut [Arg]) {
             }
         }
     }
+    Ok(())
 }
 
 /// The (flat destination index, value) of every element a store writes.
@@ -86,11 +97,26 @@ fn store_values(
             Index::Single(s) => starts.push(b.eval_int(*s, args)),
         }
     }
+    // Only positions inside the destination are evaluated: the others are
+    // never written, and values are pure, so skipping them changes nothing
+    // (and a slice far larger than its tensor costs nothing).
+    let mut lo = Vec::new();
+    let mut ext = Vec::new();
+    let mut axis = 0;
+    for (ix, (start, dim)) in index.iter().zip(starts.iter().zip(&dest_shape)) {
+        if let Index::Range { .. } = ix {
+            let first = (-start).clamp(0, tile[axis] as i64);
+            let last = (*dim as i64 - start).clamp(first, tile[axis] as i64);
+            lo.push(first as usize);
+            ext.push((last - first) as usize);
+            axis += 1;
+        }
+    }
     let mut out = Vec::new();
-    for pos in positions(&tile) {
-        let v = b.eval(value, &pos, args);
+    for rel in positions(&ext) {
+        let pos: Vec<usize> = rel.iter().zip(&lo).map(|(r, l)| r + l).collect();
         if let Some(flat) = locate(index, &starts, &pos, &dest_shape) {
-            out.push((flat, v));
+            out.push((flat, b.eval(value, &pos, args)));
         }
     }
     out
