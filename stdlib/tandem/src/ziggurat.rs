@@ -6,7 +6,7 @@
 //! The table is computed, not stored: from the two hex constants [`R`] and
 //! [`V`] by a recursion that uses only the basic operations and the
 //! functions of [`crate::math`], so every port can regenerate it bit for bit
-//! (SPEC.md section 7.9 gives checksums).
+//! (SPEC.md section 7.9 gives the recursion, section 10 a checksum).
 
 use std::sync::OnceLock;
 
