@@ -33,8 +33,9 @@ fn _log_sum(dk, f, s, hfsq, z) = s * (hfsq + (z * (0.6666666269302368 + z * z * 
 
 fn _log_fix(x, y) = where(x == 0.0, -_inf(), where(x < 0.0 || x != x, _nan(), where(x == _inf(), x, y)))
 
-/// The cosine, within 2 ulp for |x| < 8192 and deterministic (but inaccurate)
-/// beyond. cos(inf) = cos(NaN) = NaN.
+/// The cosine, with an absolute error below 1e-7 for |x| < 8192 (a few ulp
+/// away from the zeros of cos, more near them), and deterministic but
+/// inaccurate beyond. cos(inf) = cos(NaN) = NaN.
 ///
 /// |x| is reduced by multiples of pi/4 with a three-part pi/4 (Cody-Waite),
 /// then the octant picks a sine or cosine polynomial and a sign (Cephes cosf).

@@ -381,9 +381,16 @@ fn bind_notes(kernel: &Kernel, inputs: &[String], args: &[String]) -> Vec<String
             ParamKind::Scalar(_) if !given(&p.name, args) => {
                 Some(format!("{} = 0 (not given)", p.name))
             }
-            ParamKind::Tensor { read: true, .. } if !given(&p.name, inputs) => Some(format!(
-                "{} generated (1 + frac(i * 2654435761 / 2^32))",
-                p.name
+            ParamKind::Tensor {
+                read: true, elem, ..
+            } if !given(&p.name, inputs) => Some(format!(
+                "{} generated: element i is {}",
+                p.name,
+                match elem {
+                    Scalar::F32 | Scalar::F64 => "1 + frac(i * 2654435761 / 2^32)",
+                    Scalar::Bool => "whether i is odd",
+                    _ => "i",
+                }
             )),
             _ => None,
         })

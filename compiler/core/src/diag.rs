@@ -106,6 +106,17 @@ pub fn render(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> String 
 }
 
 fn render_one(d: &Diagnostic, sources: &SourceMap, color: bool, out: &mut Vec<u8>) {
+    if d.labels.is_empty() {
+        let mut text = format!("[{}] Error: {}\n", d.code, d.message);
+        for n in &d.notes {
+            text.push_str(&format!("  Note: {n}\n"));
+        }
+        if let Some(h) = &d.help {
+            text.push_str(&format!("  Help: {h}\n"));
+        }
+        out.extend_from_slice(text.as_bytes());
+        return;
+    }
     let kind = match d.severity {
         Severity::Error => ReportKind::Error,
         Severity::Warning => ReportKind::Warning,

@@ -57,6 +57,8 @@ pub struct Checker<'p> {
     pub let_values: HashMap<LocalId, ExprId>,
     /// The first use of `ctx.block.{x,y,z}`.
     pub block_uses: [Option<Span>; 3],
+    /// The first use of `ctx.grid.{x,y,z}`.
+    pub grid_used: Option<Span>,
 }
 
 /// Reads a kernel's `@autotune` declarations, reporting malformed ones.
@@ -165,7 +167,7 @@ pub fn check_expr_kernel(
         let Ty::S(elem) = v.ty else {
             unreachable!("defaulted")
         };
-        if c.block_uses.iter().any(Option::is_some) {
+        if c.block_uses.iter().any(Option::is_some) || c.grid_used.is_some() {
             c.error(
                 Diagnostic::error(
                     code::BAD_FIELD,
@@ -234,6 +236,7 @@ impl<'p> Checker<'p> {
             calls: Vec::new(),
             let_values: HashMap::new(),
             block_uses: [None; 3],
+            grid_used: None,
         };
         for a in &def.annotations {
             if a.name.name != "autotune" && a.name.name != "grid" {

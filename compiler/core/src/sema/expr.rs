@@ -111,6 +111,15 @@ impl Checker<'_> {
                         .label(span, "a function")
                         .help(format!("call it: `{n}(...)`")),
                     );
+                } else if !self.calls.is_empty() && self.tune_index(n).is_some() {
+                    self.error(
+                        Diagnostic::error(
+                            code::UNKNOWN_NAME,
+                            format!("the tuning parameter `{n}` is not visible inside a fn"),
+                        )
+                        .label(span, "fn bodies see only their parameters")
+                        .help(format!("pass it as an argument: `f(..., {n})`")),
+                    );
                 } else {
                     self.unknown_name(n, span);
                 }
@@ -122,7 +131,9 @@ impl Checker<'_> {
     pub fn unknown_name(&mut self, n: &str, span: Span) {
         let mut candidates: Vec<String> =
             self.scopes.iter().flat_map(|s| s.keys().cloned()).collect();
-        candidates.extend(self.tune.iter().map(|(t, _)| t.name.clone()));
+        if self.calls.is_empty() {
+            candidates.extend(self.tune.iter().map(|(t, _)| t.name.clone()));
+        }
         let d = Diagnostic::error(code::UNKNOWN_NAME, format!("unknown name `{n}`"))
             .label(span, "not defined here");
         let d = match closest(n, &candidates) {
@@ -206,7 +217,10 @@ impl Checker<'_> {
                 self.block_uses[a as usize].get_or_insert(e.span);
                 ExprKind::BlockId(a)
             }
-            "grid" => ExprKind::GridSize(a),
+            "grid" => {
+                self.grid_used.get_or_insert(e.span);
+                ExprKind::GridSize(a)
+            }
             _ => return bad(self),
         };
         Some(self.concrete(kind, Scalar::I32, vec![], e.span))
@@ -549,12 +563,40 @@ impl Checker<'_> {
         let mut bound = Vec::new();
         let mut ok = true;
         for (p, a) in def.params.iter().zip(args) {
-            let Some(v) = self.expr(a).and_then(|v| self.default_type(v)) else {
+            let want = match &p.ty {
+                None => None,
+                Some(ast::TypeExpr::Scalar(t)) => match Scalar::from_name(&t.name) {
+                    Some(s) => Some(s),
+                    None => {
+                        self.scalar_type(t);
+                        ok = false;
+                        continue;
+                    }
+                },
+                Some(other) => {
+                    self.error(
+                        Diagnostic::error(
+                            code::UNKNOWN_TYPE,
+                            "a fn parameter takes an element type",
+                        )
+                        .label(other.span(), "not an element type")
+                        .help("write `x: f32`; the argument may be a tile of any shape"),
+                    );
+                    ok = false;
+                    continue;
+                }
+            };
+            let v = match (self.expr(a), want) {
+                (Some(v), Some(want)) if matches!(v.ty, Ty::AbsInt | Ty::AbsFloat) => {
+                    self.concretize(&v, want)
+                }
+                (v, _) => v.and_then(|v| self.default_type(v)),
+            };
+            let Some(v) = v else {
                 ok = false;
                 continue;
             };
-            if let Some(ast::TypeExpr::Scalar(t)) = &p.ty
-                && let Some(want) = Scalar::from_name(&t.name)
+            if let Some(want) = want
                 && v.ty != Ty::S(want)
             {
                 self.error(
