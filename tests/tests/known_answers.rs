@@ -220,7 +220,10 @@ fn exact_log_and_cos_are_accurate_and_match_the_model() {
         }
         if x.abs() < 8192.0 {
             let exact = (x as f64).cos();
-            assert!((cs as f64 - exact).abs() < 1.2e-7, "cos({x:e}) = {cs:e}, exactly {exact:e}");
+            assert!(
+                (cs as f64 - exact).abs() < 1.2e-7,
+                "cos({x:e}) = {cs:e}, exactly {exact:e}"
+            );
             if exact.abs() > 0.01 {
                 worst_cos = worst_cos.max(ulps(cs, exact));
             }
