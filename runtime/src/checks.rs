@@ -5,7 +5,6 @@ use phobos_core::interp;
 use phobos_core::ir::{Kernel, ParamKind};
 use phobos_core::launch::{Arg, bind};
 use phobos_core::tensor::Tensor;
-use phobos_core::types::Dim;
 use std::fmt;
 
 /// For how many elements a check held.
@@ -60,13 +59,7 @@ pub fn evaluate(
         else {
             unreachable!("the check output is a tensor")
         };
-        let extents: Vec<usize> = shape
-            .iter()
-            .map(|d| match d {
-                Dim::Const(v) => *v as usize,
-                Dim::Sym(s) => bound.dims[*s] as usize,
-            })
-            .collect();
+        let extents: Vec<usize> = shape.iter().map(|d| d.extent(&bound.dims)).collect();
         let mut cargs = args.to_vec();
         cargs.push(Arg::Tensor(Tensor::zeros(*elem, &extents)));
         interp::run(&ck, &mut cargs).map_err(|e| err(e.to_string()))?;

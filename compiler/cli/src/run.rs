@@ -9,6 +9,8 @@ use phobos_core::tensor::Tensor;
 use phobos_core::types::{Dim, Scalar, Value};
 use phobos_runtime::{Backend, Options, Precision, Provenance, checks, inputs, launch, npy};
 use serde_json::json;
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -122,40 +124,49 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
             }).collect::<serde_json::Map<_, _>>(),
             "checks": checks.iter().map(|c| json!({"name": c.name, "holds": c.holds, "total": c.total})).collect::<Vec<_>>(),
         });
-        println!("{}", serde_json::to_string_pretty(&report)?);
-        return Ok(ExitCode::SUCCESS);
+        return emit(&format!("{}\n", serde_json::to_string_pretty(&report)?));
     }
-    println!("kernel     {name}");
+    let mut out = format!("kernel     {name}\n");
     for line in provenance_lines(&prov, &kernel) {
-        println!("{line}");
+        let _ = writeln!(out, "{line}");
     }
     for note in bind_notes(&kernel, &a.inputs, &a.args) {
-        println!("input      {note}");
+        let _ = writeln!(out, "input      {note}");
     }
     for p in written(&kernel) {
         let pname = &kernel.params[p].name;
         if let Some((_, path)) = outputs.iter().find(|(q, _)| *q == p) {
-            println!("\n{pname}: saved to {}", path.display());
+            let _ = writeln!(out, "\n{pname}: saved to {}", path.display());
             continue;
         }
         let Arg::Tensor(t) = &args[p] else {
             unreachable!()
         };
-        println!();
-        print!("{}", preview::render(pname, t));
+        out.push('\n');
+        out.push_str(&preview::render(pname, t));
     }
     if !checks.is_empty() {
-        println!();
+        out.push('\n');
     }
     for c in &checks {
         let pct = 100.0 * c.holds as f64 / c.total.max(1) as f64;
-        let mark = if c.holds == c.total { " (all)" } else { "" };
-        println!(
+        let mark = if c.all() { " (all)" } else { "" };
+        let _ = writeln!(
+            out,
             "check `{}`: true for {} of {} elements ({pct:.2}%){mark}",
             c.name, c.holds, c.total
         );
     }
-    Ok(ExitCode::SUCCESS)
+    emit(&out)
+}
+
+/// Writes the report to stdout. A reader that stops early (`| head`) is not
+/// an error: the rest of the report is simply not wanted.
+fn emit(text: &str) -> Result<ExitCode> {
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(ExitCode::SUCCESS),
+    }
 }
 
 fn written(kernel: &Kernel) -> impl Iterator<Item = usize> + '_ {
@@ -311,7 +322,7 @@ impl<'k> Binder<'k> {
         let mut dims = Vec::new();
         for (s, d) in self.dims.iter().enumerate() {
             match d {
-                Some((v, _)) => dims.push(*v as usize),
+                Some((v, _)) => dims.push(*v),
                 None => bail!(
                     "dimension `{0}` of `{1}` is not bound: pass --dim {0}=N, or a tensor that has it with --input",
                     self.kernel.dims[s],
@@ -330,13 +341,7 @@ impl<'k> Binder<'k> {
                         elem, shape, read, ..
                     },
                 ) => {
-                    let extents: Vec<usize> = shape
-                        .iter()
-                        .map(|d| match d {
-                            Dim::Const(v) => *v as usize,
-                            Dim::Sym(s) => dims[*s],
-                        })
-                        .collect();
+                    let extents: Vec<usize> = shape.iter().map(|d| d.extent(&dims)).collect();
                     let n = extents
                         .iter()
                         .try_fold(1usize, |acc, e| acc.checked_mul(*e));
@@ -415,22 +420,8 @@ fn provenance_lines(p: &Provenance, kernel: &Kernel) -> Vec<String> {
             if p.threads == 1 { "" } else { "s" }
         ),
         format!("precision  {}", p.precision.name()),
-        format!(
-            "config     {}",
-            if cfg.is_empty() {
-                "(none)".to_string()
-            } else {
-                cfg.join(", ")
-            }
-        ),
-        format!(
-            "dims       {}",
-            if dims.is_empty() {
-                "(none)".to_string()
-            } else {
-                dims.join(", ")
-            }
-        ),
+        format!("config     {}", list_or_none(&cfg)),
+        format!("dims       {}", list_or_none(&dims)),
         format!("grid       {} x {} x {} blocks", g[0], g[1], g[2]),
     ]
 }
@@ -447,4 +438,12 @@ fn provenance_json(p: &Provenance, notes: &[String]) -> serde_json::Value {
         "tuning_cache": "not used",
         "inputs": notes,
     })
+}
+
+fn list_or_none(items: &[String]) -> String {
+    if items.is_empty() {
+        "(none)".to_string()
+    } else {
+        items.join(", ")
+    }
 }

@@ -103,6 +103,16 @@ pub enum Dim {
     Sym(SymId),
 }
 
+impl Dim {
+    /// The extent once a launch has bound the symbolic dims.
+    pub fn extent(self, dims: &[u64]) -> usize {
+        match self {
+            Dim::Const(v) => v as usize,
+            Dim::Sym(s) => dims[s] as usize,
+        }
+    }
+}
+
 pub type Shape = Vec<Dim>;
 
 /// One scalar value of some element type.

@@ -160,10 +160,7 @@ pub(crate) fn positions(shape: &[usize]) -> impl Iterator<Item = Vec<usize>> + '
 
 impl Block<'_> {
     pub fn extent(&self, d: Dim) -> usize {
-        match d {
-            Dim::Const(v) => v as usize,
-            Dim::Sym(s) => self.bound.dims[s] as usize,
-        }
+        d.extent(&self.bound.dims)
     }
 
     pub fn extents(&self, shape: &[Dim]) -> Vec<usize> {
