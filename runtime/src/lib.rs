@@ -15,7 +15,7 @@
 //! let x = Tensor::from_fn(Scalar::F32, &[4], |i| Value::F32(i as f32));
 //! let mut args = vec![Arg::Tensor(x), Arg::Tensor(Tensor::zeros(Scalar::F32, &[4]))];
 //! let run = launch(&kernel, &mut args, &Options { backend: Backend::Auto, ..Options::default() }).unwrap();
-//! assert_eq!(run.backend, Backend::Interp);
+//! assert_eq!(run.backend, Backend::Cpu);
 //! let Arg::Tensor(y) = &args[1] else { unreachable!() };
 //! assert_eq!(y.get(3), Value::F32(6.0));
 //! ```
@@ -83,6 +83,8 @@ impl Precision {
 pub struct Options {
     pub backend: Backend,
     pub precision: Precision,
+    /// Threads for the CPU backend (default: every core).
+    pub threads: Option<usize>,
 }
 
 /// How a result was produced.
@@ -95,11 +97,17 @@ pub struct Provenance {
     pub precision: Precision,
     pub config: Vec<(String, i64)>,
     pub bound: Bound,
+    /// Milliseconds spent compiling, for compiled backends.
+    pub compile_ms: Option<f64>,
+    /// Whether the compiled code came from this process's cache.
+    pub cache_hit: Option<bool>,
 }
 
 #[derive(Debug)]
 pub enum RuntimeError {
     Launch(LaunchError),
+    /// The backend failed to compile the kernel.
+    Compile(String),
     /// The backend asked for is not in this build or not on this machine.
     Unavailable {
         backend: Backend,
@@ -111,6 +119,7 @@ impl fmt::Display for RuntimeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RuntimeError::Launch(e) => write!(f, "{e}"),
+            RuntimeError::Compile(e) => write!(f, "{e}"),
             RuntimeError::Unavailable { backend, why } => {
                 write!(f, "backend `{}` is not available: {why}", backend.name())
             }
@@ -138,11 +147,11 @@ pub fn resolve(backend: Backend) -> Result<Backend, RuntimeError> {
         (b, _) => b,
     };
     match wanted {
-        Backend::Auto | Backend::Interp => Ok(Backend::Interp),
-        other => Err(RuntimeError::Unavailable {
-            backend: other,
-            why: "this build has only the reference interpreter; use --backend interp or auto"
-                .to_string(),
+        Backend::Auto | Backend::Cpu => Ok(Backend::Cpu),
+        Backend::Interp => Ok(Backend::Interp),
+        Backend::Gpu => Err(RuntimeError::Unavailable {
+            backend: Backend::Gpu,
+            why: "this build has no GPU backend yet; use --backend cpu, interp or auto".to_string(),
         }),
     }
 }
@@ -155,13 +164,35 @@ pub fn launch(
     options: &Options,
 ) -> Result<Provenance, RuntimeError> {
     let backend = resolve(options.backend)?;
-    let bound = interp::run(kernel, args)?;
-    Ok(Provenance {
+    let mut prov = Provenance {
         backend,
-        device: "host CPU (reference interpreter)".to_string(),
+        device: String::new(),
         threads: 1,
         precision: Precision::Exact,
         config: kernel.config.clone(),
-        bound,
-    })
+        bound: Bound {
+            dims: Vec::new(),
+            grid: [0; 3],
+        },
+        compile_ms: None,
+        cache_hit: None,
+    };
+    match backend {
+        Backend::Cpu => {
+            let run = phobos_cpu::run(kernel, args, options.threads).map_err(|e| match e {
+                phobos_cpu::RunError::Launch(e) => RuntimeError::Launch(e),
+                phobos_cpu::RunError::Compile(e) => RuntimeError::Compile(e.to_string()),
+            })?;
+            prov.device = format!("host CPU ({}, Cranelift JIT)", std::env::consts::ARCH);
+            prov.threads = run.threads;
+            prov.bound = run.bound;
+            prov.compile_ms = Some(run.compile_ms);
+            prov.cache_hit = Some(run.cache_hit);
+        }
+        _ => {
+            prov.bound = interp::run(kernel, args)?;
+            prov.device = "host CPU (reference interpreter)".to_string();
+        }
+    }
+    Ok(prov)
 }

@@ -104,3 +104,31 @@ pub fn tensor(a: &Arg) -> &Tensor {
         Arg::Scalar(_) => panic!("not a tensor"),
     }
 }
+
+/// Runs a kernel on the interpreter and on the CPU backend, asserts that
+/// every tensor has the same bits, and leaves the interpreter's results in
+/// `args`.
+pub fn run_everywhere(k: &Kernel, args: &mut [Arg]) -> phobos_core::launch::Bound {
+    use phobos_runtime::{Backend, Options, launch};
+    let mut cpu = args.to_vec();
+    let bound = phobos_core::interp::run(k, args).unwrap_or_else(|e| panic!("interp: {e}"));
+    let options = Options {
+        backend: Backend::Cpu,
+        ..Options::default()
+    };
+    launch(k, &mut cpu, &options).unwrap_or_else(|e| panic!("cpu: {e}"));
+    for (i, (a, b)) in args.iter().zip(&cpu).enumerate() {
+        if let (Arg::Tensor(a), Arg::Tensor(b)) = (a, b) {
+            let bad = (0..a.len()).find(|&j| a.get(j).bits() != b.get(j).bits());
+            if let Some(j) = bad {
+                panic!(
+                    "`{}` element {j}: interp {} but cpu {}",
+                    k.params[i].name,
+                    a.get(j),
+                    b.get(j)
+                );
+            }
+        }
+    }
+    bound
+}

@@ -3,9 +3,10 @@
 //! diagnostics written under the offending lines as `//~ CODE`. Parses, IR
 //! and rendered diagnostics are snapshots.
 
+use phobos_core::launch::Arg;
 use phobos_core::syntax::print_file;
 use phobos_core::{Program, render};
-use phobos_runtime::checks;
+use phobos_runtime::{Backend, Options, checks, launch};
 use phobos_tests::{fixture_dims, make_args, ph_files, root, stem};
 use std::path::Path;
 
@@ -35,8 +36,28 @@ fn run_ok(path: &Path, require_checks: bool) -> String {
     for kname in program.kernel_names() {
         let kernel = program.kernel(kname, &[]).expect("checks");
         out.push_str(&format!("---- ir\n{}", kernel.print()));
-        let mut args = make_args(&kernel, &dims, &[]);
+        let inputs = make_args(&kernel, &dims, &[]);
+        let mut args = inputs.clone();
         phobos_core::interp::run(&kernel, &mut args).unwrap_or_else(|e| panic!("{name}: {e}"));
+        // The CPU backend gives the same bits on one thread and on many.
+        for threads in [Some(1), None] {
+            let mut cpu = inputs.clone();
+            let options = Options {
+                backend: Backend::Cpu,
+                threads,
+                ..Options::default()
+            };
+            launch(&kernel, &mut cpu, &options).unwrap_or_else(|e| panic!("{name} on cpu: {e}"));
+            for (i, (a, b)) in args.iter().zip(&cpu).enumerate() {
+                if let (Arg::Tensor(a), Arg::Tensor(b)) = (a, b) {
+                    assert!(
+                        a.bits_eq(b),
+                        "{name}: `{}` differs between interp and cpu ({threads:?} threads)",
+                        kernel.params[i].name
+                    );
+                }
+            }
+        }
         for c in checks::evaluate(&program, kname, &kernel, &args).expect("checks evaluate") {
             assert!(
                 !require_checks || c.all(),

@@ -88,7 +88,7 @@ fn integer_division_shifts_and_casts() {
     ] {
         args.push(Arg::Tensor(Tensor::zeros(t, &[n])));
     }
-    phobos_core::interp::run(&k, &mut args).unwrap();
+    phobos_tests::run_everywhere(&k, &mut args);
     for (i, &(a, b)) in pairs.iter().enumerate() {
         // x / 0 == x, and MIN / -1 == MIN.
         let q = if b == 0 || (a == i32::MIN && b == -1) {
@@ -156,7 +156,7 @@ fn float_ops_round_separately_and_keep_subnormals() {
         })
     };
     let mut args = vec![t(a), t(b), t(c), t(9.0), t(9.0)];
-    phobos_core::interp::run(&k, &mut args).unwrap();
+    phobos_tests::run_everywhere(&k, &mut args);
     assert_eq!(tensor(&args[3]).get(0), Value::F32(a * b + c));
     assert_eq!(tensor(&args[3]).get(0), Value::F32(0.0));
     let sub = tensor(&args[4]).get(0).as_f64() as f32;
@@ -182,7 +182,7 @@ fn edge_blocks_are_masked() {
             Arg::Tensor(x),
             Arg::Tensor(Tensor::from_fn(Scalar::F32, &[m, 4], |_| Value::F32(-7.0))),
         ];
-        let bound = phobos_core::interp::run(&k, &mut args).unwrap();
+        let bound = phobos_tests::run_everywhere(&k, &mut args);
         assert_eq!(bound.grid, [37u64.div_ceil(r as u64), 1, 1]);
         let y = tensor(&args[1]);
         for row in 0..m {
@@ -249,7 +249,7 @@ fn huge_slices_are_clipped_and_huge_tiles_refused() {
     let p = program("big.ph", src);
     let k = p.kernel("big", &[]).unwrap();
     let mut args = vec![Arg::Tensor(Tensor::zeros(Scalar::F32, &[5]))];
-    phobos_core::interp::run(&k, &mut args).unwrap();
+    phobos_tests::run_everywhere(&k, &mut args);
     assert_eq!(tensor(&args[0]).get(4), Value::F32(1.0));
     let k = p.kernel("huge", &[]).unwrap();
     let mut args = vec![Arg::Tensor(Tensor::zeros(Scalar::F32, &[4]))];

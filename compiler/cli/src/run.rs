@@ -42,6 +42,9 @@ pub struct RunArgs {
     /// The value of an @autotune parameter, NAME=VALUE (default: its first value).
     #[arg(long = "config", value_name = "NAME=VALUE")]
     config: Vec<String>,
+    /// Threads for the CPU backend (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
     /// Print provenance and per-output statistics as JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -104,6 +107,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
             PrecisionArg::Exact => Precision::Exact,
             PrecisionArg::Fast => Precision::Fast,
         },
+        threads: a.threads,
     };
     let prov = launch(&kernel, &mut args, &options)?;
     for (param, path) in &outputs {
@@ -420,6 +424,11 @@ fn provenance_lines(p: &Provenance, kernel: &Kernel) -> Vec<String> {
             if p.threads == 1 { "" } else { "s" }
         ),
         format!("precision  {}", p.precision.name()),
+        match (p.compile_ms, p.cache_hit) {
+            (Some(ms), Some(true)) => format!("compile    {ms:.2} ms (cached in this process)"),
+            (Some(ms), _) => format!("compile    {ms:.2} ms"),
+            _ => "compile    none (interpreted)".to_string(),
+        },
         format!("config     {}", list_or_none(&cfg)),
         format!("dims       {}", list_or_none(&dims)),
         format!("grid       {} x {} x {} blocks", g[0], g[1], g[2]),
@@ -436,6 +445,8 @@ fn provenance_json(p: &Provenance, notes: &[String]) -> serde_json::Value {
         "dims": p.bound.dims,
         "grid": p.bound.grid,
         "tuning_cache": "not used",
+        "compile_ms": p.compile_ms,
+        "compile_cache_hit": p.cache_hit,
         "inputs": notes,
     })
 }

@@ -1,0 +1,429 @@
+//! Tile IR to one Cranelift function per kernel:
+//! `block(frame: *const u64, scratch: *mut u8, bx: i64, by: i64, bz: i64)`
+//! runs one block, statement by statement, as the interpreter does.
+//!
+//! Each statement becomes a loop nest over its tile. Scalar nodes are
+//! computed once before the loops; the rest once per element. A store loops
+//! only over the part of its slice inside the destination; a load outside
+//! its tensor reads the frame's zero slot and yields 0.
+
+use std::collections::HashMap;
+
+use crate::layout::Layout;
+use crate::ops;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value, types};
+use cranelift_frontend::FunctionBuilder;
+use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, LocalKind, Place, Stmt};
+use phobos_core::types::{Dim, Scalar};
+
+struct PlaceInfo {
+    base: Value,
+    ext: Vec<Value>,
+    strides: Vec<Value>,
+}
+
+pub struct Gen<'a, 'b> {
+    pub k: &'a Kernel,
+    pub lay: &'a Layout,
+    pub b: &'a mut FunctionBuilder<'b>,
+    pub frame: Value,
+    pub scratch: Value,
+    pub block: [Value; 3],
+    places: HashMap<(bool, usize), PlaceInfo>,
+}
+
+fn key(p: Place) -> (bool, usize) {
+    match p {
+        Place::Param(i) => (false, i),
+        Place::Local(l) => (true, l),
+    }
+}
+
+const TRUSTED: MemFlagsData = MemFlagsData::trusted();
+
+impl<'a, 'b> Gen<'a, 'b> {
+    pub fn new(
+        k: &'a Kernel,
+        lay: &'a Layout,
+        b: &'a mut FunctionBuilder<'b>,
+        params: [Value; 5],
+    ) -> Self {
+        let [frame, scratch, bx, by, bz] = params;
+        let mut g = Gen {
+            k,
+            lay,
+            b,
+            frame,
+            scratch,
+            block: [bx, by, bz],
+            places: HashMap::new(),
+        };
+        for (i, p) in k.params.iter().enumerate() {
+            if let phobos_core::ir::ParamKind::Tensor { shape, .. } = &p.kind {
+                g.place_info(Place::Param(i), shape.len());
+            }
+        }
+        for (l, local) in k.locals.iter().enumerate() {
+            g.place_info(Place::Local(l), local.shape.len());
+        }
+        g
+    }
+
+    fn slot(&mut self, slot: usize) -> Value {
+        self.b
+            .ins()
+            .load(types::I64, TRUSTED, self.frame, (slot * 8) as i32)
+    }
+
+    fn place_info(&mut self, p: Place, rank: usize) {
+        let at = self.lay.place(p);
+        let first = self.slot(at);
+        let base = match p {
+            Place::Param(_) => first,
+            Place::Local(_) => self.b.ins().iadd(self.scratch, first),
+        };
+        let ext: Vec<Value> = (0..rank).map(|j| self.slot(at + 1 + j)).collect();
+        let mut strides = vec![self.b.ins().iconst(types::I64, 1); rank];
+        for j in (0..rank.saturating_sub(1)).rev() {
+            strides[j] = self.b.ins().imul(strides[j + 1], ext[j + 1]);
+        }
+        self.places.insert(key(p), PlaceInfo { base, ext, strides });
+    }
+
+    fn extent(&mut self, d: Dim) -> Value {
+        match d {
+            Dim::Const(v) => self.b.ins().iconst(types::I64, v as i64),
+            Dim::Sym(s) => self.slot(self.lay.dims + s),
+        }
+    }
+
+    fn iconst(&mut self, v: i64) -> Value {
+        self.b.ins().iconst(types::I64, v)
+    }
+
+    /// An index expression widened to i64 as the interpreter widens it.
+    fn index_value(&mut self, id: ExprId, cache: &mut HashMap<ExprId, Value>) -> Value {
+        let v = self.emit(id, &[], cache);
+        match self.k.exprs[id].ty {
+            Scalar::I32 => self.b.ins().sextend(types::I64, v),
+            Scalar::U32 => self.b.ins().uextend(types::I64, v),
+            _ => v,
+        }
+    }
+
+    /// Emits the body of the block function.
+    pub fn body(&mut self) {
+        for s in &self.k.body {
+            self.stmt(s);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Let { local, value } | Stmt::Var { local, value } => {
+                let mut pre = HashMap::new();
+                self.hoist(*value, &mut pre);
+                let info = &self.places[&key(Place::Local(*local))];
+                let (ext, strides, base) = (info.ext.clone(), info.strides.clone(), info.base);
+                let elem = self.k.locals[*local].elem;
+                let lo = vec![self.iconst(0); ext.len()];
+                debug_assert!(matches!(
+                    self.k.locals[*local].kind,
+                    LocalKind::Let | LocalKind::Var
+                ));
+                self.loops(&lo, &ext, &mut |g, pos| {
+                    let mut cache = pre.clone();
+                    let v = g.emit(*value, pos, &mut cache);
+                    let addr = g.address(base, &strides, pos, elem);
+                    g.b.ins().store(TRUSTED, v, addr, 0);
+                });
+            }
+            Stmt::Store {
+                place,
+                index,
+                value,
+            } => self.store(*place, index, *value),
+        }
+    }
+
+    fn store(&mut self, place: Place, index: &[Index], value: ExprId) {
+        let mut pre = HashMap::new();
+        self.hoist(value, &mut pre);
+        let info = &self.places[&key(place)];
+        let (ext, strides, base) = (info.ext.clone(), info.strides.clone(), info.base);
+        let elem = match place {
+            Place::Param(i) => match &self.k.params[i].kind {
+                phobos_core::ir::ParamKind::Tensor { elem, .. } => *elem,
+                phobos_core::ir::ParamKind::Scalar(s) => *s,
+            },
+            Place::Local(l) => self.k.locals[l].elem,
+        };
+        let zero = self.iconst(0);
+        let mut starts = Vec::new();
+        let (mut lo, mut hi) = (Vec::new(), Vec::new());
+        let mut inside = self.b.ins().iconst(types::I8, 1);
+        for (ix, e) in index.iter().zip(&ext) {
+            match ix {
+                Index::Range { start, len } => {
+                    let s = match start {
+                        Some(s) => self.index_value(*s, &mut pre),
+                        None => zero,
+                    };
+                    let len = self.extent(*len);
+                    // lo = clamp(-s, 0, len), hi = clamp(ext - s, lo, len).
+                    let neg = self.b.ins().ineg(s);
+                    let l = self.b.ins().smax(neg, zero);
+                    let l = self.b.ins().smin(l, len);
+                    let room = self.b.ins().isub(*e, s);
+                    let h = self.b.ins().smax(room, l);
+                    let h = self.b.ins().smin(h, len);
+                    starts.push(s);
+                    lo.push(l);
+                    hi.push(h);
+                }
+                Index::Single(s) => {
+                    let s = self.index_value(*s, &mut pre);
+                    let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, s, *e);
+                    inside = self.b.ins().band(inside, ok);
+                    starts.push(s);
+                }
+            }
+        }
+        let run = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().brif(inside, run, &[], done, &[]);
+        self.b.switch_to_block(run);
+        self.loops(&lo, &hi, &mut |g, pos| {
+            let mut cache = pre.clone();
+            let v = g.emit(value, pos, &mut cache);
+            let mut coords = Vec::new();
+            let mut p = pos.iter();
+            for (ix, s) in index.iter().zip(&starts) {
+                coords.push(match ix {
+                    Index::Range { .. } => {
+                        g.b.ins()
+                            .iadd(*s, *p.next().expect("one position per range"))
+                    }
+                    Index::Single(_) => *s,
+                });
+            }
+            let addr = g.address(base, &strides, &coords, elem);
+            g.b.ins().store(TRUSTED, v, addr, 0);
+        });
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+    }
+
+    /// `base + sum(coord * stride) * size`.
+    fn address(&mut self, base: Value, strides: &[Value], coords: &[Value], elem: Scalar) -> Value {
+        let mut flat = self.iconst(0);
+        for (c, s) in coords.iter().zip(strides) {
+            let t = self.b.ins().imul(*c, *s);
+            flat = self.b.ins().iadd(flat, t);
+        }
+        let bytes = self.b.ins().imul_imm_s(flat, elem.size() as i64);
+        self.b.ins().iadd(base, bytes)
+    }
+
+    /// Computes every scalar node under `id` into `cache`, before any loop.
+    fn hoist(&mut self, id: ExprId, cache: &mut HashMap<ExprId, Value>) {
+        let e = &self.k.exprs[id];
+        if e.shape.is_empty() {
+            self.emit(id, &[], cache);
+            return;
+        }
+        let kids: Vec<ExprId> = match &e.kind {
+            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => vec![*a],
+            ExprKind::Binary(_, a, b) => vec![*a, *b],
+            ExprKind::Select(c, a, b) => vec![*c, *a, *b],
+            ExprKind::Builtin(_, xs) => xs.clone(),
+            ExprKind::Load { index, .. } => index
+                .iter()
+                .filter_map(|i| match i {
+                    Index::Range { start, .. } => *start,
+                    Index::Single(s) => Some(*s),
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        for kid in kids {
+            if !cache.contains_key(&kid) {
+                self.hoist(kid, cache);
+            }
+        }
+    }
+
+    /// A loop nest over `lo[k] .. hi[k]`; `body` gets the positions.
+    fn loops(&mut self, lo: &[Value], hi: &[Value], body: &mut dyn FnMut(&mut Self, &[Value])) {
+        let mut pos = Vec::new();
+        self.loop_level(lo, hi, &mut pos, body);
+    }
+
+    fn loop_level(
+        &mut self,
+        lo: &[Value],
+        hi: &[Value],
+        pos: &mut Vec<Value>,
+        body: &mut dyn FnMut(&mut Self, &[Value]),
+    ) {
+        let k = pos.len();
+        if k == lo.len() {
+            body(self, pos);
+            return;
+        }
+        let var = self.b.declare_var(types::I64);
+        self.b.def_var(var, lo[k]);
+        let header = self.b.create_block();
+        let inner = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(header);
+        let i = self.b.use_var(var);
+        let more = self.b.ins().icmp(IntCC::SignedLessThan, i, hi[k]);
+        self.b.ins().brif(more, inner, &[], exit, &[]);
+        self.b.switch_to_block(inner);
+        pos.push(i);
+        self.loop_level(lo, hi, pos, body);
+        pos.pop();
+        let next = self.b.ins().iadd_imm_s(i, 1);
+        self.b.def_var(var, next);
+        self.b.ins().jump(header, &[]);
+        self.b.switch_to_block(exit);
+    }
+
+    /// The position within a node of `shape` read at tile position `pos`.
+    fn aligned(&mut self, shape: &[Dim], pos: &[Value]) -> Vec<Value> {
+        let off = pos.len() - shape.len();
+        let zero = self.iconst(0);
+        shape
+            .iter()
+            .enumerate()
+            .map(|(j, d)| match d {
+                Dim::Const(1) => zero,
+                Dim::Const(_) => pos[off + j],
+                Dim::Sym(s) => {
+                    let e = self.slot(self.lay.dims + s);
+                    let one = self.b.ins().icmp_imm_s(IntCC::Equal, e, 1);
+                    self.b.ins().select(one, zero, pos[off + j])
+                }
+            })
+            .collect()
+    }
+
+    fn emit(&mut self, id: ExprId, pos: &[Value], cache: &mut HashMap<ExprId, Value>) -> Value {
+        if let Some(v) = cache.get(&id) {
+            return *v;
+        }
+        let e = &self.k.exprs[id];
+        let (ty, shape) = (e.ty, e.shape.clone());
+        let v = match &e.kind {
+            ExprKind::Const(c) => ops::constant(self.b, *c),
+            ExprKind::Param(i) => {
+                let slot = self.lay.params[*i];
+                self.b
+                    .ins()
+                    .load(ops::ty(ty), TRUSTED, self.frame, (slot * 8) as i32)
+            }
+            ExprKind::DimValue(s) => {
+                let v = self.slot(self.lay.dims + s);
+                self.b.ins().ireduce(types::I32, v)
+            }
+            ExprKind::GridSize(a) => {
+                let v = self.slot(self.lay.grid + *a as usize);
+                self.b.ins().ireduce(types::I32, v)
+            }
+            ExprKind::BlockId(a) => self.b.ins().ireduce(types::I32, self.block[*a as usize]),
+            ExprKind::Iota(a) => {
+                let q = self.aligned(&shape, pos);
+                self.b.ins().ireduce(types::I32, q[*a as usize])
+            }
+            ExprKind::Local(l) => {
+                let q = self.aligned(&shape, pos);
+                let info = &self.places[&key(Place::Local(*l))];
+                let (base, strides) = (info.base, info.strides.clone());
+                let addr = self.address(base, &strides, &q, ty);
+                self.b.ins().load(ops::ty(ty), TRUSTED, addr, 0)
+            }
+            ExprKind::Load { place, index } => {
+                let q = self.aligned(&shape, pos);
+                self.load(*place, index, &q, ty, cache)
+            }
+            ExprKind::Unary(op, a) => {
+                let x = self.emit(*a, pos, cache);
+                ops::unary(self.b, *op, ty, x)
+            }
+            ExprKind::Binary(op, a, b) => {
+                let operand = self.k.exprs[*a].ty;
+                let x = self.emit(*a, pos, cache);
+                let y = self.emit(*b, pos, cache);
+                ops::binary(self.b, *op, operand, x, y)
+            }
+            ExprKind::Cast(a) => {
+                let from = self.k.exprs[*a].ty;
+                let x = self.emit(*a, pos, cache);
+                ops::cast(self.b, from, ty, x)
+            }
+            ExprKind::Bitcast(a) => {
+                let from = self.k.exprs[*a].ty;
+                let x = self.emit(*a, pos, cache);
+                ops::bitcast(self.b, from, ty, x)
+            }
+            ExprKind::Select(c, a, b) => {
+                let c = self.emit(*c, pos, cache);
+                let x = self.emit(*a, pos, cache);
+                let y = self.emit(*b, pos, cache);
+                self.b.ins().select(c, x, y)
+            }
+            ExprKind::Builtin(f, xs) => {
+                let vals: Vec<Value> = xs.iter().map(|x| self.emit(*x, pos, cache)).collect();
+                ops::builtin(self.b, *f, ty, &vals)
+            }
+        };
+        cache.insert(id, v);
+        v
+    }
+
+    /// A masked load: positions outside the tensor read the zero slot.
+    fn load(
+        &mut self,
+        place: Place,
+        index: &[Index],
+        q: &[Value],
+        elem: Scalar,
+        cache: &mut HashMap<ExprId, Value>,
+    ) -> Value {
+        let info = &self.places[&key(place)];
+        let (base, ext, strides) = (info.base, info.ext.clone(), info.strides.clone());
+        let mut inside = self.b.ins().iconst(types::I8, 1);
+        let mut coords = Vec::new();
+        let mut next = q.iter();
+        for (ix, e) in index.iter().zip(&ext) {
+            let c = match ix {
+                Index::Range { start, .. } => {
+                    let p = *next.next().expect("one position per range");
+                    match start {
+                        Some(s) => {
+                            let s = self.index_value(*s, cache);
+                            self.b.ins().iadd(s, p)
+                        }
+                        None => p,
+                    }
+                }
+                Index::Single(s) => self.index_value(*s, cache),
+            };
+            let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, c, *e);
+            inside = self.b.ins().band(inside, ok);
+            coords.push(c);
+        }
+        let addr = self.address(base, &strides, &coords, elem);
+        let zero_addr = self
+            .b
+            .ins()
+            .iadd_imm_s(self.frame, (self.lay.zero * 8) as i64);
+        let safe = self.b.ins().select(inside, addr, zero_addr);
+        let v = self.b.ins().load(ops::ty(elem), TRUSTED, safe, 0);
+        let zero = ops::constant(self.b, elem.zero());
+        self.b.ins().select(inside, v, zero)
+    }
+}

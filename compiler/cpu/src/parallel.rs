@@ -1,0 +1,83 @@
+//! Whether a kernel's blocks may run in parallel without changing its bits.
+//!
+//! The interpreter runs blocks in order, so a kernel whose blocks write the
+//! same element, or read what another block writes, depends on that order.
+//! Such kernels run on one thread, in order. A kernel qualifies for threads
+//! when no tensor is both read and written, and every store to a tensor is
+//! tiled along every block axis the kernel uses: some index of it starts at
+//! `n * ctx.block.a + c` with length `n`.
+
+use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, ParamKind, Place, Stmt};
+use phobos_core::syntax::ast::BinOp;
+use phobos_core::types::{Dim, Value};
+use std::collections::HashMap;
+
+pub fn blocks_independent(k: &Kernel) -> bool {
+    let in_place = k.params.iter().any(|p| {
+        matches!(
+            p.kind,
+            ParamKind::Tensor {
+                read: true,
+                written: true,
+                ..
+            }
+        )
+    });
+    if in_place {
+        return false;
+    }
+    let used: Vec<u8> = (0..3u8)
+        .filter(|a| k.exprs.iter().any(|e| e.kind == ExprKind::BlockId(*a)))
+        .collect();
+    let lets: HashMap<usize, ExprId> = k
+        .body
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Let { local, value } => Some((*local, *value)),
+            _ => None,
+        })
+        .collect();
+    k.body.iter().all(|s| match s {
+        Stmt::Store {
+            place: Place::Param(_),
+            index,
+            ..
+        } => used.iter().all(|axis| {
+            index.iter().any(|ix| match ix {
+                Index::Range {
+                    start: Some(s),
+                    len: Dim::Const(n),
+                } => affine(k, *s, &lets).is_some_and(|(coef, _)| {
+                    coef[*axis as usize] == *n as i64
+                        && (0..3).all(|b| b == *axis as usize || coef[b] == 0)
+                }),
+                _ => false,
+            })
+        }),
+        _ => true,
+    })
+}
+
+fn affine(k: &Kernel, id: ExprId, lets: &HashMap<usize, ExprId>) -> Option<([i64; 3], i64)> {
+    match &k.exprs[id].kind {
+        ExprKind::Const(Value::I32(v)) => Some(([0; 3], *v as i64)),
+        ExprKind::BlockId(a) => {
+            let mut c = [0; 3];
+            c[*a as usize] = 1;
+            Some((c, 0))
+        }
+        ExprKind::Local(l) => affine(k, *lets.get(l)?, lets),
+        ExprKind::Binary(op, a, b) => {
+            let (ca, oa) = affine(k, *a, lets)?;
+            let (cb, ob) = affine(k, *b, lets)?;
+            match op {
+                BinOp::Add => Some(([ca[0] + cb[0], ca[1] + cb[1], ca[2] + cb[2]], oa + ob)),
+                BinOp::Sub => Some(([ca[0] - cb[0], ca[1] - cb[1], ca[2] - cb[2]], oa - ob)),
+                BinOp::Mul if ca == [0; 3] => Some((cb.map(|x| x * oa), ob * oa)),
+                BinOp::Mul if cb == [0; 3] => Some((ca.map(|x| x * ob), oa * ob)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
