@@ -1,6 +1,7 @@
 //! `phobosc`: check and run Phobos kernels. Argument parsing, files and exit
 //! codes live here; everything clever lives in the libraries.
 
+mod bench;
 mod check;
 mod preview;
 mod run;
@@ -30,6 +31,8 @@ enum Command {
     },
     /// Run a kernel on given or generated inputs, then preview or save its outputs.
     Run(run::RunArgs),
+    /// Time a kernel: a warm-up launch, then the median of --runs launches, in GiB/s.
+    Bench(bench::BenchArgs),
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -51,6 +54,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check { files } => check::check(&files),
         Command::Run(args) => run::run(&args),
+        Command::Bench(args) => bench::bench(&args),
     };
     match result {
         Ok(code) => code,

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 #[derive(Args)]
 pub struct RunArgs {
     /// The .ph file.
-    file: PathBuf,
+    pub file: PathBuf,
     /// The kernel to run; may be left out when the file has one.
     #[arg(long)]
     kernel: Option<String>,
@@ -47,7 +47,7 @@ pub struct RunArgs {
     threads: Option<usize>,
     /// Print provenance and per-output statistics as JSON on stdout.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
 }
 
 fn split<'a>(flag: &str, s: &'a str) -> Result<(&'a str, &'a str)> {
@@ -57,11 +57,22 @@ fn split<'a>(flag: &str, s: &'a str) -> Result<(&'a str, &'a str)> {
     }
 }
 
-pub fn run(a: &RunArgs) -> Result<ExitCode> {
+/// A kernel ready to launch: checked, configured, with its arguments bound.
+pub struct Prepared {
+    pub program: phobos_core::Program,
+    pub name: String,
+    pub kernel: Kernel,
+    pub args: Vec<Arg>,
+    pub options: Options,
+}
+
+/// Checks the file, picks the kernel and binds its arguments; `Err(code)`
+/// when diagnostics were printed.
+pub fn prepare(a: &RunArgs) -> Result<std::result::Result<Prepared, ExitCode>> {
     let (program, diags) = source::load(&a.file)?;
     if !diags.is_empty() {
         source::print_diagnostics(&program, &diags);
-        return Ok(ExitCode::from(1));
+        return Ok(Err(ExitCode::from(1)));
     }
     let name = match &a.kernel {
         Some(k) => k.clone(),
@@ -87,15 +98,14 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         Ok(k) => k,
         Err(d) => {
             source::print_diagnostics(&program, &d);
-            return Ok(ExitCode::from(1));
+            return Ok(Err(ExitCode::from(1)));
         }
     };
     let mut bind = Binder::new(&kernel);
     bind.dims(&a.dims)?;
     bind.inputs(&a.inputs)?;
     bind.scalars(&a.args)?;
-    let mut args = bind.finish()?;
-    let outputs = outputs_to_save(&kernel, &a.outputs)?;
+    let args = bind.finish()?;
     let options = Options {
         backend: match a.backend {
             BackendArg::Auto => Backend::Auto,
@@ -109,6 +119,27 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         },
         threads: a.threads,
     };
+    Ok(Ok(Prepared {
+        program,
+        name,
+        kernel,
+        args,
+        options,
+    }))
+}
+
+pub fn run(a: &RunArgs) -> Result<ExitCode> {
+    let Prepared {
+        program,
+        name,
+        kernel,
+        mut args,
+        options,
+    } = match prepare(a)? {
+        Ok(p) => p,
+        Err(code) => return Ok(code),
+    };
+    let outputs = outputs_to_save(&kernel, &a.outputs)?;
     let prov = launch(&kernel, &mut args, &options)?;
     for (param, path) in &outputs {
         let Arg::Tensor(t) = &args[*param] else {

@@ -99,6 +99,10 @@ fn build(kernel: &Kernel) -> Result<Compiled, CompileError> {
         b.seal_all_blocks();
         b.finalize(module.target_config());
     }
+    // PHOBOS_DUMP_CLIF=1 prints the Cranelift IR of every kernel compiled.
+    if std::env::var_os("PHOBOS_DUMP_CLIF").is_some() {
+        eprintln!("; kernel {}\n{}", kernel.name, ctx.func.display());
+    }
     module
         .define_function(id, &mut ctx)
         .map_err(|e| err(&format!("{e:?}")))?;

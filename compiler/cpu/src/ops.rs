@@ -162,6 +162,14 @@ pub fn cast(b: &mut FunctionBuilder<'_>, from: Scalar, to: Scalar, x: Value) -> 
         (F64, F32) => b.ins().fdemote(types::F32, x),
         (F32 | F64, I32 | I64) => b.ins().fcvt_to_sint_sat(ty(to), x),
         (F32 | F64, U32 | U64) => b.ins().fcvt_to_uint_sat(ty(to), x),
+        // Through a vector: the scalar conversion (cvtsi2ss) writes only part
+        // of its register and so chains every iteration of a loop on the
+        // last; the packed one (cvtdq2ps) writes all of it. Same rounding.
+        (I32, F32) => {
+            let v = b.ins().scalar_to_vector(types::I32X4, x);
+            let f = b.ins().fcvt_from_sint(types::F32X4, v);
+            b.ins().extractlane(f, 0)
+        }
         (I32 | I64, F32 | F64) => b.ins().fcvt_from_sint(ty(to), x),
         (U32 | U64, F32 | F64) => b.ins().fcvt_from_uint(ty(to), x),
         (I32 | U32, I32 | U32) | (I64 | U64, I64 | U64) => x,

@@ -1,0 +1,96 @@
+//! `phobosc bench`: times a kernel the way `run` would launch it.
+//!
+//! One warm-up launch (which compiles), then the median and fastest of
+//! `--runs` launches, as GiB/s of the bytes the kernel must move: every
+//! tensor it reads plus every tensor it writes, once.
+
+use crate::run::{Prepared, RunArgs, prepare};
+use anyhow::Result;
+use clap::Args;
+use phobos_core::ir::ParamKind;
+use phobos_core::launch::Arg;
+use phobos_runtime::launch;
+use serde_json::json;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Args)]
+pub struct BenchArgs {
+    #[command(flatten)]
+    run: RunArgs,
+    /// Timed launches after the warm-up; the median is reported.
+    #[arg(long, default_value_t = 21)]
+    runs: usize,
+}
+
+pub fn bench(a: &BenchArgs) -> Result<ExitCode> {
+    let Prepared {
+        name,
+        kernel,
+        mut args,
+        options,
+        ..
+    } = match prepare(&a.run)? {
+        Ok(p) => p,
+        Err(code) => return Ok(code),
+    };
+    let mut bytes = 0usize;
+    for (p, arg) in kernel.params.iter().zip(&args) {
+        if let (
+            ParamKind::Tensor {
+                read,
+                written,
+                elem,
+                ..
+            },
+            Arg::Tensor(t),
+        ) = (&p.kind, arg)
+        {
+            bytes += t.len() * elem.size() * (usize::from(*read) + usize::from(*written));
+        }
+    }
+    let first = launch(&kernel, &mut args, &options)?;
+    let mut secs = Vec::with_capacity(a.runs.max(1));
+    for _ in 0..a.runs.max(1) {
+        let t = Instant::now();
+        launch(&kernel, &mut args, &options)?;
+        secs.push(t.elapsed().as_secs_f64());
+    }
+    secs.sort_by(f64::total_cmp);
+    let (median, fastest) = (secs[secs.len() / 2], secs[0]);
+    let gib = |s: f64| bytes as f64 / s / (1u64 << 30) as f64;
+    let report = json!({
+        "kernel": name,
+        "backend": first.backend.name(),
+        "device": first.device,
+        "threads": first.threads,
+        "config": first.config.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
+        "compile_ms": first.compile_ms,
+        "bytes": bytes,
+        "runs": secs.len(),
+        "median_ms": median * 1e3,
+        "fastest_ms": fastest * 1e3,
+        "median_gib_s": gib(median),
+        "fastest_gib_s": gib(fastest),
+    });
+    if a.run.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!(
+            "{name} on {} ({} thread{}): median {:.3} ms, {:.2} GiB/s; fastest {:.3} ms, {:.2} GiB/s ({} bytes, {} runs{})",
+            first.backend.name(),
+            first.threads,
+            if first.threads == 1 { "" } else { "s" },
+            median * 1e3,
+            gib(median),
+            fastest * 1e3,
+            gib(fastest),
+            bytes,
+            secs.len(),
+            first
+                .compile_ms
+                .map_or(String::new(), |ms| format!(", compiled in {ms:.2} ms")),
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
