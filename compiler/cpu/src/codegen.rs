@@ -17,10 +17,10 @@ use cranelift_frontend::FunctionBuilder;
 use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, LocalKind, Place, Stmt};
 use phobos_core::types::{Dim, Scalar};
 
-struct PlaceInfo {
-    base: Value,
-    ext: Vec<Value>,
-    strides: Vec<Value>,
+pub(crate) struct PlaceInfo {
+    pub(crate) base: Value,
+    pub(crate) ext: Vec<Value>,
+    pub(crate) strides: Vec<Value>,
 }
 
 pub struct Gen<'a, 'b> {
@@ -30,17 +30,30 @@ pub struct Gen<'a, 'b> {
     pub frame: Value,
     pub scratch: Value,
     pub block: [Value; 3],
-    places: HashMap<(bool, usize), PlaceInfo>,
+    pub(crate) places: HashMap<(bool, usize), PlaceInfo>,
 }
 
-fn key(p: Place) -> (bool, usize) {
+pub(crate) fn key(p: Place) -> (bool, usize) {
     match p {
         Place::Param(i) => (false, i),
         Place::Local(l) => (true, l),
     }
 }
 
-const TRUSTED: MemFlagsData = MemFlagsData::trusted();
+/// What every element of one store needs.
+pub(crate) struct StoreCtx {
+    pub(crate) index: Vec<Index>,
+    /// The start of each index, widened to i64.
+    pub(crate) starts: Vec<Value>,
+    pub(crate) base: Value,
+    pub(crate) strides: Vec<Value>,
+    pub(crate) elem: Scalar,
+    pub(crate) value: ExprId,
+    /// The statement's scalar nodes, computed before its loops.
+    pub(crate) pre: HashMap<ExprId, Value>,
+}
+
+pub(crate) const TRUSTED: MemFlagsData = MemFlagsData::trusted();
 
 impl<'a, 'b> Gen<'a, 'b> {
     pub fn new(
@@ -70,7 +83,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         g
     }
 
-    fn slot(&mut self, slot: usize) -> Value {
+    pub(crate) fn slot(&mut self, slot: usize) -> Value {
         self.b
             .ins()
             .load(types::I64, TRUSTED, self.frame, (slot * 8) as i32)
@@ -91,19 +104,19 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.places.insert(key(p), PlaceInfo { base, ext, strides });
     }
 
-    fn extent(&mut self, d: Dim) -> Value {
+    pub(crate) fn extent(&mut self, d: Dim) -> Value {
         match d {
             Dim::Const(v) => self.b.ins().iconst(types::I64, v as i64),
             Dim::Sym(s) => self.slot(self.lay.dims + s),
         }
     }
 
-    fn iconst(&mut self, v: i64) -> Value {
+    pub(crate) fn iconst(&mut self, v: i64) -> Value {
         self.b.ins().iconst(types::I64, v)
     }
 
     /// An index expression widened to i64 as the interpreter widens it.
-    fn index_value(&mut self, id: ExprId, cache: &mut HashMap<ExprId, Value>) -> Value {
+    pub(crate) fn index_value(&mut self, id: ExprId, cache: &mut HashMap<ExprId, Value>) -> Value {
         let v = self.emit(id, &[], cache);
         match self.k.exprs[id].ty {
             Scalar::I32 => self.b.ins().sextend(types::I64, v),
@@ -194,29 +207,60 @@ impl<'a, 'b> Gen<'a, 'b> {
         let done = self.b.create_block();
         self.b.ins().brif(inside, run, &[], done, &[]);
         self.b.switch_to_block(run);
-        self.loops(&lo, &hi, &mut |g, pos| {
-            let mut cache = pre.clone();
-            let v = g.emit(value, pos, &mut cache);
-            let mut coords = Vec::new();
-            let mut p = pos.iter();
-            for (ix, s) in index.iter().zip(&starts) {
-                coords.push(match ix {
-                    Index::Range { .. } => {
-                        g.b.ins()
-                            .iadd(*s, *p.next().expect("one position per range"))
-                    }
-                    Index::Single(_) => *s,
-                });
-            }
-            let addr = g.address(base, &strides, &coords, elem);
-            g.b.ins().store(TRUSTED, v, addr, 0);
-        });
+        let st = StoreCtx {
+            index: index.to_vec(),
+            starts,
+            base,
+            strides,
+            elem,
+            value,
+            pre,
+        };
+        let rank = lo.len();
+        if rank > 0 && self.vectorizable(&st) {
+            let (lo_in, hi_in) = (lo[rank - 1], hi[rank - 1]);
+            self.loops(&lo[..rank - 1], &hi[..rank - 1], &mut |g, outer| {
+                g.row(&st, outer, lo_in, hi_in);
+            });
+        } else {
+            self.loops(&lo, &hi, &mut |g, pos| g.store_elem(&st, pos));
+        }
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
     }
 
+    /// One element of a store: evaluate the value at `pos` and write it.
+    pub(crate) fn store_elem(&mut self, st: &StoreCtx, pos: &[Value]) {
+        let mut cache = st.pre.clone();
+        let v = self.emit(st.value, pos, &mut cache);
+        let addr = self.store_address(st, pos);
+        self.b.ins().store(TRUSTED, v, addr, 0);
+    }
+
+    /// The destination address of the element at tile position `pos`.
+    pub(crate) fn store_address(&mut self, st: &StoreCtx, pos: &[Value]) -> Value {
+        let mut coords = Vec::new();
+        let mut p = pos.iter();
+        for (ix, s) in st.index.iter().zip(&st.starts) {
+            coords.push(match ix {
+                Index::Range { .. } => self
+                    .b
+                    .ins()
+                    .iadd(*s, *p.next().expect("one position per range")),
+                Index::Single(_) => *s,
+            });
+        }
+        self.address(st.base, &st.strides, &coords, st.elem)
+    }
+
     /// `base + sum(coord * stride) * size`.
-    fn address(&mut self, base: Value, strides: &[Value], coords: &[Value], elem: Scalar) -> Value {
+    pub(crate) fn address(
+        &mut self,
+        base: Value,
+        strides: &[Value],
+        coords: &[Value],
+        elem: Scalar,
+    ) -> Value {
         let mut flat = self.iconst(0);
         for (c, s) in coords.iter().zip(strides) {
             let t = self.b.ins().imul(*c, *s);
@@ -255,12 +299,17 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// A loop nest over `lo[k] .. hi[k]`; `body` gets the positions.
-    fn loops(&mut self, lo: &[Value], hi: &[Value], body: &mut dyn FnMut(&mut Self, &[Value])) {
+    pub(crate) fn loops(
+        &mut self,
+        lo: &[Value],
+        hi: &[Value],
+        body: &mut dyn FnMut(&mut Self, &[Value]),
+    ) {
         let mut pos = Vec::new();
         self.loop_level(lo, hi, &mut pos, body);
     }
 
-    fn loop_level(
+    pub(crate) fn loop_level(
         &mut self,
         lo: &[Value],
         hi: &[Value],
@@ -293,7 +342,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// The position within a node of `shape` read at tile position `pos`.
-    fn aligned(&mut self, shape: &[Dim], pos: &[Value]) -> Vec<Value> {
+    pub(crate) fn aligned(&mut self, shape: &[Dim], pos: &[Value]) -> Vec<Value> {
         let off = pos.len() - shape.len();
         let zero = self.iconst(0);
         shape
@@ -311,7 +360,12 @@ impl<'a, 'b> Gen<'a, 'b> {
             .collect()
     }
 
-    fn emit(&mut self, id: ExprId, pos: &[Value], cache: &mut HashMap<ExprId, Value>) -> Value {
+    pub(crate) fn emit(
+        &mut self,
+        id: ExprId,
+        pos: &[Value],
+        cache: &mut HashMap<ExprId, Value>,
+    ) -> Value {
         if let Some(v) = cache.get(&id) {
             return *v;
         }

@@ -28,6 +28,7 @@ mod exec;
 mod layout;
 mod ops;
 mod parallel;
+mod simd;
 
 pub use compile::{CompileError, Compiled, compile};
 pub use exec::{RunError, RunInfo, run};
