@@ -278,10 +278,7 @@ impl Gen<'_, '_> {
                             Index::Range { start, .. } => (*start, qi.next().copied()),
                             Index::Single(s) => (Some(*s), None),
                         };
-                        let s = match start {
-                            Some(s) => Some(self.index_value(s, scalars)),
-                            None => None,
-                        };
+                        let s = start.map(|s| self.index_value(s, scalars));
                         coords.push(match (s, p) {
                             (Some(s), Some(p)) => self.b.ins().iadd(s, p),
                             (Some(s), None) => s,
