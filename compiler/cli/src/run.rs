@@ -365,6 +365,8 @@ impl<'k> Binder<'k> {
                 ),
             }
         }
+        // Tensors must fit in memory: refuse rather than be killed mid-run.
+        let mut budget = available_memory();
         let mut out = Vec::new();
         for (p, a) in self.kernel.params.iter().zip(self.args) {
             out.push(match (a, &p.kind) {
@@ -380,12 +382,16 @@ impl<'k> Binder<'k> {
                     let n = extents
                         .iter()
                         .try_fold(1usize, |acc, e| acc.checked_mul(*e));
-                    if n.is_none_or(|n| n.saturating_mul(elem.size()) > (1 << 36)) {
-                        bail!(
-                            "`{}` with shape {extents:?} is too large to allocate here",
-                            p.name
-                        );
-                    }
+                    let bytes = n.and_then(|n| n.checked_mul(elem.size()));
+                    budget = match bytes.and_then(|b| budget.checked_sub(b)) {
+                        Some(left) => left,
+                        None => bail!(
+                            "`{}` with shape {extents:?} needs {} bytes, more than this machine's available memory ({} bytes left for tensors)",
+                            p.name,
+                            bytes.map_or("more than 2^64".to_string(), |b| b.to_string()),
+                            budget
+                        ),
+                    };
                     Arg::Tensor(if *read {
                         inputs::tensor(*elem, &extents)
                     } else {
@@ -488,4 +494,17 @@ fn list_or_none(items: &[String]) -> String {
     } else {
         items.join(", ")
     }
+}
+
+/// Bytes of memory available for new tensors: Linux's `MemAvailable`, or
+/// no limit where it cannot be read.
+fn available_memory() -> usize {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            let line = m.lines().find(|l| l.starts_with("MemAvailable:"))?;
+            let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+            kib.checked_mul(1024)
+        })
+        .unwrap_or(usize::MAX)
 }

@@ -252,3 +252,37 @@ fn several_kernels_need_a_choice() {
     let v: serde_json::Value = serde_json::from_str(&text(&o).0).unwrap();
     assert_eq!(v["outputs"]["Y"]["mean"], 2.0);
 }
+
+#[test]
+fn cpu_backend_gives_the_interpreter_bits() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for backend in ["interp", "cpu"] {
+        let y = dir.path().join(format!("{backend}.npy"));
+        let o = phobosc(&[
+            "run",
+            "examples/dropout_rows.ph",
+            "--dim",
+            "M=333",
+            "--arg",
+            "seed=-5",
+            "--backend",
+            backend,
+            "--output",
+            &format!("Y={}", y.display()),
+            "--json",
+        ]);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["provenance"]["backend"], backend);
+        if backend == "cpu" {
+            let ms = v["provenance"]["compile_ms"]
+                .as_f64()
+                .expect("the cpu backend reports its compile time");
+            assert!(ms > 0.0);
+        }
+        files.push(std::fs::read(y).unwrap());
+    }
+    assert!(files[0] == files[1], "cpu and interp outputs differ");
+}
