@@ -4,7 +4,7 @@
 //! rustc (release), and a uniform f32 fill against NumPy's
 //! `default_rng().random(dtype=float32, out=...)` when NumPy is installed.
 //!
-//! `cargo run --release -p phobos-bench --bin phobos-bench-cpu [-- LOG2_N]`
+//! `cargo run --release -p phobos-bench --bin phobos-bench-cpu [-- LOG2_N [THREADS]]`
 //!
 //! Each row: warm-up, then the median (and fastest) of 21 timed runs, as
 //! GiB/s of bytes read + written, with every output checked against the
@@ -97,7 +97,11 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(26);
     let n = 1usize << log2n;
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let threads = std::env::args()
+        .nth(2)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |t| t.get()));
+    println!("2^{log2n} elements, {threads} threads on both sides");
     let mut rows = Vec::new();
     let seed = 7;
 
