@@ -84,7 +84,11 @@ fn front_end(text: &str) {
     let (program, _) = Program::parse("fuzz.ph", text);
     let _ = program.check();
     for name in program.kernel_names() {
-        let _ = program.kernel(name, &[]);
+        // Whatever the checker accepts must verify: no internal errors.
+        if let Err(d) = program.kernel(name, &[]) {
+            let ice = d.iter().find(|d| d.code == phobos_core::diag::code::INTERNAL);
+            assert!(ice.is_none(), "{text}\n{ice:?}");
+        }
     }
 }
 

@@ -34,6 +34,8 @@ pub mod code {
     pub const UNKNOWN_TYPE: &str = "E0120";
     pub const BAD_FIELD: &str = "E0121";
     pub const NO_KERNEL: &str = "E0122";
+    /// A compiler bug: the checked IR failed verification.
+    pub const INTERNAL: &str = "E0900";
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

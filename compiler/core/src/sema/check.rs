@@ -256,7 +256,24 @@ impl<'p> Checker<'p> {
 
     fn finish(mut self) -> Result<ir::Kernel, Vec<Diagnostic>> {
         if self.diags.is_empty() {
-            Ok(self.k)
+            let errors = ir::verify(&self.k);
+            if errors.is_empty() {
+                return Ok(self.k);
+            }
+            // The checker accepted the kernel but built invalid IR: a
+            // compiler bug, never a kernel that silently does something else.
+            let mut d = Diagnostic::error(
+                code::INTERNAL,
+                format!(
+                    "internal compiler error: the IR of `{}` is invalid",
+                    self.k.name
+                ),
+            )
+            .help("please report this with the source; the IR follows");
+            for e in &errors {
+                d = d.note(e.to_string());
+            }
+            Err(vec![d.note(self.k.print())])
         } else {
             self.diags.sort_by(|a, b| (a.span(), a).cmp(&(b.span(), b)));
             self.diags.dedup();

@@ -17,6 +17,7 @@ use crate::span::{SourceMap, SrcId};
 use crate::syntax::{self, ast};
 
 pub use check::{CHECK_OUTPUT, check_expr_kernel, check_kernel};
+pub use literal::broadcast_shapes;
 
 /// The most configurations `check` walks per kernel; beyond it, the first
 /// ones are checked and a note says so.

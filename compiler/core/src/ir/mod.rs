@@ -8,6 +8,9 @@ use crate::syntax::ast::{BinOp, UnOp};
 use crate::types::{Dim, Scalar, Shape, SymId, Value};
 use std::fmt::Write;
 
+mod verify;
+pub use verify::{VerifyError, verify};
+
 pub type ExprId = usize;
 pub type LocalId = usize;
 

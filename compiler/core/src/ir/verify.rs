@@ -1,0 +1,498 @@
+//! The IR verifier. It checks these invariants and reports every violation
+//! with the entity it concerns (`%n` for an expression, `stmt n`, `local n`,
+//! `param n`, `grid`):
+//!
+//! 1. Every reference points at an existing entity: expressions refer only to
+//!    earlier expressions (the arena is in topological order), parameters,
+//!    locals and dims exist, places are tensors or locals.
+//! 2. Types: operands of an operation agree; comparisons give bool; `where`
+//!    takes a bool condition and branches of its own type; a bitcast keeps the
+//!    size; builtins take the types the checker allows; constants carry their
+//!    node's type; iota, block and grid values and dim values are i32.
+//! 3. Shapes: an operation's shape is the broadcast of its operands'; a load
+//!    has one index per axis of its place and the shape of its range axes;
+//!    slice starts and single indices are scalar integers; `iota(a)` has an
+//!    axis `a` in its shape.
+//! 4. Statements: a local is defined (`let`/`var`) before it is read; a store
+//!    writes a tensor or a `var`, never a `let`; its value has the place's
+//!    element type and broadcasts to the slice's shape.
+//!
+//! The checker builds IR that satisfies all of this; a violation is a
+//! compiler bug, reported as an internal error with the printed IR.
+
+use super::{ExprKind, Index, Kernel, LocalKind, ParamKind, Place, Stmt};
+use crate::syntax::ast::{BinOp, UnOp};
+use crate::types::{Dim, Scalar, Shape};
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyError {
+    pub entity: String,
+    pub message: String,
+}
+
+impl fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.entity, self.message)
+    }
+}
+
+/// Every violation of the invariants above, in arena and statement order.
+pub fn verify(k: &Kernel) -> Vec<VerifyError> {
+    let mut v = Verifier {
+        k,
+        errors: Vec::new(),
+    };
+    for id in 0..k.exprs.len() {
+        v.expr(id);
+    }
+    v.stmts();
+    for (axis, g) in k.grid.iter().enumerate() {
+        v.grid(g, axis);
+    }
+    v.errors
+}
+
+struct Verifier<'k> {
+    k: &'k Kernel,
+    errors: Vec<VerifyError>,
+}
+
+fn broadcast(a: &Shape, b: &Shape) -> Option<Shape> {
+    crate::sema::broadcast_shapes(a, b)
+}
+
+impl Verifier<'_> {
+    fn err(&mut self, entity: impl Into<String>, message: impl Into<String>) {
+        self.errors.push(VerifyError {
+            entity: entity.into(),
+            message: message.into(),
+        });
+    }
+
+    /// Whether `r` is a valid reference from `%id`.
+    fn operand(&mut self, id: usize, r: usize) -> bool {
+        if r >= id {
+            self.err(
+                format!("%{id}"),
+                format!("refers to %{r}, which is not an earlier expression"),
+            );
+            return false;
+        }
+        true
+    }
+
+    fn place(&mut self, entity: &str, p: Place) -> Option<(Scalar, Shape, bool)> {
+        match p {
+            Place::Param(i) => match self.k.params.get(i).map(|p| &p.kind) {
+                Some(ParamKind::Tensor { elem, shape, .. }) => Some((*elem, shape.clone(), true)),
+                Some(ParamKind::Scalar(_)) => {
+                    self.err(entity, format!("param {i} is a scalar, not a tensor"));
+                    None
+                }
+                None => {
+                    self.err(entity, format!("param {i} does not exist"));
+                    None
+                }
+            },
+            Place::Local(l) => match self.k.locals.get(l) {
+                Some(local) => Some((
+                    local.elem,
+                    local.shape.clone(),
+                    local.kind == LocalKind::Var,
+                )),
+                None => {
+                    self.err(entity, format!("local {l} does not exist"));
+                    None
+                }
+            },
+        }
+    }
+
+    fn dim(&mut self, entity: &str, d: Dim) {
+        if let Dim::Sym(s) = d
+            && s >= self.k.dims.len()
+        {
+            self.err(entity, format!("dim {s} does not exist"));
+        }
+    }
+
+    /// Checks a slice; returns the shape of its range axes.
+    fn index(&mut self, entity: &str, at: usize, index: &[Index], place_shape: &Shape) -> Shape {
+        if index.len() != place_shape.len() {
+            self.err(
+                entity,
+                format!(
+                    "{} indices for a place of {} axes",
+                    index.len(),
+                    place_shape.len()
+                ),
+            );
+        }
+        let mut shape = Vec::new();
+        for ix in index {
+            let start = match ix {
+                Index::Range { start, len } => {
+                    self.dim(entity, *len);
+                    shape.push(*len);
+                    *start
+                }
+                Index::Single(s) => Some(*s),
+            };
+            if let Some(s) = start {
+                if s >= at {
+                    self.err(
+                        entity,
+                        format!("slice start %{s} is not an earlier expression"),
+                    );
+                    continue;
+                }
+                let e = &self.k.exprs[s];
+                if !e.shape.is_empty() || !e.ty.is_int() {
+                    self.err(entity, format!("slice start %{s} is not a scalar integer"));
+                }
+            }
+        }
+        shape
+    }
+
+    fn expr(&mut self, id: usize) {
+        let k = self.k;
+        let e = &k.exprs[id];
+        let me = format!("%{id}");
+        for d in &e.shape {
+            self.dim(&me, *d);
+        }
+        let want_i32 = |this: &mut Self| {
+            if e.ty != Scalar::I32 || !e.shape.is_empty() && !matches!(e.kind, ExprKind::Iota(_)) {
+                this.err(
+                    &me,
+                    format!(
+                        "must be a scalar i32, is {}{}",
+                        e.ty,
+                        k.shape_text(&e.shape)
+                    ),
+                );
+            }
+        };
+        match &e.kind {
+            ExprKind::Const(v) => {
+                if v.scalar() != e.ty {
+                    self.err(
+                        &me,
+                        format!("constant of type {} in a {} node", v.scalar(), e.ty),
+                    );
+                }
+            }
+            ExprKind::Param(i) => match k.params.get(*i).map(|p| &p.kind) {
+                Some(ParamKind::Scalar(s)) if *s == e.ty => {}
+                Some(ParamKind::Scalar(s)) => {
+                    self.err(&me, format!("param {i} is {s}, node is {}", e.ty))
+                }
+                _ => self.err(&me, format!("param {i} is not a scalar parameter")),
+            },
+            ExprKind::DimValue(s) => {
+                self.dim(&me, Dim::Sym(*s));
+                want_i32(self);
+            }
+            ExprKind::BlockId(a) | ExprKind::GridSize(a) => {
+                if *a > 2 {
+                    self.err(&me, format!("axis {a} is not x, y or z"));
+                }
+                want_i32(self);
+            }
+            ExprKind::Iota(a) => {
+                if *a as usize >= e.shape.len() {
+                    self.err(
+                        &me,
+                        format!("iota({a}) in a tile of {} axes", e.shape.len()),
+                    );
+                }
+                want_i32(self);
+            }
+            ExprKind::Local(l) => match k.locals.get(*l) {
+                Some(local) if local.elem == e.ty && local.shape == e.shape => {}
+                Some(_) => self.err(
+                    &me,
+                    format!("does not have the type and shape of local {l}"),
+                ),
+                None => self.err(&me, format!("local {l} does not exist")),
+            },
+            ExprKind::Load { place, index } => {
+                if let Some((elem, shape, _)) = self.place(&me, *place) {
+                    let got = self.index(&me, id, index, &shape);
+                    if elem != e.ty || got != e.shape {
+                        self.err(
+                            &me,
+                            format!(
+                                "a load of {elem}{} in a {}{} node",
+                                k.shape_text(&got),
+                                e.ty,
+                                k.shape_text(&e.shape)
+                            ),
+                        );
+                    }
+                }
+            }
+            ExprKind::Unary(op, a) => {
+                if self.operand(id, *a) {
+                    let x = &k.exprs[*a];
+                    let ok = match op {
+                        UnOp::Neg => x.ty.is_float() || x.ty.is_int(),
+                        UnOp::Not => x.ty == Scalar::Bool || x.ty.is_int(),
+                        UnOp::BitNot => x.ty.is_int(),
+                    };
+                    if !ok || x.ty != e.ty || x.shape != e.shape {
+                        self.err(&me, format!("`{}` of {} gives {}", op.symbol(), x.ty, e.ty));
+                    }
+                }
+            }
+            ExprKind::Binary(op, a, b) => {
+                if self.operand(id, *a) && self.operand(id, *b) {
+                    let (x, y) = (&k.exprs[*a], &k.exprs[*b]);
+                    if x.ty != y.ty {
+                        self.err(
+                            &me,
+                            format!("operands of `{}` are {} and {}", op.symbol(), x.ty, y.ty),
+                        );
+                    }
+                    let cmp = matches!(
+                        op,
+                        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+                    );
+                    let want = if cmp { Scalar::Bool } else { x.ty };
+                    if e.ty != want {
+                        self.err(
+                            &me,
+                            format!(
+                                "`{}` of {} gives {want}, node is {}",
+                                op.symbol(),
+                                x.ty,
+                                e.ty
+                            ),
+                        );
+                    }
+                    let ok = match op {
+                        BinOp::Rem | BinOp::Shl | BinOp::Shr => x.ty.is_int(),
+                        BinOp::And | BinOp::Or => x.ty == Scalar::Bool,
+                        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div => x.ty != Scalar::Bool,
+                        _ => true,
+                    };
+                    if !ok {
+                        self.err(&me, format!("`{}` is not defined on {}", op.symbol(), x.ty));
+                    }
+                    if broadcast(&x.shape, &y.shape).as_ref() != Some(&e.shape) {
+                        self.err(&me, "shape is not the broadcast of the operands' shapes");
+                    }
+                }
+            }
+            ExprKind::Cast(a) => {
+                if self.operand(id, *a) && k.exprs[*a].shape != e.shape {
+                    self.err(&me, "a conversion changes the shape");
+                }
+            }
+            ExprKind::Bitcast(a) => {
+                if self.operand(id, *a) {
+                    let x = &k.exprs[*a];
+                    if x.ty.size() != e.ty.size()
+                        || x.ty == Scalar::Bool
+                        || e.ty == Scalar::Bool
+                        || x.shape != e.shape
+                    {
+                        self.err(&me, format!("bitcast of {} to {}", x.ty, e.ty));
+                    }
+                }
+            }
+            ExprKind::Select(c, a, b) => {
+                if self.operand(id, *c) && self.operand(id, *a) && self.operand(id, *b) {
+                    let (c, x, y) = (&k.exprs[*c], &k.exprs[*a], &k.exprs[*b]);
+                    if c.ty != Scalar::Bool {
+                        self.err(&me, format!("condition is {}, not bool", c.ty));
+                    }
+                    if x.ty != e.ty || y.ty != e.ty {
+                        self.err(
+                            &me,
+                            format!("branches are {} and {}, node is {}", x.ty, y.ty, e.ty),
+                        );
+                    }
+                    let s = broadcast(&x.shape, &y.shape).and_then(|s| broadcast(&c.shape, &s));
+                    if s.as_ref() != Some(&e.shape) {
+                        self.err(
+                            &me,
+                            "shape is not the broadcast of the condition's and branches' shapes",
+                        );
+                    }
+                }
+            }
+            ExprKind::Builtin(f, xs) => {
+                let n = if matches!(f, super::Builtin::Min | super::Builtin::Max) {
+                    2
+                } else {
+                    1
+                };
+                if xs.len() != n {
+                    self.err(
+                        &me,
+                        format!("{} takes {n} arguments, has {}", f.name(), xs.len()),
+                    );
+                }
+                for x in xs {
+                    if self.operand(id, *x) && k.exprs[*x].ty != e.ty {
+                        self.err(
+                            &me,
+                            format!(
+                                "argument %{x} of {} is {}, node is {}",
+                                f.name(),
+                                k.exprs[*x].ty,
+                                e.ty
+                            ),
+                        );
+                    }
+                }
+                if *f == super::Builtin::Sqrt && !e.ty.is_float() {
+                    self.err(&me, format!("sqrt of {}", e.ty));
+                }
+            }
+        }
+    }
+
+    fn stmts(&mut self) {
+        let k = self.k;
+        let mut defined = vec![false; k.locals.len()];
+        let mut reads: Vec<(usize, usize)> = Vec::new();
+        for (n, s) in k.body.iter().enumerate() {
+            let me = format!("stmt {n}");
+            let value = match s {
+                Stmt::Let { value, .. } | Stmt::Var { value, .. } | Stmt::Store { value, .. } => {
+                    *value
+                }
+            };
+            if value >= k.exprs.len() {
+                self.err(&me, format!("value %{value} does not exist"));
+                continue;
+            }
+            // Locals read by this statement must be defined by an earlier one.
+            reads.clear();
+            for id in 0..=value {
+                if let ExprKind::Local(l)
+                | ExprKind::Load {
+                    place: Place::Local(l),
+                    ..
+                } = k.exprs[id].kind
+                {
+                    reads.push((id, l));
+                }
+            }
+            let used = reachable(k, value);
+            for &(id, l) in &reads {
+                if used[id] && !defined.get(l).copied().unwrap_or(false) {
+                    self.err(&me, format!("%{id} reads local {l} before it is defined"));
+                }
+            }
+            let v = &k.exprs[value];
+            match s {
+                Stmt::Let { local, .. } | Stmt::Var { local, .. } => {
+                    let Some(l) = k.locals.get(*local) else {
+                        self.err(&me, format!("local {local} does not exist"));
+                        continue;
+                    };
+                    let want = if matches!(s, Stmt::Let { .. }) {
+                        LocalKind::Let
+                    } else {
+                        LocalKind::Var
+                    };
+                    if l.kind != want {
+                        self.err(
+                            &me,
+                            format!("local {local} is a {:?}, defined by a {want:?}", l.kind),
+                        );
+                    }
+                    if v.ty != l.elem || broadcast(&v.shape, &l.shape).as_ref() != Some(&l.shape) {
+                        self.err(
+                            &me,
+                            format!(
+                                "value {}{} does not fit local {local}",
+                                v.ty,
+                                k.shape_text(&v.shape)
+                            ),
+                        );
+                    }
+                    defined[*local] = true;
+                }
+                Stmt::Store { place, index, .. } => {
+                    if let Some((elem, shape, writable)) = self.place(&me, *place) {
+                        if !writable {
+                            self.err(&me, "stores to a let");
+                        }
+                        if let Place::Local(l) = place
+                            && !defined[*l]
+                        {
+                            self.err(&me, format!("stores to local {l} before it is defined"));
+                        }
+                        let target = self.index(&me, value + 1, index, &shape);
+                        if v.ty != elem {
+                            self.err(&me, format!("stores {} into {elem}", v.ty));
+                        }
+                        if broadcast(&v.shape, &target).as_ref() != Some(&target) {
+                            self.err(
+                                &me,
+                                format!(
+                                    "value shape {} does not broadcast to {}",
+                                    k.shape_text(&v.shape),
+                                    k.shape_text(&target)
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn grid(&mut self, g: &super::GridExpr, axis: usize) {
+        use super::GridExpr::*;
+        match g {
+            Const(_) => {}
+            Dim(s) => {
+                if *s >= self.k.dims.len() {
+                    self.err(
+                        "grid",
+                        format!("axis {axis} uses dim {s}, which does not exist"),
+                    );
+                }
+            }
+            Add(a, b) | Sub(a, b) | Mul(a, b) | Div(a, b) | Cdiv(a, b) => {
+                self.grid(a, axis);
+                self.grid(b, axis);
+            }
+        }
+    }
+}
+
+/// Which expressions `root` depends on.
+fn reachable(k: &Kernel, root: usize) -> Vec<bool> {
+    let mut seen = vec![false; root + 1];
+    let mut stack = vec![root];
+    while let Some(id) = stack.pop() {
+        if id > root || seen[id] {
+            continue;
+        }
+        seen[id] = true;
+        match &k.exprs[id].kind {
+            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => stack.push(*a),
+            ExprKind::Binary(_, a, b) => stack.extend([*a, *b]),
+            ExprKind::Select(c, a, b) => stack.extend([*c, *a, *b]),
+            ExprKind::Builtin(_, xs) => stack.extend(xs),
+            ExprKind::Load { index, .. } => {
+                for ix in index {
+                    match ix {
+                        Index::Range { start: Some(s), .. } | Index::Single(s) => stack.push(*s),
+                        Index::Range { start: None, .. } => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    seen
+}
