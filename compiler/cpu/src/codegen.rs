@@ -127,12 +127,12 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// Emits the body of the block function.
     pub fn body(&mut self) {
-        for s in &self.k.body {
-            self.stmt(s);
+        for (n, s) in self.k.body.iter().enumerate() {
+            self.stmt(n, s);
         }
     }
 
-    fn stmt(&mut self, s: &Stmt) {
+    fn stmt(&mut self, n: usize, s: &Stmt) {
         match s {
             Stmt::Let { local, value } | Stmt::Var { local, value } => {
                 let mut pre = HashMap::new();
@@ -156,11 +156,11 @@ impl<'a, 'b> Gen<'a, 'b> {
                 place,
                 index,
                 value,
-            } => self.store(*place, index, *value),
+            } => self.store(n, *place, index, *value),
         }
     }
 
-    fn store(&mut self, place: Place, index: &[Index], value: ExprId) {
+    fn store(&mut self, n: usize, place: Place, index: &[Index], value: ExprId) {
         let mut pre = HashMap::new();
         self.hoist(value, &mut pre);
         let info = &self.places[&key(place)];
@@ -174,7 +174,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         };
         let zero = self.iconst(0);
         let mut starts = Vec::new();
-        let (mut lo, mut hi) = (Vec::new(), Vec::new());
+        let (mut lo, mut hi, mut lens) = (Vec::new(), Vec::new(), Vec::new());
         let mut inside = self.b.ins().iconst(types::I8, 1);
         for (ix, e) in index.iter().zip(&ext) {
             match ix {
@@ -192,6 +192,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                     let h = self.b.ins().smax(room, l);
                     let h = self.b.ins().smin(h, len);
                     starts.push(s);
+                    lens.push(len);
                     lo.push(l);
                     hi.push(h);
                 }
@@ -217,7 +218,27 @@ impl<'a, 'b> Gen<'a, 'b> {
             pre,
         };
         let rank = lo.len();
-        if rank > 0 && self.vectorizable(&st) {
+        if let Some(&slot) = self.lay.temps.get(&n) {
+            // Evaluate the whole value into a temporary tile, then copy it.
+            let off = self.slot(slot);
+            let temp = self.b.ins().iadd(self.scratch, off);
+            let mut tstrides = vec![self.iconst(1); rank];
+            for j in (0..rank.saturating_sub(1)).rev() {
+                tstrides[j] = self.b.ins().imul(tstrides[j + 1], lens[j + 1]);
+            }
+            self.loops(&lo, &hi, &mut |g, pos| {
+                let mut cache = st.pre.clone();
+                let v = g.emit(st.value, pos, &mut cache);
+                let addr = g.address(temp, &tstrides, pos, elem);
+                g.b.ins().store(TRUSTED, v, addr, 0);
+            });
+            self.loops(&lo, &hi, &mut |g, pos| {
+                let from = g.address(temp, &tstrides, pos, elem);
+                let v = g.b.ins().load(ops::ty(elem), TRUSTED, from, 0);
+                let to = g.store_address(&st, pos);
+                g.b.ins().store(TRUSTED, v, to, 0);
+            });
+        } else if rank > 0 && self.vectorizable(&st) {
             let (lo_in, hi_in) = (lo[rank - 1], hi[rank - 1]);
             self.loops(&lo[..rank - 1], &hi[..rank - 1], &mut |g, outer| {
                 g.row(&st, outer, lo_in, hi_in);

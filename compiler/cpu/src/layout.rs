@@ -2,7 +2,8 @@
 //! tensors, scalars, dims and grid to compiled code. Slot positions depend
 //! only on the kernel, so they are compile-time constants in the code.
 
-use phobos_core::ir::{Kernel, ParamKind, Place};
+use phobos_core::ir::{ExprKind, Index, Kernel, ParamKind, Place, Stmt};
+use std::collections::HashMap;
 
 #[derive(Clone, Debug)]
 pub struct Layout {
@@ -17,6 +18,9 @@ pub struct Layout {
     /// A slot that always holds 0: masked loads read it instead of memory
     /// outside a tensor.
     pub zero: usize,
+    /// For each store that reads its own destination (statement index), the
+    /// slot of its temporary tile's offset in the scratch area.
+    pub temps: HashMap<usize, usize>,
     pub len: usize,
 }
 
@@ -37,6 +41,13 @@ impl Layout {
             })
             .collect();
         let locals = k.locals.iter().map(|l| take(1 + l.shape.len())).collect();
+        let temps = k
+            .body
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| reads_own_destination(k, s))
+            .map(|(n, _)| (n, take(1)))
+            .collect();
         let dims = take(k.dims.len());
         let grid = take(3);
         let zero = take(1);
@@ -46,6 +57,7 @@ impl Layout {
             dims,
             grid,
             zero,
+            temps,
             len: next,
         }
     }
@@ -58,4 +70,40 @@ impl Layout {
             Place::Local(l) => self.locals[l],
         }
     }
+}
+
+/// Whether a store's value reads the place it writes. The interpreter
+/// evaluates the whole value before writing, so such a store goes through a
+/// temporary tile: writing element by element would let later elements see
+/// earlier writes.
+pub fn reads_own_destination(k: &Kernel, s: &Stmt) -> bool {
+    let Stmt::Store { place, value, .. } = s else {
+        return false;
+    };
+    let mut stack = vec![*value];
+    let mut seen = vec![false; k.exprs.len()];
+    while let Some(id) = stack.pop() {
+        if std::mem::replace(&mut seen[id], true) {
+            continue;
+        }
+        match &k.exprs[id].kind {
+            ExprKind::Load { place: p, index } => {
+                if p == place {
+                    return true;
+                }
+                for ix in index {
+                    if let Index::Range { start: Some(x), .. } | Index::Single(x) = ix {
+                        stack.push(*x);
+                    }
+                }
+            }
+            ExprKind::Local(l) if *place == Place::Local(*l) => return true,
+            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => stack.push(*a),
+            ExprKind::Binary(_, a, b) => stack.extend([*a, *b]),
+            ExprKind::Select(c, a, b) => stack.extend([*c, *a, *b]),
+            ExprKind::Builtin(_, xs) => stack.extend(xs),
+            _ => {}
+        }
+    }
+    false
 }
