@@ -1,6 +1,9 @@
 //! Shared helpers of the integration tests: fixture discovery, running a
-//! kernel on generated inputs, and a plain-Rust model of the stdlib.
+//! kernel on generated inputs, a plain-Rust model of the stdlib, and the
+//! random kernel generator of the differential tests.
 
+// `gen` is a reserved word in Rust 2024, hence the raw identifier.
+pub mod r#gen;
 pub mod model;
 
 use phobos_core::Program;
