@@ -86,7 +86,9 @@ fn front_end(text: &str) {
     for name in program.kernel_names() {
         // Whatever the checker accepts must verify: no internal errors.
         if let Err(d) = program.kernel(name, &[]) {
-            let ice = d.iter().find(|d| d.code == phobos_core::diag::code::INTERNAL);
+            let ice = d
+                .iter()
+                .find(|d| d.code == phobos_core::diag::code::INTERNAL);
             assert!(ice.is_none(), "{text}\n{ice:?}");
         }
     }
