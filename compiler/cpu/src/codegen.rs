@@ -292,29 +292,36 @@ impl<'a, 'b> Gen<'a, 'b> {
     }
 
     /// Computes every scalar node under `id` into `cache`, before any loop.
-    fn hoist(&mut self, id: ExprId, cache: &mut HashMap<ExprId, Value>) {
-        let e = &self.k.exprs[id];
-        if e.shape.is_empty() {
-            self.emit(id, &[], cache);
-            return;
-        }
-        let kids: Vec<ExprId> = match &e.kind {
-            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => vec![*a],
-            ExprKind::Binary(_, a, b) => vec![*a, *b],
-            ExprKind::Select(c, a, b) => vec![*c, *a, *b],
-            ExprKind::Builtin(_, xs) => xs.clone(),
-            ExprKind::Load { index, .. } => index
-                .iter()
-                .filter_map(|i| match i {
-                    Index::Range { start, .. } => *start,
-                    Index::Single(s) => Some(*s),
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
-        for kid in kids {
-            if !cache.contains_key(&kid) {
-                self.hoist(kid, cache);
+    fn hoist(&mut self, root: ExprId, cache: &mut HashMap<ExprId, Value>) {
+        // The IR is a DAG whose nodes are shared (an argument used twice by
+        // an inlined fn): visit each node once, or nesting is exponential.
+        let mut seen = vec![false; self.k.exprs.len()];
+        let mut stack = vec![root];
+        while let Some(id) = stack.pop() {
+            if std::mem::replace(&mut seen[id], true) || cache.contains_key(&id) {
+                continue;
+            }
+            let e = &self.k.exprs[id];
+            if e.shape.is_empty() {
+                self.emit(id, &[], cache);
+                continue;
+            }
+            match &e.kind {
+                ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => stack.push(*a),
+                ExprKind::Binary(_, a, b) => stack.extend([*a, *b]),
+                ExprKind::Select(c, a, b) => stack.extend([*c, *a, *b]),
+                ExprKind::Builtin(_, xs) => stack.extend(xs),
+                ExprKind::Load { index, .. } => {
+                    for i in index {
+                        match i {
+                            Index::Range { start: Some(s), .. } | Index::Single(s) => {
+                                stack.push(*s)
+                            }
+                            Index::Range { start: None, .. } => {}
+                        }
+                    }
+                }
+                _ => {}
             }
         }
     }
