@@ -9,7 +9,7 @@ use super::check::Checker;
 use crate::diag::{Diagnostic, code};
 use crate::ir::{ExprId, ExprKind};
 use crate::span::Span;
-use crate::syntax::ast::BinOp;
+use crate::syntax::ast::{BinOp, UnOp};
 use crate::types::{Dim, Scalar, Shape, Value};
 
 /// The type of a checked expression: an element type, or a literal's kind
@@ -92,6 +92,33 @@ impl Checker<'_> {
         if let Some(value) = value {
             self.k.exprs[id].kind = ExprKind::Const(value);
         } else {
+            // The operation was accepted for untyped operands; it must also
+            // exist for the type they now take (`3 % 2` cannot become f32).
+            let bad = match &self.k.exprs[id].kind {
+                ExprKind::Binary(op, ..) => match op {
+                    BinOp::Rem | BinOp::Shl | BinOp::Shr => !to.is_int(),
+                    BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => to.is_float(),
+                    _ => false,
+                }
+                .then(|| op.symbol()),
+                ExprKind::Unary(UnOp::Neg, _) if !to.is_float() && !to.is_signed_int() => Some("-"),
+                ExprKind::Unary(op @ (UnOp::Not | UnOp::BitNot), _) if to.is_float() => {
+                    Some(op.symbol())
+                }
+                _ => None,
+            };
+            if let Some(op) = bad {
+                self.error(
+                    Diagnostic::error(code::BAD_OPERAND, format!("`{op}` is not defined on {to}"))
+                        .label(span, format!("these literals become {to} here"))
+                        .help(if to.is_float() {
+                            format!("compute it on integers and convert: `{to}(i32(...))`")
+                        } else {
+                            "unsigned integers have no negation; write the value itself".to_string()
+                        }),
+                );
+                return None;
+            }
             let kids: Vec<ExprId> = match &self.k.exprs[id].kind {
                 ExprKind::Unary(_, a) => vec![*a],
                 ExprKind::Binary(_, a, b) => vec![*a, *b],
