@@ -58,17 +58,7 @@ impl Program {
     /// the syntax errors and duplicate definitions; call [`Program::check`]
     /// for the rest.
     pub fn parse(name: &str, text: &str) -> (Program, Vec<Diagnostic>) {
-        let mut sources = SourceMap::new();
-        let mut diags = Vec::new();
-        let mut fns: HashMap<String, ast::FnDef> = HashMap::new();
-        for (path, src) in phobos_stdlib::FILES {
-            let id = sources.add(*path, *src);
-            let (file, d) = syntax::parse(id, src);
-            diags.extend(d);
-            for f in file.fns {
-                fns.insert(f.name.name.clone(), f);
-            }
-        }
+        let (mut sources, mut fns, mut diags) = prelude().clone();
         let user = sources.add(name, text);
         let (file, d) = syntax::parse(user, text);
         diags.extend(d);
@@ -236,6 +226,27 @@ impl Program {
             }
         }
     }
+}
+
+/// The stdlib, parsed once per process: its sources, its fns, and its
+/// diagnostics (none, which a test checks).
+fn prelude() -> &'static (SourceMap, HashMap<String, ast::FnDef>, Vec<Diagnostic>) {
+    static PRELUDE: std::sync::OnceLock<(SourceMap, HashMap<String, ast::FnDef>, Vec<Diagnostic>)> =
+        std::sync::OnceLock::new();
+    PRELUDE.get_or_init(|| {
+        let mut sources = SourceMap::new();
+        let mut diags = Vec::new();
+        let mut fns = HashMap::new();
+        for (path, src) in phobos_stdlib::FILES {
+            let id = sources.add(*path, *src);
+            let (file, d) = syntax::parse(id, src);
+            diags.extend(d);
+            for f in file.fns {
+                fns.insert(f.name.name.clone(), f);
+            }
+        }
+        (sources, fns, diags)
+    })
 }
 
 /// Finds the `// check NAME: EXPR` lines and the kernel each one precedes.
