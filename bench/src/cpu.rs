@@ -133,6 +133,7 @@ fn main() {
     let (rust, _) = time(|| par(&mut want, threads, rust_dropout));
     let opts = Options {
         backend: Backend::Cpu,
+        threads: Some(threads),
         ..Options::default()
     };
     let first = launch(&k, &mut args, &opts).expect("runs");
