@@ -168,7 +168,7 @@ fn float_ops_round_separately_and_keep_subnormals() {
 
 #[test]
 fn edge_blocks_are_masked() {
-    let src = "@autotune(R in [16])
+    let src = "@autotune(R in [16, 5, 37])
     kernel inc(X: tensor<f32>[M, 4], Y: tensor<f32>[M, 4]) {
       let r = ctx.block.x * R
       Y[r :+ R, :] = X[r + 1 :+ R, :] + 1.0

@@ -158,15 +158,38 @@ impl Program {
         diags.extend(fns::check_duplicate_kernels(self));
         for k in &self.file.kernels {
             let configs = self.configs(&k.name.name);
-            for cfg in configs.iter().take(MAX_CHECKED_CONFIGS) {
+            let checked = &configs[..configs.len().min(MAX_CHECKED_CONFIGS)];
+            // Each problem, with the configurations it occurs in.
+            let mut found: Vec<(Diagnostic, Vec<String>)> = Vec::new();
+            for cfg in checked {
+                let mut these = Vec::new();
                 if let Err(d) = check_kernel(self, k, cfg) {
-                    diags.extend(d);
+                    these.extend(d);
                 }
                 for c in self.checks_for(&k.name.name) {
                     if let Err(d) = check_expr_kernel(self, k, cfg, &c.expr) {
-                        diags.extend(d);
+                        these.extend(d);
                     }
                 }
+                let name: Vec<String> = cfg.iter().map(|(n, v)| format!("{n}={v}")).collect();
+                for d in these {
+                    match found.iter_mut().find(|(f, _)| *f == d) {
+                        Some((_, cfgs)) => cfgs.push(name.join(", ")),
+                        None => found.push((d, vec![name.join(", ")])),
+                    }
+                }
+            }
+            for (d, cfgs) in found {
+                // A problem of only some configurations says which.
+                diags.push(if cfgs.len() < checked.len() {
+                    d.note(format!(
+                        "only in the configuration{} {}",
+                        if cfgs.len() == 1 { "" } else { "s" },
+                        cfgs.join("; ")
+                    ))
+                } else {
+                    d
+                });
             }
         }
         diags.sort_by(|a, b| (a.span(), a).cmp(&(b.span(), b)));
@@ -200,6 +223,20 @@ impl Program {
                 .find(|(n, _)| *n == p.name)
                 .map(|(_, v)| *v)
                 .unwrap_or(p.values[0]);
+            if !p.values.contains(&v) {
+                let listed: Vec<String> = p.values.iter().map(|v| v.to_string()).collect();
+                return Err(vec![
+                    Diagnostic::error(
+                        code::UNDECLARED_TUNE_PARAM,
+                        format!("{}={v} is not one of the values @autotune declares", p.name),
+                    )
+                    .label(k.name.span, "this kernel")
+                    .help(format!(
+                        "choose one of {}, or add {v} to the @autotune list",
+                        listed.join(", ")
+                    )),
+                ]);
+            }
             full.push((p.name, v));
         }
         for (n, _) in config {
