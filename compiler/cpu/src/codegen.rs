@@ -14,7 +14,7 @@ use crate::ops;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value, types};
 use cranelift_frontend::FunctionBuilder;
-use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, LocalKind, Place, Stmt};
+use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, Place, Stmt};
 use phobos_core::types::{Dim, Scalar};
 
 pub(crate) struct PlaceInfo {
@@ -141,10 +141,6 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let (ext, strides, base) = (info.ext.clone(), info.strides.clone(), info.base);
                 let elem = self.k.locals[*local].elem;
                 let lo = vec![self.iconst(0); ext.len()];
-                debug_assert!(matches!(
-                    self.k.locals[*local].kind,
-                    LocalKind::Let | LocalKind::Var
-                ));
                 self.loops(&lo, &ext, &mut |g, pos| {
                     let mut cache = pre.clone();
                     let v = g.emit(*value, pos, &mut cache);
@@ -165,13 +161,7 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.hoist(value, &mut pre);
         let info = &self.places[&key(place)];
         let (ext, strides, base) = (info.ext.clone(), info.strides.clone(), info.base);
-        let elem = match place {
-            Place::Param(i) => match &self.k.params[i].kind {
-                phobos_core::ir::ParamKind::Tensor { elem, .. } => *elem,
-                phobos_core::ir::ParamKind::Scalar(s) => *s,
-            },
-            Place::Local(l) => self.k.locals[l].elem,
-        };
+        let elem = self.k.place_elem(place);
         let zero = self.iconst(0);
         let mut starts = Vec::new();
         let (mut lo, mut hi, mut lens) = (Vec::new(), Vec::new(), Vec::new());

@@ -3,10 +3,9 @@
 
 use crate::compile::{CompileError, Compiled, compile};
 use phobos_core::interp::MAX_TILE_ELEMENTS;
-use phobos_core::ir::{Index, Kernel, ParamKind, Place, Stmt};
+use phobos_core::ir::{Index, Kernel, Stmt};
 use phobos_core::launch::{Arg, Bound, LaunchError, bind};
 use phobos_core::tensor::{Data, Tensor};
-use phobos_core::types::Scalar;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -150,10 +149,9 @@ fn frame(
         offset += (n.unwrap_or(0) * local.elem.size()).div_ceil(8) * 8;
     }
     for (n, slot) in &lay.temps {
-        let Stmt::Store { index, .. } = &k.body[*n] else {
+        let Stmt::Store { index, place, .. } = &k.body[*n] else {
             unreachable!("temps belong to stores")
         };
-        let elem = store_elem(k, &k.body[*n]);
         let tile = index.iter().try_fold(1usize, |a, ix| match ix {
             Index::Range { len, .. } => a.checked_mul(len.extent(&bound.dims)),
             Index::Single(_) => Some(a),
@@ -165,26 +163,9 @@ fn frame(
             });
         };
         f[*slot] = offset as u64;
-        offset += (n_elems * elem.size()).div_ceil(8) * 8;
+        offset += (n_elems * k.place_elem(*place).size()).div_ceil(8) * 8;
     }
     f[lay.dims..lay.dims + bound.dims.len()].copy_from_slice(&bound.dims);
     f[lay.grid..lay.grid + 3].copy_from_slice(&bound.grid);
     Ok((f, offset))
-}
-
-fn store_elem(k: &Kernel, s: &Stmt) -> Scalar {
-    match s {
-        Stmt::Store {
-            place: Place::Param(i),
-            ..
-        } => match &k.params[*i].kind {
-            ParamKind::Tensor { elem, .. } => *elem,
-            ParamKind::Scalar(s) => *s,
-        },
-        Stmt::Store {
-            place: Place::Local(l),
-            ..
-        } => k.locals[*l].elem,
-        _ => unreachable!("a store"),
-    }
 }

@@ -192,6 +192,28 @@ pub enum ExprKind {
 }
 
 impl Kernel {
+    /// The element type a place holds.
+    pub fn place_elem(&self, place: Place) -> Scalar {
+        match place {
+            Place::Param(i) => match &self.params[i].kind {
+                ParamKind::Tensor { elem, .. } => *elem,
+                ParamKind::Scalar(s) => *s,
+            },
+            Place::Local(l) => self.locals[l].elem,
+        }
+    }
+
+    /// The shape of a place (a scalar parameter has none).
+    pub fn place_shape(&self, place: Place) -> Shape {
+        match place {
+            Place::Param(i) => match &self.params[i].kind {
+                ParamKind::Tensor { shape, .. } => shape.clone(),
+                ParamKind::Scalar(_) => Vec::new(),
+            },
+            Place::Local(l) => self.locals[l].shape.clone(),
+        }
+    }
+
     pub fn dim_name(&self, d: Dim) -> String {
         match d {
             Dim::Const(v) => v.to_string(),

@@ -673,23 +673,11 @@ impl<'p> Checker<'p> {
     }
 
     pub fn place_elem(&self, place: Place) -> Scalar {
-        match place {
-            Place::Param(i) => match &self.k.params[i].kind {
-                ParamKind::Tensor { elem, .. } => *elem,
-                ParamKind::Scalar(s) => *s,
-            },
-            Place::Local(l) => self.k.locals[l].elem,
-        }
+        self.k.place_elem(place)
     }
 
     pub fn place_shape(&self, place: Place) -> Shape {
-        match place {
-            Place::Param(i) => match &self.k.params[i].kind {
-                ParamKind::Tensor { shape, .. } => shape.clone(),
-                ParamKind::Scalar(_) => Vec::new(),
-            },
-            Place::Local(l) => self.k.locals[l].shape.clone(),
-        }
+        self.k.place_shape(place)
     }
 
     pub fn full_slice(&self, place: Place) -> (Vec<Index>, Shape) {
