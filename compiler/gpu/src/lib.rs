@@ -1,0 +1,110 @@
+//! The Phobos GPU backend, first step: the tile IR lowered to a `naga::Module`
+//! built directly (never WGSL text parsed back), checked by naga's validator,
+//! and emitted as WGSL and SPIR-V.
+//!
+//! The mapping (see `lower.rs`):
+//! - each block is one workgroup of [`WORKGROUP_SIZE`] invocations;
+//!   `ctx.block` is `workgroup_id`;
+//! - a statement's tile is flattened and invocation `i` handles its elements
+//!   `i, i + 64, ...`;
+//! - every tensor is a `storage` buffer binding (`read` or `read_write`) in
+//!   group 0, binding 1 + its position among the tensor parameters; scalar
+//!   parameters, dims and the grid live in one uniform struct at binding 0;
+//! - `let`/`var` tiles of constant extent live in workgroup memory, scalar
+//!   ones in each invocation's own variable; barriers separate statements
+//!   whose places conflict;
+//! - loads outside a tensor read 0 and stores outside are dropped, with
+//!   `if`s, so nothing relies on the driver's robustness;
+//! - scalar operations mean exactly what `phobos_core::interp::ops` says for
+//!   bool, i32, u32 and f32: integer division, shifts and float-to-integer
+//!   casts are spelled out with selects rather than left to WGSL or SPIR-V.
+//!
+//! TODO (next steps of issue 3, not done here):
+//! - exact mode: f32 `/` and `sqrt` are the native ones, which the H200 does
+//!   not round correctly; they must be emulated from exact operations;
+//! - SPIR-V post-processing: `NoContraction` on every `OpFAdd`/`OpFSub`/
+//!   `OpFMul` and `DenormPreserve 32`, so no driver fuses `a*b+c`;
+//! - i64/u64/f64 and bool tensors (one byte per element) are `Unsupported`;
+//! - grids beyond 65,535 blocks per axis, 16-byte loads and stores, a
+//!   workgroup-size heuristic, and stores that read their own destination
+//!   (which need a staging tile).
+
+mod lower;
+
+use naga::Module;
+use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
+use phobos_core::ir::Kernel;
+use std::fmt;
+
+pub use lower::lower;
+
+/// The invocations of one workgroup; each handles every 64th element.
+pub const WORKGROUP_SIZE: u32 = 64;
+
+/// The name of the compute entry point.
+pub const ENTRY_POINT: &str = "main";
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LowerError {
+    /// A construct this backend does not lower yet; the message names it.
+    Unsupported(String),
+    /// naga rejected the module: a compiler bug, with the printed IR.
+    Internal(String),
+}
+
+impl fmt::Display for LowerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LowerError::Unsupported(m) => write!(f, "not supported on the GPU backend yet: {m}"),
+            LowerError::Internal(m) => write!(f, "internal compiler error (GPU lowering): {m}"),
+        }
+    }
+}
+
+impl std::error::Error for LowerError {}
+
+/// Validates a lowered module. A failure is an internal compiler error: its
+/// message carries naga's error and the kernel's printed IR, so that a bad
+/// lowering is never a kernel that silently does nothing.
+pub fn validate(kernel: &Kernel, module: &Module) -> Result<ModuleInfo, LowerError> {
+    Validator::new(ValidationFlags::all(), Capabilities::empty())
+        .validate(module)
+        .map_err(|e| {
+            LowerError::Internal(format!(
+                "naga rejected the module for kernel `{}`: {}\n{}",
+                kernel.name,
+                e.emit_to_string(""),
+                kernel.print()
+            ))
+        })
+}
+
+/// Lowers and validates in one step.
+pub fn compile(kernel: &Kernel) -> Result<(Module, ModuleInfo), LowerError> {
+    let module = lower(kernel)?;
+    let info = validate(kernel, &module)?;
+    Ok((module, info))
+}
+
+/// The module as WGSL text.
+pub fn wgsl(module: &Module, info: &ModuleInfo) -> String {
+    naga::back::wgsl::write_string(module, info, naga::back::wgsl::WriterFlags::empty())
+        .expect("a validated module writes as WGSL")
+}
+
+/// The module as SPIR-V words. The writer flags are explicit because naga's
+/// defaults add debug info in debug builds only, so the bytes would differ
+/// between debug and release.
+pub fn spirv(module: &Module, info: &ModuleInfo) -> Vec<u32> {
+    let options = naga::back::spv::Options {
+        lang_version: (1, 3),
+        flags: naga::back::spv::WriterFlags::empty(),
+        ..Default::default()
+    };
+    let pipeline = naga::back::spv::PipelineOptions {
+        shader_stage: naga::ShaderStage::Compute,
+        entry_point: ENTRY_POINT.to_string(),
+    };
+    naga::back::spv::write_vec(module, info, &options, Some(&pipeline))
+        .expect("a validated module writes as SPIR-V")
+}
