@@ -46,7 +46,6 @@ struct Lower<'k> {
     tensors: Vec<Option<Handle<GlobalVariable>>>,
     locals: Vec<LocalHome>,
     /// Values loaded once at the top of the function.
-    local_index: H,
     block_id: [H; 3],
     dims: Vec<H>,
     grid: [H; 3],
@@ -291,7 +290,6 @@ pub fn lower(kernel: &Kernel) -> Result<Module, LowerError> {
         u32_ty,
         tensors,
         locals,
-        local_index: placeholder,
         block_id: [placeholder; 3],
         dims: Vec::new(),
         grid: [placeholder; 3],
@@ -322,7 +320,6 @@ pub fn lower(kernel: &Kernel) -> Result<Module, LowerError> {
     for a in 0..3 {
         lw.grid[a] = member(&mut lw, grid_base + a as u32);
     }
-    lw.local_index = placeholder;
     let wg = lw.expr(Expression::FunctionArgument(1));
     for a in 0..3 {
         let c = lw.expr(Expression::AccessIndex {
@@ -332,6 +329,7 @@ pub fn lower(kernel: &Kernel) -> Result<Module, LowerError> {
         lw.block_id[a] = lw.bitcast(c, ScalarKind::Sint);
     }
 
+    check_extents(kernel)?;
     lw.body()?;
 
     let mut f = std::mem::take(&mut lw.f);
@@ -446,6 +444,7 @@ impl<'k> Lower<'k> {
 
     fn extent(&mut self, d: Dim) -> H {
         match d {
+            // `check_extents` has refused constants beyond u32.
             Dim::Const(v) => self.u32c(v as u32),
             Dim::Sym(s) => self.dims[s],
         }
@@ -700,7 +699,6 @@ impl<'k> Lower<'k> {
         );
         let cp = self.expr(Expression::LocalVariable(counter));
         let li = self.expr(Expression::FunctionArgument(0));
-        self.local_index = li;
         self.cur.push(Statement::Store {
             pointer: cp,
             value: li,
@@ -1165,6 +1163,50 @@ impl<'k> Lower<'k> {
             arg3: None,
         })
     }
+}
+
+/// Tile positions and flat indices are u32: refuse a constant extent or a
+/// statement tile of constant extents that does not fit.
+fn check_extents(k: &Kernel) -> Result<(), LowerError> {
+    let fits = |shape: &[Dim]| {
+        shape
+            .iter()
+            .try_fold(1u64, |n, d| match d {
+                Dim::Const(v) => n.checked_mul(*v).filter(|n| *n <= u32::MAX as u64),
+                Dim::Sym(_) => Some(n),
+            })
+            .is_some()
+    };
+    let mut shapes: Vec<&[Dim]> = k.exprs.iter().map(|e| e.shape.as_slice()).collect();
+    shapes.extend(k.locals.iter().map(|l| l.shape.as_slice()));
+    for p in &k.params {
+        if let ParamKind::Tensor { shape, .. } = &p.kind {
+            shapes.push(shape);
+        }
+    }
+    let mut tiles = Vec::new();
+    for s in &k.body {
+        if let Stmt::Store { index, .. } = s {
+            tiles.push(
+                index
+                    .iter()
+                    .filter_map(|i| match i {
+                        Index::Range { len, .. } => Some(*len),
+                        Index::Single(_) => None,
+                    })
+                    .collect::<Vec<Dim>>(),
+            );
+        }
+    }
+    for shape in shapes.into_iter().chain(tiles.iter().map(|t| t.as_slice())) {
+        if !fits(shape) {
+            return Err(unsupported(format!(
+                "a tile of {} elements (positions are 32-bit on the GPU)",
+                k.shape_text(shape)
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn kind(s: Scalar) -> ScalarKind {

@@ -56,6 +56,9 @@ fn every_fixture_and_example_lowers_and_validates() {
                         assert!(text.contains("@compute @workgroup_size(64"), "{text}");
                         let words = spirv(&module, &info);
                         assert_eq!(words[0], 0x0723_0203, "SPIR-V magic number");
+                        if let Some(Err(e)) = spirv_val(&format!("{stem}_{name}"), &words) {
+                            panic!("spirv-val rejected {stem}/{name}: {e}");
+                        }
                         lowered += 1;
                     }
                     Err(LowerError::Unsupported(msg)) => {
@@ -106,32 +109,50 @@ fn dropout_rows_wgsl_parses_back() {
     .expect("the parsed-back module validates");
 }
 
-#[test]
-fn dropout_rows_spirv_passes_spirv_val() {
-    let (module, info) = dropout_rows();
-    let words = spirv(&module, &info);
+/// Runs `spirv-val` on the words: `None` when it is not installed.
+fn spirv_val(name: &str, words: &[u32]) -> Option<Result<(), String>> {
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     let dir = std::env::temp_dir().join(format!("phobos-gpu-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("dropout_rows.spv");
+    let file = dir.join(format!("{name}.spv"));
     std::fs::write(&file, bytes).unwrap();
-    let out = match std::process::Command::new("spirv-val")
+    let out = std::process::Command::new("spirv-val")
         .args(["--target-env", "vulkan1.1"])
         .arg(&file)
         .output()
-    {
-        Ok(out) => out,
-        Err(_) => {
-            eprintln!("skipped: spirv-val not found (apt-get install spirv-tools)");
-            return;
-        }
-    };
-    assert!(
-        out.status.success(),
-        "spirv-val rejected dropout_rows: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+        .ok()?;
+    Some(if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    })
+}
+
+#[test]
+fn dropout_rows_spirv_passes_spirv_val() {
+    let (module, info) = dropout_rows();
+    match spirv_val("dropout_rows", &spirv(&module, &info)) {
+        None => eprintln!("skipped: spirv-val not found (apt-get install spirv-tools)"),
+        Some(r) => r.expect("spirv-val accepts dropout_rows"),
+    }
+}
+
+#[test]
+fn symbolic_tiles_in_workgroup_memory_are_unsupported() {
+    let (program, diags) = Program::parse(
+        "t.ph",
+        "kernel t(X: tensor<f32>[N], Y: tensor<f32>[N]) {\n  let t = X[:]\n  Y = t\n}",
     );
+    assert!(diags.is_empty(), "{diags:?}");
+    let kernel = program.kernel("t", &[]).unwrap();
+    match phobos_gpu::lower(&kernel) {
+        Err(LowerError::Unsupported(m)) => assert!(m.contains("depends on dim N"), "{m}"),
+        other => panic!("expected Unsupported, got {:?}", other.map(|_| ())),
+    }
 }
 
 #[test]

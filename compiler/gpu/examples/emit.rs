@@ -1,0 +1,11 @@
+//! Prints the WGSL of one kernel: `cargo run -p phobos-gpu --example emit FILE KERNEL`.
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let text = std::fs::read_to_string(&args[1]).expect("readable source");
+    let (program, _) = phobos_core::Program::parse(&args[1], &text);
+    let kernel = program.kernel(&args[2], &[]).expect("checks");
+    match phobos_gpu::compile(&kernel) {
+        Ok((m, i)) => print!("{}", phobos_gpu::wgsl(&m, &i)),
+        Err(e) => eprintln!("{e}"),
+    }
+}
