@@ -23,7 +23,14 @@
 //! - exact mode: f32 `/` and `sqrt` are the native ones, which the H200 does
 //!   not round correctly; they must be emulated from exact operations;
 //! - SPIR-V post-processing: `NoContraction` on every `OpFAdd`/`OpFSub`/
-//!   `OpFMul` and `DenormPreserve 32`, so no driver fuses `a*b+c`;
+//!   `OpFMul` and `DenormPreserve 32`, so no driver fuses `a*b+c`; also
+//!   `SignedZeroInfNanPreserve 32`: without it lavapipe folded `x * 0.0` to
+//!   0 for infinite/NaN `x` (the stdlib's `log` and `cos` were then off by
+//!   up to 1 ulp or gave a number for NaN; measured with a throwaway wgpu
+//!   probe, which found every integer op, cast and comparison bit-exact);
+//! - NaN payloads: an f32 `+` of a NaN operand gave other NaN bits on
+//!   lavapipe than on the interpreter's host; the reference must say which
+//!   NaN bits count;
 //! - i64/u64/f64 and bool tensors (one byte per element) are `Unsupported`;
 //! - grids beyond 65,535 blocks per axis, 16-byte loads and stores, a
 //!   workgroup-size heuristic, and stores that read their own destination

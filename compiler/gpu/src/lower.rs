@@ -1009,6 +1009,9 @@ impl<'k> Lower<'k> {
             };
             return self.binary(b, x, y);
         }
+        if op == BinOp::Ne && ty == Scalar::F32 {
+            return self.float_ne(x, y);
+        }
         if let Some(b) = simple(op) {
             return self.binary(b, x, y);
         }
@@ -1084,6 +1087,9 @@ impl<'k> Lower<'k> {
         if to == Scalar::Bool {
             // `x != 0`: a NaN is true, as in ops.rs.
             let zero = self.lit(from.zero());
+            if from == Scalar::F32 {
+                return self.float_ne(x, zero);
+            }
             return self.binary(B::NotEqual, x, zero);
         }
         match (from, to) {
@@ -1128,6 +1134,17 @@ impl<'k> Lower<'k> {
             // i32 <-> u32: two's complement, the same bits.
             _ => self.bitcast(x, kind(to)),
         }
+    }
+
+    /// IEEE `x != y`, true when either is NaN. naga writes WGSL's `!=` on
+    /// floats as SPIR-V `OpFOrdNotEqual`, which is false for NaN (lavapipe
+    /// gave false where ops.rs gives true), so it is spelled `!(x == y)`.
+    fn float_ne(&mut self, x: H, y: H) -> H {
+        let eq = self.binary(BinaryOperator::Equal, x, y);
+        self.expr(Expression::Unary {
+            op: UnaryOperator::LogicalNot,
+            expr: eq,
+        })
     }
 
     fn builtin(&mut self, f: Builtin, ty: Scalar, args: &[H]) -> H {

@@ -168,3 +168,18 @@ fn unsupported_types_are_named() {
         other => panic!("expected Unsupported, got {:?}", other.map(|_| ())),
     }
 }
+
+#[test]
+fn float_not_equal_is_true_for_nan() {
+    // naga writes `!=` on floats as SPIR-V OpFOrdNotEqual (false for NaN);
+    // ops.rs says NaN != x is true, so the lowering spells it `!(x == y)`.
+    let (program, diags) = Program::parse(
+        "t.ph",
+        "kernel t(X: tensor<f32>[N], Y: tensor<i32>[N]) { Y = i32(X != 1.0) + i32(bool(X)) }",
+    );
+    assert!(diags.is_empty(), "{diags:?}");
+    let (module, info) = compile(&program.kernel("t", &[]).unwrap()).unwrap();
+    let text = wgsl(&module, &info);
+    assert!(!text.contains("!= 1f") && !text.contains("!= 0f"), "{text}");
+    assert_eq!(text.matches("!((").count(), 2, "{text}");
+}
