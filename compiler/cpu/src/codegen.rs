@@ -31,6 +31,8 @@ pub struct Gen<'a, 'b> {
     pub scratch: Value,
     pub block: [Value; 3],
     pub(crate) places: HashMap<(bool, usize), PlaceInfo>,
+    /// The vector 0, 1, 2, 3, made before each vector loop (simd.rs).
+    pub(crate) lane_offsets: Option<Value>,
 }
 
 pub(crate) fn key(p: Place) -> (bool, usize) {
@@ -71,6 +73,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             scratch,
             block: [bx, by, bz],
             places: HashMap::new(),
+            lane_offsets: None,
         };
         for (i, p) in k.params.iter().enumerate() {
             if let phobos_core::ir::ParamKind::Tensor { shape, .. } = &p.kind {

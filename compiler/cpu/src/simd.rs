@@ -200,6 +200,28 @@ impl Gen<'_, '_> {
     }
 
     fn vector_loop(&mut self, st: &StoreCtx, outer: &[Value], from: Value, to: Value) {
+        // Loop-invariant vectors, made once before the loop: the splats of
+        // the statement's scalars, and the lane offsets 0, 1, 2, 3 of iota.
+        let mut invariant = HashMap::new();
+        let mut hoisted: Vec<(ExprId, Value)> = st.pre.iter().map(|(k, v)| (*k, *v)).collect();
+        hoisted.sort_by_key(|(k, _)| *k);
+        for (id, s) in hoisted {
+            let t = self.k.exprs[id].ty;
+            if is32(t) {
+                invariant.insert(id, self.b.ins().splat(vty(t), s));
+            } else if t == Scalar::Bool {
+                let w = self.b.ins().uextend(types::I32, s);
+                let m = self.b.ins().ineg(w);
+                invariant.insert(id, self.b.ins().splat(types::I32X4, m));
+            }
+        }
+        let zero = self.b.ins().iconst(types::I32, 0);
+        let mut lanes = self.b.ins().splat(types::I32X4, zero);
+        for lane in 1..W as u8 {
+            let x = self.b.ins().iconst(types::I32, lane as i64);
+            lanes = self.b.ins().insertlane(lanes, x, lane);
+        }
+        self.lane_offsets = Some(lanes);
         let var = self.b.declare_var(types::I64);
         self.b.def_var(var, from);
         let header = self.b.create_block();
@@ -214,7 +236,7 @@ impl Gen<'_, '_> {
         let mut pos = outer.to_vec();
         pos.push(i);
         let mut scalars = st.pre.clone();
-        let mut vectors = HashMap::new();
+        let mut vectors = invariant;
         let v = self.vemit(st.value, &pos, &mut scalars, &mut vectors);
         let addr = self.store_address(st, &pos);
         self.b.ins().store(VMEM, v, addr, 0);
@@ -249,12 +271,9 @@ impl Gen<'_, '_> {
             match &e.kind {
                 ExprKind::Iota(a) if *a as usize == pos.len() - 1 => {
                     let i = self.b.ins().ireduce(types::I32, pos[pos.len() - 1]);
-                    let mut lanes = self.b.ins().splat(types::I32X4, i);
-                    for lane in 1..W as u8 {
-                        let x = self.b.ins().iadd_imm_s(i, lane as i64);
-                        lanes = self.b.ins().insertlane(lanes, x, lane);
-                    }
-                    lanes
+                    let first = self.b.ins().splat(types::I32X4, i);
+                    let offsets = self.lane_offsets.expect("set before the vector loop");
+                    self.b.ins().iadd(first, offsets)
                 }
                 ExprKind::Iota(_) => {
                     let s = self.emit(id, pos, scalars);
