@@ -47,11 +47,15 @@ pub fn render(name: &str, t: &Tensor) -> String {
     }
     let s = Stats::of(t);
     let _ = writeln!(out, "{name}: {} counters, mean {:.3}", s.count, s.mean);
+    // With no finite value (empty, or all NaN) there is no range to show.
+    let range = if s.min <= s.max {
+        format!("min {}, max {}, ", fmt(s.min), fmt(s.max))
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "  min {}, max {}, nonzero {:.2}%{}",
-        fmt(s.min),
-        fmt(s.max),
+        "  {range}nonzero {:.2}%{}",
         100.0 * s.nonzero as f64 / s.count.max(1) as f64,
         if s.nan > 0 {
             format!(", {} NaN", s.nan)

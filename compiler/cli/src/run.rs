@@ -151,7 +151,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     if a.json {
         let report = json!({
             "kernel": name,
-            "provenance": provenance_json(&prov, &bind_notes(&kernel, &a.inputs, &a.args)),
+            "provenance": provenance_json(&prov, &kernel, &bind_notes(&kernel, &a.inputs, &a.args)),
             "outputs": written(&kernel).map(|p| {
                 let Arg::Tensor(t) = &args[p] else { unreachable!() };
                 let saved = outputs.iter().find(|(q, _)| *q == p).map(|(_, path)| path.display().to_string());
@@ -472,14 +472,14 @@ fn provenance_lines(p: &Provenance, kernel: &Kernel) -> Vec<String> {
     ]
 }
 
-fn provenance_json(p: &Provenance, notes: &[String]) -> serde_json::Value {
+fn provenance_json(p: &Provenance, kernel: &Kernel, notes: &[String]) -> serde_json::Value {
     json!({
         "backend": p.backend.name(),
         "device": p.device,
         "threads": p.threads,
         "precision": p.precision.name(),
         "config": p.config.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
-        "dims": p.bound.dims,
+        "dims": kernel.dims.iter().zip(&p.bound.dims).map(|(n, v)| (n.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
         "grid": p.bound.grid,
         "tuning_cache": "not used",
         "compile_ms": p.compile_ms,

@@ -122,7 +122,7 @@ fn npy_round_trip_and_bad_files() {
     ]);
     assert!(o.status.success(), "{:?}", text(&o));
     let v: serde_json::Value = serde_json::from_str(&text(&o).0).unwrap();
-    assert_eq!(v["provenance"]["dims"][0], 20);
+    assert_eq!(v["provenance"]["dims"]["M"], 20);
     // The wrong dtype names the parameter and what was expected.
     let t = dir.path().join("t.npy");
     let t = t.to_str().unwrap();
