@@ -1,0 +1,74 @@
+//! Value conversions with `phobos_core::interp::ops`'s meaning.
+
+use super::{H, Lower, kind};
+use naga::{BinaryOperator, ScalarKind};
+use phobos_core::types::{Scalar, Value};
+
+impl<'k> Lower<'k> {
+    /// A value conversion with ops.rs's meaning.
+    pub(super) fn cast(&mut self, from: Scalar, to: Scalar, x: H) -> H {
+        use BinaryOperator as B;
+        if from == to {
+            return x;
+        }
+        if from == Scalar::Bool {
+            let (one, zero) = match to {
+                Scalar::F32 => (Value::F32(1.0), Value::F32(0.0)),
+                Scalar::I32 => (Value::I32(1), Value::I32(0)),
+                _ => (Value::U32(1), Value::U32(0)),
+            };
+            let (one, zero) = (self.lit(one), self.lit(zero));
+            return self.select(x, one, zero);
+        }
+        if to == Scalar::Bool {
+            // `x != 0`: a NaN is true, as in ops.rs.
+            let zero = self.lit(from.zero());
+            if from == Scalar::F32 {
+                return self.float_ne(x, zero);
+            }
+            return self.binary(B::NotEqual, x, zero);
+        }
+        match (from, to) {
+            (Scalar::F32, Scalar::I32 | Scalar::U32) => {
+                // Truncating and saturating, NaN to 0. WGSL leaves NaN
+                // undefined and SPIR-V out-of-range conversions too, so only
+                // in-range values reach the conversion. NaN is found from
+                // the bits, which no fast-math assumption can fold away.
+                let bits = self.bitcast(x, ScalarKind::Uint);
+                let abs_mask = self.u32c(0x7fff_ffff);
+                let mag = self.binary(B::And, bits, abs_mask);
+                let inf = self.u32c(0x7f80_0000);
+                let nan = self.binary(B::Greater, mag, inf);
+                let (lo, hi, minv, maxv) = if to == Scalar::I32 {
+                    (
+                        -2147483648.0f32,
+                        2147483648.0f32,
+                        Value::I32(i32::MIN),
+                        Value::I32(i32::MAX),
+                    )
+                } else {
+                    (-1.0, 4294967296.0, Value::U32(0), Value::U32(u32::MAX))
+                };
+                let lo_c = self.lit(Value::F32(lo));
+                let hi_c = self.lit(Value::F32(hi));
+                let below = self.binary(B::LessEqual, x, lo_c);
+                let above = self.binary(B::GreaterEqual, x, hi_c);
+                let out = self.binary(B::LogicalOr, below, above);
+                let out = self.binary(B::LogicalOr, out, nan);
+                let fzero = self.lit(Value::F32(0.0));
+                let safe = self.select(out, fzero, x);
+                let v = self.convert(safe, kind(to));
+                let minv = self.lit(minv);
+                let maxv = self.lit(maxv);
+                let zero = self.lit(to.zero());
+                let v = self.select(below, minv, v);
+                let v = self.select(above, maxv, v);
+                self.select(nan, zero, v)
+            }
+            // Integer to f32 rounds to nearest even (Vulkan: correctly rounded).
+            (_, Scalar::F32) => self.convert(x, ScalarKind::Float),
+            // i32 <-> u32: two's complement, the same bits.
+            _ => self.bitcast(x, kind(to)),
+        }
+    }
+}

@@ -1,0 +1,274 @@
+//! Places, masked loads and the value of an IR node at a tile position.
+
+use super::{H, LocalHome, Lower, index_exprs, kind, nscalar};
+use crate::LowerError;
+use naga::{BinaryOperator, Block, Expression, ScalarKind, Statement};
+use phobos_core::ir::{ExprId, ExprKind, Index, ParamKind, Place};
+use phobos_core::types::{Dim, Scalar, Value};
+use std::collections::HashMap;
+
+impl<'k> Lower<'k> {
+    pub(super) fn place_shape(&self, p: Place) -> Vec<Dim> {
+        match p {
+            Place::Param(i) => match &self.k.params[i].kind {
+                ParamKind::Tensor { shape, .. } => shape.clone(),
+                ParamKind::Scalar(_) => Vec::new(),
+            },
+            Place::Local(l) => self.k.locals[l].shape.clone(),
+        }
+    }
+
+    pub(super) fn place_elem(&self, p: Place) -> Scalar {
+        match p {
+            Place::Param(i) => match &self.k.params[i].kind {
+                ParamKind::Tensor { elem, .. } => *elem,
+                ParamKind::Scalar(s) => *s,
+            },
+            Place::Local(l) => self.k.locals[l].elem,
+        }
+    }
+
+    /// A pointer to element `flat` of a tensor or workgroup tile, or to a
+    /// private scalar local.
+    pub(super) fn element_ptr(&mut self, p: Place, flat: Option<H>) -> H {
+        let base = match p {
+            Place::Param(i) => {
+                let g = self.tensors[i].expect("stores and loads name tensors");
+                self.expr(Expression::GlobalVariable(g))
+            }
+            Place::Local(l) => match self.locals[l] {
+                LocalHome::Workgroup(g) => self.expr(Expression::GlobalVariable(g)),
+                LocalHome::Private(v) => return self.expr(Expression::LocalVariable(v)),
+            },
+        };
+        let index = flat.expect("a tile element has a flat index");
+        self.expr(Expression::Access { base, index })
+    }
+
+    pub(super) fn is_private(&self, p: Place) -> bool {
+        matches!(p, Place::Local(l) if matches!(self.locals[l], LocalHome::Private(_)))
+    }
+
+    /// Whether the element of a slice at tile position `pos` lies inside
+    /// `place`, and its flat index there. Coordinates are u32: an i32 start
+    /// plus a position wraps to at least 2^31 when the true coordinate is
+    /// negative or past 2^31, which is never below an extent (bindings are
+    /// far smaller); a u32 start that overflows is caught by `c < start`.
+    pub(super) fn locate(
+        &mut self,
+        place: Place,
+        index: &[Index],
+        pos: &[H],
+        cache: &mut HashMap<ExprId, H>,
+    ) -> Result<(H, H), LowerError> {
+        let shape = self.place_shape(place);
+        let mut inside = self.lit(Value::Bool(true));
+        let mut flat = self.u32c(0);
+        let mut p = pos.iter();
+        for (ix, d) in index.iter().zip(&shape) {
+            let ext = self.extent(*d);
+            let (start, ok_wrap) = match ix {
+                Index::Range { start: None, .. } => (None, None),
+                Index::Range { start: Some(s), .. } | Index::Single(s) => {
+                    let v = self.node(*s, &[], cache)?;
+                    match self.k.exprs[*s].ty {
+                        Scalar::I32 => (Some(self.bitcast(v, ScalarKind::Uint)), None),
+                        _ => (Some(v), Some(v)),
+                    }
+                }
+            };
+            let c = match (ix, start) {
+                (Index::Range { .. }, Some(s)) => {
+                    let q = *p.next().expect("one position per range axis");
+                    self.binary(BinaryOperator::Add, s, q)
+                }
+                (Index::Range { .. }, None) => *p.next().expect("one position per range axis"),
+                (Index::Single(_), Some(s)) => s,
+                (Index::Single(_), None) => unreachable!("a single index has a value"),
+            };
+            let mut ok = self.binary(BinaryOperator::Less, c, ext);
+            if let (Index::Range { .. }, Some(s)) = (ix, ok_wrap) {
+                let no_wrap = self.binary(BinaryOperator::GreaterEqual, c, s);
+                ok = self.binary(BinaryOperator::LogicalAnd, ok, no_wrap);
+            }
+            inside = self.binary(BinaryOperator::LogicalAnd, inside, ok);
+            let scaled = self.binary(BinaryOperator::Multiply, flat, ext);
+            flat = self.binary(BinaryOperator::Add, scaled, c);
+        }
+        Ok((inside, flat))
+    }
+
+    /// Computes every scalar node under `root` before the statement's loop.
+    pub(super) fn hoist(
+        &mut self,
+        root: ExprId,
+        cache: &mut HashMap<ExprId, H>,
+    ) -> Result<(), LowerError> {
+        let mut seen = vec![false; self.k.exprs.len()];
+        let mut stack = vec![root];
+        while let Some(id) = stack.pop() {
+            if std::mem::replace(&mut seen[id], true) {
+                continue;
+            }
+            let e = &self.k.exprs[id];
+            if e.shape.is_empty() {
+                self.node(id, &[], cache)?;
+                continue;
+            }
+            match &e.kind {
+                ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => stack.push(*a),
+                ExprKind::Binary(_, a, b) => stack.extend([*a, *b]),
+                ExprKind::Select(c, a, b) => stack.extend([*c, *a, *b]),
+                ExprKind::Builtin(_, xs) => stack.extend(xs),
+                ExprKind::Load { index, .. } => stack.extend(index_exprs(index)),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The position within a node of `shape` read at tile position `pos`:
+    /// trailing axes line up and extent-1 axes read 0 (broadcasting).
+    pub(super) fn aligned(&mut self, shape: &[Dim], pos: &[H]) -> Vec<H> {
+        let off = pos.len() - shape.len();
+        let mut out = Vec::new();
+        for (j, d) in shape.iter().enumerate() {
+            out.push(match d {
+                Dim::Const(1) => self.u32c(0),
+                Dim::Const(_) => pos[off + j],
+                Dim::Sym(s) => {
+                    let one = self.u32c(1);
+                    let is_one = self.binary(BinaryOperator::Equal, self.dims[*s], one);
+                    let zero = self.u32c(0);
+                    self.select(is_one, zero, pos[off + j])
+                }
+            });
+        }
+        out
+    }
+
+    /// The value of node `id` at tile position `pos`.
+    pub(super) fn node(
+        &mut self,
+        id: ExprId,
+        pos: &[H],
+        cache: &mut HashMap<ExprId, H>,
+    ) -> Result<H, LowerError> {
+        if let Some(h) = cache.get(&id) {
+            return Ok(*h);
+        }
+        let e = &self.k.exprs[id];
+        let (ty, shape) = (e.ty, e.shape.clone());
+        nscalar(ty)?;
+        let h = match &e.kind {
+            ExprKind::Const(v) => self.lit(*v),
+            ExprKind::Param(i) => self.scalars[*i].expect("a scalar parameter"),
+            ExprKind::DimValue(s) => self.bitcast(self.dims[*s], ScalarKind::Sint),
+            ExprKind::BlockId(a) => self.block_id[*a as usize],
+            ExprKind::GridSize(a) => self.bitcast(self.grid[*a as usize], ScalarKind::Sint),
+            ExprKind::Iota(a) => {
+                let q = self.aligned(&shape, pos);
+                self.bitcast(q[*a as usize], ScalarKind::Sint)
+            }
+            ExprKind::Local(l) => {
+                let place = Place::Local(*l);
+                if self.is_private(place) {
+                    let ptr = self.element_ptr(place, None);
+                    self.expr(Expression::Load { pointer: ptr })
+                } else {
+                    let q = self.aligned(&shape, pos);
+                    let mut flat = self.u32c(0);
+                    for (c, d) in q.iter().zip(&self.k.locals[*l].shape.clone()) {
+                        let ext = self.extent(*d);
+                        let scaled = self.binary(BinaryOperator::Multiply, flat, ext);
+                        flat = self.binary(BinaryOperator::Add, scaled, *c);
+                    }
+                    let ptr = self.element_ptr(place, Some(flat));
+                    self.expr(Expression::Load { pointer: ptr })
+                }
+            }
+            ExprKind::Load { place, index } => {
+                let q = self.aligned(&shape, pos);
+                self.load(*place, index, &q, cache)?
+            }
+            ExprKind::Unary(op, a) => {
+                let x = self.node(*a, pos, cache)?;
+                self.unary(*op, ty, x)
+            }
+            ExprKind::Binary(op, a, b) => {
+                let operand = self.k.exprs[*a].ty;
+                let x = self.node(*a, pos, cache)?;
+                let y = self.node(*b, pos, cache)?;
+                self.binop(*op, operand, x, y)
+            }
+            ExprKind::Cast(a) => {
+                let from = self.k.exprs[*a].ty;
+                let x = self.node(*a, pos, cache)?;
+                self.cast(from, ty, x)
+            }
+            ExprKind::Bitcast(a) => {
+                let from = self.k.exprs[*a].ty;
+                let x = self.node(*a, pos, cache)?;
+                if from == ty {
+                    x
+                } else {
+                    self.bitcast(x, kind(ty))
+                }
+            }
+            ExprKind::Select(c, a, b) => {
+                let c = self.node(*c, pos, cache)?;
+                let x = self.node(*a, pos, cache)?;
+                let y = self.node(*b, pos, cache)?;
+                self.select(c, x, y)
+            }
+            ExprKind::Builtin(f, xs) => {
+                let mut vals = Vec::new();
+                for x in xs {
+                    vals.push(self.node(*x, pos, cache)?);
+                }
+                self.builtin(*f, ty, &vals)
+            }
+        };
+        cache.insert(id, h);
+        Ok(h)
+    }
+
+    /// A masked load: inside the place it reads the element, outside it
+    /// yields 0 without touching memory (an `if`, not the driver's
+    /// robustness, which SPIR-V passthrough does not have).
+    pub(super) fn load(
+        &mut self,
+        place: Place,
+        index: &[Index],
+        q: &[H],
+        cache: &mut HashMap<ExprId, H>,
+    ) -> Result<H, LowerError> {
+        let elem = self.place_elem(place);
+        if self.is_private(place) {
+            let ptr = self.element_ptr(place, None);
+            return Ok(self.expr(Expression::Load { pointer: ptr }));
+        }
+        let (inside, flat) = self.locate(place, index, q, cache)?;
+        let tmp = self.temp(elem);
+        let zero = self.lit(elem.zero());
+        self.cur.push(Statement::Store {
+            pointer: tmp,
+            value: zero,
+        });
+        let accept = self.nested(|lw| {
+            let ptr = lw.element_ptr(place, Some(flat));
+            let v = lw.expr(Expression::Load { pointer: ptr });
+            lw.cur.push(Statement::Store {
+                pointer: tmp,
+                value: v,
+            });
+            Ok(())
+        })?;
+        self.cur.push(Statement::If {
+            condition: inside,
+            accept,
+            reject: Block::new(),
+        });
+        Ok(self.expr(Expression::Load { pointer: tmp }))
+    }
+}

@@ -1,0 +1,265 @@
+//! The tile IR to one naga compute entry point, in the shape of the
+//! Cranelift backend (`phobos-cpu/src/codegen.rs`): statements in order, each
+//! a loop over its tile, here strided across the workgroup's invocations.
+//!
+//! naga rules this file keeps (naga 30): every expression that is not a
+//! literal, constant, argument or variable is covered by a `Statement::Emit`
+//! in the block that uses it (`expr` emits each one where it is appended);
+//! an expression emitted inside a block is out of scope after it, so values
+//! shared by every element (dims, scalar parameters, scalar nodes) are
+//! computed in the function's top-level block before any loop; struct
+//! offsets and array strides are set by hand.
+
+mod bindings;
+mod builder;
+mod cast;
+mod expr;
+mod ops;
+mod stmt;
+
+use crate::{ENTRY_POINT, LowerError, WORKGROUP_SIZE};
+use naga::{
+    BinaryOperator, Binding, Block, BuiltIn, EntryPoint, Expression, Function, FunctionArgument,
+    GlobalVariable, Handle, Module, Scalar as NScalar, ScalarKind, ShaderStage, Span, Statement,
+    Type, TypeInner, VectorSize,
+};
+use phobos_core::ir::{ExprId, Index, Kernel, ParamKind, Place, Stmt};
+use phobos_core::types::{Dim, Scalar, Value};
+use std::collections::HashMap;
+
+type H = Handle<Expression>;
+
+/// Where a `let`/`var` lives.
+#[derive(Clone, Copy)]
+enum LocalHome {
+    /// A tile of constant extent shared by the workgroup.
+    Workgroup(Handle<GlobalVariable>),
+    /// A scalar: every invocation computes and keeps its own copy, so no
+    /// barrier is needed around it.
+    Private(Handle<naga::LocalVariable>),
+}
+
+struct Lower<'k> {
+    k: &'k Kernel,
+    m: Module,
+    f: Function,
+    /// The block statements are appended to now.
+    cur: Vec<Statement>,
+    types: HashMap<Scalar, Handle<Type>>,
+    u32_ty: Handle<Type>,
+    tensors: Vec<Option<Handle<GlobalVariable>>>,
+    locals: Vec<LocalHome>,
+    /// Values loaded once at the top of the function.
+    block_id: [H; 3],
+    dims: Vec<H>,
+    grid: [H; 3],
+    scalars: Vec<Option<H>>,
+}
+
+fn unsupported(what: impl Into<String>) -> LowerError {
+    LowerError::Unsupported(what.into())
+}
+
+fn nscalar(s: Scalar) -> Result<NScalar, LowerError> {
+    Ok(match s {
+        Scalar::Bool => NScalar::BOOL,
+        Scalar::I32 => NScalar::I32,
+        Scalar::U32 => NScalar::U32,
+        Scalar::F32 => NScalar::F32,
+        Scalar::I64 | Scalar::U64 | Scalar::F64 => {
+            return Err(unsupported(format!(
+                "{s} values (64-bit types need device features; only bool, i32, u32 and f32 are lowered)"
+            )));
+        }
+    })
+}
+
+/// Lowers a checked kernel to a naga module with one compute entry point.
+pub fn lower(kernel: &Kernel) -> Result<Module, LowerError> {
+    let mut m = Module::default();
+    let mut types = HashMap::new();
+    for s in [Scalar::Bool, Scalar::I32, Scalar::U32, Scalar::F32] {
+        let ty = m.types.insert(
+            Type {
+                name: None,
+                inner: TypeInner::Scalar(nscalar(s)?),
+            },
+            Span::UNDEFINED,
+        );
+        types.insert(s, ty);
+    }
+    let u32_ty = types[&Scalar::U32];
+    let vec3 = m.types.insert(
+        Type {
+            name: None,
+            inner: TypeInner::Vector {
+                size: VectorSize::Tri,
+                scalar: NScalar::U32,
+            },
+        },
+        Span::UNDEFINED,
+    );
+
+    let uniforms = bindings::uniforms(kernel, &mut m, &types)?;
+    let tensors = bindings::tensors(kernel, &mut m, &types)?;
+
+    let mut f = Function {
+        name: Some(ENTRY_POINT.into()),
+        arguments: vec![
+            FunctionArgument {
+                name: Some("local_index".into()),
+                ty: u32_ty,
+                binding: Some(Binding::BuiltIn(BuiltIn::LocalInvocationIndex)),
+            },
+            FunctionArgument {
+                name: Some("block".into()),
+                ty: vec3,
+                binding: Some(Binding::BuiltIn(BuiltIn::WorkGroupId)),
+            },
+        ],
+        ..Default::default()
+    };
+
+    let locals = bindings::locals(kernel, &mut m, &mut f, &types)?;
+
+    // Placeholders until the top of the body loads the real values.
+    let placeholder = f
+        .expressions
+        .append(Expression::FunctionArgument(0), Span::UNDEFINED);
+    let mut lw = Lower {
+        k: kernel,
+        m,
+        f,
+        cur: Vec::new(),
+        types,
+        u32_ty,
+        tensors,
+        locals,
+        block_id: [placeholder; 3],
+        dims: Vec::new(),
+        grid: [placeholder; 3],
+        scalars: vec![None; kernel.params.len()],
+    };
+    let pv = lw.expr(Expression::GlobalVariable(uniforms.var));
+    let member = |lw: &mut Lower<'_>, index: u32| {
+        let p = lw.expr(Expression::AccessIndex { base: pv, index });
+        lw.expr(Expression::Load { pointer: p })
+    };
+    for (i, mi) in uniforms.scalar_member.iter().enumerate() {
+        if let Some(mi) = mi {
+            let v = member(&mut lw, *mi);
+            lw.scalars[i] = Some(
+                if kernel.params[i].kind == ParamKind::Scalar(Scalar::Bool) {
+                    let zero = lw.lit(Value::U32(0));
+                    lw.binary(BinaryOperator::NotEqual, v, zero)
+                } else {
+                    v
+                },
+            );
+        }
+    }
+    for s in 0..kernel.dims.len() {
+        let v = member(&mut lw, uniforms.dim_base + s as u32);
+        lw.dims.push(v);
+    }
+    for a in 0..3 {
+        lw.grid[a] = member(&mut lw, uniforms.grid_base + a as u32);
+    }
+    let wg = lw.expr(Expression::FunctionArgument(1));
+    for a in 0..3 {
+        let c = lw.expr(Expression::AccessIndex {
+            base: wg,
+            index: a as u32,
+        });
+        lw.block_id[a] = lw.bitcast(c, ScalarKind::Sint);
+    }
+
+    check_extents(kernel)?;
+    lw.body()?;
+
+    let mut f = std::mem::take(&mut lw.f);
+    f.body = Block::from_vec(std::mem::take(&mut lw.cur));
+    let mut m = lw.m;
+    m.entry_points.push(EntryPoint {
+        name: ENTRY_POINT.into(),
+        stage: ShaderStage::Compute,
+        early_depth_test: None,
+        workgroup_size: [WORKGROUP_SIZE, 1, 1],
+        workgroup_size_overrides: None,
+        function: f,
+        mesh_info: None,
+        task_payload: None,
+        incoming_ray_payload: None,
+    });
+    Ok(m)
+}
+
+/// Tile positions and flat indices are u32: refuse a constant extent or a
+/// statement tile of constant extents that does not fit.
+fn check_extents(k: &Kernel) -> Result<(), LowerError> {
+    let fits = |shape: &[Dim]| {
+        shape
+            .iter()
+            .try_fold(1u64, |n, d| match d {
+                Dim::Const(v) => n.checked_mul(*v).filter(|n| *n <= u32::MAX as u64),
+                Dim::Sym(_) => Some(n),
+            })
+            .is_some()
+    };
+    let mut shapes: Vec<&[Dim]> = k.exprs.iter().map(|e| e.shape.as_slice()).collect();
+    shapes.extend(k.locals.iter().map(|l| l.shape.as_slice()));
+    for p in &k.params {
+        if let ParamKind::Tensor { shape, .. } = &p.kind {
+            shapes.push(shape);
+        }
+    }
+    let mut tiles = Vec::new();
+    for s in &k.body {
+        if let Stmt::Store { index, .. } = s {
+            tiles.push(
+                index
+                    .iter()
+                    .filter_map(|i| match i {
+                        Index::Range { len, .. } => Some(*len),
+                        Index::Single(_) => None,
+                    })
+                    .collect::<Vec<Dim>>(),
+            );
+        }
+    }
+    for shape in shapes.into_iter().chain(tiles.iter().map(|t| t.as_slice())) {
+        if !fits(shape) {
+            return Err(unsupported(format!(
+                "a tile of {} elements (positions are 32-bit on the GPU)",
+                k.shape_text(shape)
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn kind(s: Scalar) -> ScalarKind {
+    match s {
+        Scalar::Bool => ScalarKind::Bool,
+        Scalar::I32 | Scalar::I64 => ScalarKind::Sint,
+        Scalar::U32 | Scalar::U64 => ScalarKind::Uint,
+        Scalar::F32 | Scalar::F64 => ScalarKind::Float,
+    }
+}
+
+fn index_exprs(index: &[Index]) -> Vec<ExprId> {
+    index
+        .iter()
+        .filter_map(|i| match i {
+            Index::Range { start: Some(s), .. } | Index::Single(s) => Some(*s),
+            Index::Range { start: None, .. } => None,
+        })
+        .collect()
+}
+
+/// Adds a place once; `Place` is not `Hash`, and a kernel has few places.
+fn push_place(v: &mut Vec<Place>, p: Place) {
+    if !v.contains(&p) {
+        v.push(p);
+    }
+}
