@@ -27,6 +27,8 @@ pub enum Error {
     TooManyWeights { len: usize },
     /// `start + len` passes the last element index, 2^64 - 1.
     BeyondCapacity { start: u64, len: usize },
+    /// A byte output whose length is not a whole number of elements.
+    OutputLength { len: usize, elem_size: usize },
 }
 
 impl fmt::Display for Error {
@@ -60,6 +62,10 @@ impl fmt::Display for Error {
             Error::BeyondCapacity { start, len } => write!(
                 f,
                 "invalid parameters `start` = {start} and output length {len}: the stream has 2^64 elements"
+            ),
+            Error::OutputLength { len, elem_size } => write!(
+                f,
+                "invalid parameter `out`: {len} bytes is not a whole number of {elem_size}-byte elements"
             ),
         }
     }

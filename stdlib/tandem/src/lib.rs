@@ -53,6 +53,7 @@
 
 mod alias;
 mod bounded;
+mod bulk;
 pub mod core;
 mod elements;
 mod error;
@@ -64,6 +65,7 @@ pub mod ziggurat;
 
 pub use alias::AliasTable;
 pub use bounded::{lemire32, lemire64};
+pub use bulk::{Bulk, Dist};
 pub use error::Error;
 pub use key::{
     DOMAIN_SEED, DOMAIN_SPLIT, DOMAIN_SUB, Key, PURPOSE_BELOW, PURPOSE_NORMAL64, PURPOSE_USER,
