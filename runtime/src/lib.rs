@@ -21,6 +21,7 @@
 //! ```
 
 pub mod checks;
+pub mod gpu;
 pub mod inputs;
 pub mod npy;
 
@@ -63,7 +64,7 @@ impl Backend {
 
 /// Whether float results must be exact (the default) or may use the
 /// device's native approximations.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Precision {
     #[default]
     Exact,
@@ -113,6 +114,9 @@ pub enum RuntimeError {
         backend: Backend,
         why: String,
     },
+    /// The GPU backend failed: too large a tensor, a lost device, a kernel
+    /// that cannot run exactly there.
+    Gpu(gpu::GpuError),
 }
 
 impl fmt::Display for RuntimeError {
@@ -123,11 +127,26 @@ impl fmt::Display for RuntimeError {
             RuntimeError::Unavailable { backend, why } => {
                 write!(f, "backend `{}` is not available: {why}", backend.name())
             }
+            RuntimeError::Gpu(e) => write!(f, "{e}"),
         }
     }
 }
 
 impl std::error::Error for RuntimeError {}
+
+impl From<gpu::GpuError> for RuntimeError {
+    fn from(e: gpu::GpuError) -> Self {
+        match e {
+            gpu::GpuError::NoAdapter(why) | gpu::GpuError::Device(why) => {
+                RuntimeError::Unavailable {
+                    backend: Backend::Gpu,
+                    why,
+                }
+            }
+            e => RuntimeError::Gpu(e),
+        }
+    }
+}
 
 impl From<LaunchError> for RuntimeError {
     fn from(e: LaunchError) -> Self {
@@ -135,7 +154,10 @@ impl From<LaunchError> for RuntimeError {
     }
 }
 
-/// Picks the backend `Auto` means here. `PHOBOS_BACKEND` overrides it.
+/// Picks the backend `Auto` means here: a hardware GPU when wgpu finds one
+/// (a software adapter such as lavapipe is slower than the CPU backend, so
+/// `Auto` passes it over; `--backend gpu` still uses it), else the CPU
+/// backend. `PHOBOS_BACKEND` overrides `Auto`.
 pub fn resolve(backend: Backend) -> Result<Backend, RuntimeError> {
     let wanted = match (backend, std::env::var("PHOBOS_BACKEND")) {
         (Backend::Auto, Ok(name)) => {
@@ -147,12 +169,16 @@ pub fn resolve(backend: Backend) -> Result<Backend, RuntimeError> {
         (b, _) => b,
     };
     match wanted {
-        Backend::Auto | Backend::Cpu => Ok(Backend::Cpu),
+        Backend::Auto => match gpu::Gpu::shared() {
+            Ok(g) if g.info().device_type != wgpu::DeviceType::Cpu => Ok(Backend::Gpu),
+            _ => Ok(Backend::Cpu),
+        },
+        Backend::Cpu => Ok(Backend::Cpu),
         Backend::Interp => Ok(Backend::Interp),
-        Backend::Gpu => Err(RuntimeError::Unavailable {
-            backend: Backend::Gpu,
-            why: "this build has no GPU backend yet; use --backend cpu, interp or auto".to_string(),
-        }),
+        Backend::Gpu => {
+            gpu::Gpu::shared()?;
+            Ok(Backend::Gpu)
+        }
     }
 }
 
@@ -185,6 +211,15 @@ pub fn launch(
             })?;
             prov.device = format!("host CPU ({}, Cranelift JIT)", std::env::consts::ARCH);
             prov.threads = run.threads;
+            prov.bound = run.bound;
+            prov.compile_ms = Some(run.compile_ms);
+            prov.cache_hit = Some(run.cache_hit);
+        }
+        Backend::Gpu => {
+            let g = gpu::Gpu::shared()?;
+            let run = g.run(kernel, args, options.precision)?;
+            prov.device = g.describe();
+            prov.precision = options.precision;
             prov.bound = run.bound;
             prov.compile_ms = Some(run.compile_ms);
             prov.cache_hit = Some(run.cache_hit);

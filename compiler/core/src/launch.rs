@@ -4,7 +4,7 @@
 
 use crate::ir::{Kernel, ParamKind};
 use crate::tensor::Tensor;
-use crate::types::{Dim, Value};
+use crate::types::{Dim, Scalar, Value};
 use std::fmt;
 
 /// One argument of a launch, in parameter order.
@@ -130,6 +130,29 @@ impl std::error::Error for LaunchError {}
 
 /// Checks `args` against the kernel's parameters and binds its dims.
 pub fn bind(kernel: &Kernel, args: &[Arg]) -> Result<Bound, LaunchError> {
+    let shapes: Vec<ArgShape> = args
+        .iter()
+        .map(|a| match a {
+            Arg::Tensor(t) => ArgShape::Tensor {
+                elem: t.elem(),
+                shape: &t.shape,
+            },
+            Arg::Scalar(v) => ArgShape::Scalar(*v),
+        })
+        .collect();
+    bind_shapes(kernel, &shapes)
+}
+
+/// What binding needs to know of an argument: a tensor's element type and
+/// shape (its data may live elsewhere, in a GPU buffer say) or a scalar.
+#[derive(Clone, Copy, Debug)]
+pub enum ArgShape<'a> {
+    Tensor { elem: Scalar, shape: &'a [usize] },
+    Scalar(Value),
+}
+
+/// [`bind`] for arguments known by their shapes only.
+pub fn bind_shapes(kernel: &Kernel, args: &[ArgShape]) -> Result<Bound, LaunchError> {
     if args.len() != kernel.params.len() {
         return Err(LaunchError::ArgCount {
             expected: kernel.params.len(),
@@ -139,7 +162,7 @@ pub fn bind(kernel: &Kernel, args: &[Arg]) -> Result<Bound, LaunchError> {
     let mut dims: Vec<Option<(u64, &str)>> = vec![None; kernel.dims.len()];
     for (p, a) in kernel.params.iter().zip(args) {
         match (&p.kind, a) {
-            (ParamKind::Scalar(s), Arg::Scalar(v)) => {
+            (ParamKind::Scalar(s), ArgShape::Scalar(v)) => {
                 if v.scalar() != *s {
                     return Err(LaunchError::Dtype {
                         param: p.name.clone(),
@@ -148,22 +171,28 @@ pub fn bind(kernel: &Kernel, args: &[Arg]) -> Result<Bound, LaunchError> {
                     });
                 }
             }
-            (ParamKind::Tensor { elem, shape, .. }, Arg::Tensor(t)) => {
-                if t.elem() != *elem {
+            (
+                ParamKind::Tensor { elem, shape, .. },
+                ArgShape::Tensor {
+                    elem: got,
+                    shape: t_shape,
+                },
+            ) => {
+                if *got != *elem {
                     return Err(LaunchError::Dtype {
                         param: p.name.clone(),
                         expected: elem.to_string(),
-                        got: t.elem().to_string(),
+                        got: got.to_string(),
                     });
                 }
-                if t.shape.len() != shape.len() {
+                if t_shape.len() != shape.len() {
                     return Err(LaunchError::Rank {
                         param: p.name.clone(),
                         expected: shape.len(),
-                        got: t.shape.len(),
+                        got: t_shape.len(),
                     });
                 }
-                for (axis, (d, &got)) in shape.iter().zip(&t.shape).enumerate() {
+                for (axis, (d, &got)) in shape.iter().zip(t_shape.iter()).enumerate() {
                     match *d {
                         Dim::Const(v) if v != got as u64 => {
                             return Err(LaunchError::Extent {
@@ -190,13 +219,13 @@ pub fn bind(kernel: &Kernel, args: &[Arg]) -> Result<Bound, LaunchError> {
                     }
                 }
             }
-            (ParamKind::Scalar(s), Arg::Tensor(_)) => {
+            (ParamKind::Scalar(s), ArgShape::Tensor { .. }) => {
                 return Err(LaunchError::Kind {
                     param: p.name.clone(),
                     expected: format!("a scalar {s}"),
                 });
             }
-            (ParamKind::Tensor { elem, .. }, Arg::Scalar(_)) => {
+            (ParamKind::Tensor { elem, .. }, ArgShape::Scalar(_)) => {
                 return Err(LaunchError::Kind {
                     param: p.name.clone(),
                     expected: format!("a tensor of {elem}"),

@@ -1,0 +1,52 @@
+//! Finding an adapter and opening a device on it.
+
+use super::GpuError;
+
+/// The features Phobos asks for when the adapter has them: SPIR-V
+/// passthrough (exact mode loads post-processed SPIR-V through it) and
+/// timestamps (benchmarks).
+pub(crate) fn wanted_features(adapter: wgpu::Features) -> wgpu::Features {
+    adapter & (wgpu::Features::PASSTHROUGH_SHADERS | wgpu::Features::TIMESTAMP_QUERY)
+}
+
+/// The limits Phobos asks for: the defaults raised to what the adapter has
+/// where kernels use them (storage bindings per stage, binding and buffer
+/// sizes, workgroup memory). Asking for the adapter's limits wholesale can
+/// fail on some backends, so only these are raised.
+pub(crate) fn wanted_limits(adapter: &wgpu::Limits) -> wgpu::Limits {
+    let base = wgpu::Limits::default();
+    wgpu::Limits {
+        max_storage_buffers_per_shader_stage: adapter.max_storage_buffers_per_shader_stage,
+        max_storage_buffer_binding_size: adapter.max_storage_buffer_binding_size,
+        max_buffer_size: adapter.max_buffer_size,
+        max_compute_workgroup_storage_size: adapter.max_compute_workgroup_storage_size,
+        max_compute_invocations_per_workgroup: adapter
+            .max_compute_invocations_per_workgroup
+            .max(base.max_compute_invocations_per_workgroup),
+        max_compute_workgroup_size_x: adapter.max_compute_workgroup_size_x,
+        max_compute_workgroups_per_dimension: adapter.max_compute_workgroups_per_dimension,
+        ..base
+    }
+}
+
+/// The best adapter: a discrete or integrated GPU before a software one.
+/// `WGPU_BACKEND` narrows the backends searched (CI sets `vulkan`, so that
+/// wgpu never falls back to GL).
+pub(crate) fn open() -> Result<(wgpu::Adapter, wgpu::Device, wgpu::Queue), GpuError> {
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+        power_preference: wgpu::PowerPreference::HighPerformance,
+        ..Default::default()
+    }))
+    .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
+    let info = adapter.get_info();
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("phobos"),
+        required_features: wanted_features(adapter.features()),
+        required_limits: wanted_limits(&adapter.limits()),
+        ..Default::default()
+    }))
+    .map_err(|e| GpuError::Device(format!("{} ({:?}): {e}", info.name, info.backend)))?;
+    Ok((adapter, device, queue))
+}

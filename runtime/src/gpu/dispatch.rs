@@ -1,0 +1,410 @@
+//! Buffers, the parameter block, dispatch and readback.
+
+use super::pipeline::Pipeline;
+use super::{Gpu, GpuError, GpuRun};
+use crate::{Precision, RuntimeError};
+use phobos_core::ir::{Kernel, ParamKind};
+use phobos_core::launch::{Arg, ArgShape, Bound, bind, bind_shapes};
+use phobos_core::tensor::Data;
+use phobos_core::types::{Scalar, Value};
+use std::sync::Arc;
+
+/// An argument of [`Gpu::dispatch`]: a tensor already in a buffer of the
+/// caller's (its usage must include `STORAGE`), or a scalar.
+#[derive(Clone, Copy, Debug)]
+pub enum GpuArg<'a> {
+    Tensor {
+        buffer: &'a wgpu::Buffer,
+        elem: Scalar,
+        shape: &'a [usize],
+    },
+    Scalar(Value),
+}
+
+/// A launch ready to dispatch: pipeline, uniform block and bind group.
+pub struct Prepared {
+    pipeline: Arc<Pipeline>,
+    bind_group: wgpu::BindGroup,
+    workgroups: [u32; 3],
+    /// The buffers this launch owns (host tensors uploaded by [`Gpu::prepare`]),
+    /// by parameter index.
+    owned: Vec<Option<wgpu::Buffer>>,
+    pub bound: Bound,
+    pub compile_ms: f64,
+    pub cache_hit: bool,
+}
+
+fn bytes_of(data: &Data) -> Option<&[u8]> {
+    Some(match data {
+        Data::Bool(_) => return None,
+        Data::I32(v) => bytemuck::cast_slice(v),
+        Data::U32(v) => bytemuck::cast_slice(v),
+        Data::I64(v) => bytemuck::cast_slice(v),
+        Data::U64(v) => bytemuck::cast_slice(v),
+        Data::F32(v) => bytemuck::cast_slice(v),
+        Data::F64(v) => bytemuck::cast_slice(v),
+    })
+}
+
+fn bytes_of_mut(data: &mut Data) -> Option<&mut [u8]> {
+    Some(match data {
+        Data::Bool(_) => return None,
+        Data::I32(v) => bytemuck::cast_slice_mut(v),
+        Data::U32(v) => bytemuck::cast_slice_mut(v),
+        Data::I64(v) => bytemuck::cast_slice_mut(v),
+        Data::U64(v) => bytemuck::cast_slice_mut(v),
+        Data::F32(v) => bytemuck::cast_slice_mut(v),
+        Data::F64(v) => bytemuck::cast_slice_mut(v),
+    })
+}
+
+/// The uniform block: every scalar parameter (bool as a u32), then each
+/// dim, then the grid, four bytes each, padded to 16 bytes.
+fn uniform_block(kernel: &Kernel, bound: &Bound, scalars: &[Option<Value>]) -> Vec<u8> {
+    let mut words: Vec<u32> = Vec::new();
+    for v in scalars.iter().flatten() {
+        words.push(match *v {
+            Value::Bool(b) => b as u32,
+            Value::I32(x) => x as u32,
+            Value::U32(x) => x,
+            Value::F32(x) => x.to_bits(),
+            // 64-bit scalars do not lower; the lowering refuses them first.
+            Value::I64(x) => x as u32,
+            Value::U64(x) => x as u32,
+            Value::F64(x) => (x as f32).to_bits(),
+        });
+    }
+    words.extend(bound.dims.iter().map(|&d| d as u32));
+    words.extend(bound.grid.iter().map(|&g| g as u32));
+    debug_assert_eq!(
+        words.len(),
+        scalars.iter().flatten().count() + kernel.dims.len() + 3
+    );
+    while words.is_empty() || !words.len().is_multiple_of(4) {
+        words.push(0);
+    }
+    bytemuck::cast_slice(&words).to_vec()
+}
+
+/// Storage buffers are padded to a multiple of 4 bytes and at least 16.
+fn padded(bytes: u64) -> u64 {
+    bytes.next_multiple_of(4).max(16)
+}
+
+impl Gpu {
+    /// Binds, lowers (or takes the cached pipeline) and checks sizes: the
+    /// part of a launch shared by host tensors and the caller's buffers.
+    fn plan(
+        &self,
+        kernel: &Kernel,
+        shapes: &[ArgShape],
+        precision: Precision,
+    ) -> Result<(Arc<Pipeline>, Bound, [u32; 3], bool), RuntimeError> {
+        self.check_lost()?;
+        let bound = bind_shapes(kernel, shapes)?;
+        let limits = self.device.limits();
+        for (p, a) in kernel.params.iter().zip(shapes) {
+            if let ArgShape::Tensor { elem, shape } = a {
+                let bytes = shape.iter().product::<usize>() as u64 * elem.size() as u64;
+                let limit = limits
+                    .max_storage_buffer_binding_size
+                    .min(limits.max_buffer_size);
+                if bytes > limit {
+                    return Err(GpuError::TooLarge {
+                        param: p.name.clone(),
+                        bytes,
+                        limit,
+                    }
+                    .into());
+                }
+            }
+        }
+        let max = u64::from(limits.max_compute_workgroups_per_dimension);
+        let mut workgroups = [0u32; 3];
+        for (axis, &g) in bound.grid.iter().enumerate() {
+            if g > max {
+                return Err(GpuError::Lower(format!(
+                    "the grid has {g} blocks along axis {axis}, more than this device dispatches ({max})"
+                ))
+                .into());
+            }
+            workgroups[axis] = g as u32;
+        }
+        let (pipeline, cache_hit) = self.pipeline(kernel, precision)?;
+        Ok((pipeline, bound, workgroups, cache_hit))
+    }
+
+    fn bind_group(
+        &self,
+        pipeline: &Pipeline,
+        uniform: &[u8],
+        buffers: &[Option<&wgpu::Buffer>],
+    ) -> wgpu::BindGroup {
+        use wgpu::util::DeviceExt;
+        let ubuf = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("phobos params"),
+                contents: uniform,
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: ubuf.as_entire_binding(),
+        }];
+        for t in &pipeline.tensors {
+            let buffer = buffers[t.param].expect("every tensor parameter has a buffer");
+            entries.push(wgpu::BindGroupEntry {
+                binding: t.binding,
+                resource: buffer.as_entire_binding(),
+            });
+        }
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("phobos"),
+            layout: &pipeline.layout,
+            entries: &entries,
+        })
+    }
+
+    /// Uploads host tensors and readies the launch; [`Prepared::encode`]
+    /// dispatches it and [`Gpu::read_back`] brings results home.
+    pub fn prepare(
+        &self,
+        kernel: &Kernel,
+        args: &[Arg],
+        precision: Precision,
+    ) -> Result<Prepared, RuntimeError> {
+        let shapes: Vec<ArgShape> = args
+            .iter()
+            .map(|a| match a {
+                Arg::Tensor(t) => ArgShape::Tensor {
+                    elem: t.elem(),
+                    shape: &t.shape,
+                },
+                Arg::Scalar(v) => ArgShape::Scalar(*v),
+            })
+            .collect();
+        bind(kernel, args)?;
+        let (pipeline, bound, workgroups, cache_hit) = self.plan(kernel, &shapes, precision)?;
+        let mut owned = Vec::new();
+        let mut scalars = Vec::new();
+        for (p, a) in kernel.params.iter().zip(args) {
+            match a {
+                Arg::Tensor(t) => {
+                    let bytes = bytes_of(&t.data).ok_or_else(|| {
+                        GpuError::Lower(format!(
+                            "bool tensor `{}`: not supported on the GPU yet",
+                            p.name
+                        ))
+                    })?;
+                    let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some(&p.name),
+                        size: padded(bytes.len() as u64),
+                        usage: wgpu::BufferUsages::STORAGE
+                            | wgpu::BufferUsages::COPY_DST
+                            | wgpu::BufferUsages::COPY_SRC,
+                        mapped_at_creation: false,
+                    });
+                    if !bytes.is_empty() {
+                        self.queue.write_buffer(&buffer, 0, bytes);
+                    }
+                    owned.push(Some(buffer));
+                    scalars.push(None);
+                }
+                Arg::Scalar(v) => {
+                    owned.push(None);
+                    scalars.push(Some(*v));
+                }
+            }
+        }
+        let uniform = uniform_block(kernel, &bound, &scalars);
+        let refs: Vec<Option<&wgpu::Buffer>> = owned.iter().map(Option::as_ref).collect();
+        let bind_group = self.bind_group(&pipeline, &uniform, &refs);
+        let compile_ms = if cache_hit { 0.0 } else { pipeline.build_ms };
+        Ok(Prepared {
+            pipeline,
+            bind_group,
+            workgroups,
+            owned,
+            bound,
+            compile_ms,
+            cache_hit,
+        })
+    }
+
+    /// Dispatches `kernel` on the caller's buffers and submits the work; the
+    /// results are in the buffers once the queue has finished it (map one,
+    /// or poll the device). Buffer sizes must be at least the tensors' bytes.
+    pub fn dispatch(
+        &self,
+        kernel: &Kernel,
+        args: &[GpuArg],
+        precision: Precision,
+    ) -> Result<GpuRun, RuntimeError> {
+        let shapes: Vec<ArgShape> = args
+            .iter()
+            .map(|a| match *a {
+                GpuArg::Tensor { elem, shape, .. } => ArgShape::Tensor { elem, shape },
+                GpuArg::Scalar(v) => ArgShape::Scalar(v),
+            })
+            .collect();
+        let (pipeline, bound, workgroups, cache_hit) = self.plan(kernel, &shapes, precision)?;
+        let mut buffers = Vec::new();
+        let mut scalars = Vec::new();
+        for (p, a) in kernel.params.iter().zip(args) {
+            match *a {
+                GpuArg::Tensor {
+                    buffer,
+                    elem,
+                    shape,
+                } => {
+                    let bytes = shape.iter().product::<usize>() as u64 * elem.size() as u64;
+                    if buffer.size() < bytes {
+                        return Err(GpuError::TooLarge {
+                            param: p.name.clone(),
+                            bytes,
+                            limit: buffer.size(),
+                        }
+                        .into());
+                    }
+                    if !buffer.usage().contains(wgpu::BufferUsages::STORAGE) {
+                        return Err(RuntimeError::Gpu(GpuError::Wgpu(format!(
+                            "the buffer of `{}` lacks BufferUsages::STORAGE",
+                            p.name
+                        ))));
+                    }
+                    buffers.push(Some(buffer));
+                    scalars.push(None);
+                }
+                GpuArg::Scalar(v) => {
+                    buffers.push(None);
+                    scalars.push(Some(v));
+                }
+            }
+        }
+        let uniform = uniform_block(kernel, &bound, &scalars);
+        let bind_group = self.bind_group(&pipeline, &uniform, &buffers);
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        record(&mut encoder, &pipeline, &bind_group, workgroups, None);
+        self.queue.submit([encoder.finish()]);
+        Ok(GpuRun {
+            bound,
+            compile_ms: if cache_hit { 0.0 } else { pipeline.build_ms },
+            cache_hit,
+        })
+    }
+
+    /// Uploads, dispatches, waits and reads every stored tensor back into
+    /// `args`.
+    pub fn run(
+        &self,
+        kernel: &Kernel,
+        args: &mut [Arg],
+        precision: Precision,
+    ) -> Result<GpuRun, RuntimeError> {
+        let prepared = self.prepare(kernel, args, precision)?;
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        prepared.encode(&mut encoder, None);
+        self.queue.submit([encoder.finish()]);
+        self.read_back(kernel, &prepared, args)?;
+        Ok(GpuRun {
+            bound: prepared.bound.clone(),
+            compile_ms: prepared.compile_ms,
+            cache_hit: prepared.cache_hit,
+        })
+    }
+
+    /// Copies every tensor the kernel stores to from the device into `args`.
+    pub fn read_back(
+        &self,
+        kernel: &Kernel,
+        prepared: &Prepared,
+        args: &mut [Arg],
+    ) -> Result<(), RuntimeError> {
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        let mut staged = Vec::new();
+        for (i, p) in kernel.params.iter().enumerate() {
+            let (ParamKind::Tensor { written: true, .. }, Some(buffer)) =
+                (&p.kind, &prepared.owned[i])
+            else {
+                continue;
+            };
+            let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("phobos readback"),
+                size: buffer.size(),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
+            staged.push((i, staging));
+        }
+        self.queue.submit([encoder.finish()]);
+        for (_, staging) in &staged {
+            staging.map_async(wgpu::MapMode::Read, .., |_| {});
+        }
+        self.wait()?;
+        for (i, staging) in staged {
+            let Arg::Tensor(t) = &mut args[i] else {
+                unreachable!("bound as a tensor")
+            };
+            let out = bytes_of_mut(&mut t.data).expect("bool tensors are refused when prepared");
+            let view = staging
+                .get_mapped_range(..)
+                .map_err(|e| GpuError::Wgpu(format!("mapping `{}`: {e}", kernel.params[i].name)))?;
+            out.copy_from_slice(&view[..out.len()]);
+        }
+        Ok(())
+    }
+
+    /// Waits for all submitted work; a lost device is an error.
+    pub fn wait(&self) -> Result<(), GpuError> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| GpuError::Lost(e.to_string()))?;
+        self.check_lost()
+    }
+}
+
+impl Prepared {
+    /// Records the dispatch into `encoder`, with timestamps written at the
+    /// pass's start and end into `timestamps` (a query set and its first
+    /// index) when given.
+    pub fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        timestamps: Option<(&wgpu::QuerySet, u32)>,
+    ) {
+        record(
+            encoder,
+            &self.pipeline,
+            &self.bind_group,
+            self.workgroups,
+            timestamps,
+        );
+    }
+}
+
+fn record(
+    encoder: &mut wgpu::CommandEncoder,
+    pipeline: &Pipeline,
+    bind_group: &wgpu::BindGroup,
+    workgroups: [u32; 3],
+    timestamps: Option<(&wgpu::QuerySet, u32)>,
+) {
+    if workgroups.contains(&0) {
+        return;
+    }
+    let timestamp_writes = timestamps.map(|(query_set, first)| wgpu::ComputePassTimestampWrites {
+        query_set,
+        beginning_of_pass_write_index: Some(first),
+        end_of_pass_write_index: Some(first + 1),
+    });
+    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some("phobos"),
+        timestamp_writes,
+    });
+    pass.set_pipeline(&pipeline.pipeline);
+    pass.set_bind_group(0, bind_group, &[]);
+    let [x, y, z] = workgroups;
+    pass.dispatch_workgroups(x, y, z);
+}

@@ -1,0 +1,179 @@
+//! The GPU backend: checked kernels lowered by `phobos-gpu` and dispatched
+//! through wgpu.
+//!
+//! - [`Gpu::shared`] opens the best adapter once per process; [`Gpu::new`]
+//!   opens a fresh one and [`Gpu::from_device`] wraps a `wgpu::Device` the
+//!   caller already has.
+//! - [`Gpu::run`] takes host tensors: it uploads them, dispatches, and reads
+//!   back every tensor the kernel stores to. [`Gpu::dispatch`] takes the
+//!   caller's own buffers and leaves the results there.
+//! - Exact mode (the default) loads SPIR-V that forbids contraction and keeps
+//!   subnormals, through wgpu's SPIR-V passthrough; a device without
+//!   passthrough can only run `Precision::Fast`, and says so.
+//! - Pipelines are cached per kernel (its printed IR) and precision.
+
+mod device;
+mod dispatch;
+mod pipeline;
+
+pub use dispatch::GpuArg;
+
+use crate::Precision;
+use pipeline::Pipeline;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GpuError {
+    /// No adapter was found (no GPU and no software Vulkan driver).
+    NoAdapter(String),
+    /// The adapter would not open a device.
+    Device(String),
+    /// The device was lost (driver reset, removed GPU, timeout).
+    Lost(String),
+    /// A tensor larger than the device can bind.
+    TooLarge {
+        param: String,
+        bytes: u64,
+        limit: u64,
+    },
+    /// The device cannot run this kernel with exact results.
+    NotExact(String),
+    /// The kernel does not lower to the GPU (the message names what).
+    Lower(String),
+    /// wgpu reported an error: a bug in Phobos, with its message.
+    Wgpu(String),
+}
+
+impl fmt::Display for GpuError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GpuError::NoAdapter(why) => write!(f, "no GPU adapter found ({why})"),
+            GpuError::Device(why) => write!(f, "the GPU adapter would not open a device: {why}"),
+            GpuError::Lost(why) => write!(f, "the GPU device was lost: {why}"),
+            GpuError::TooLarge {
+                param,
+                bytes,
+                limit,
+            } => write!(
+                f,
+                "tensor `{param}` is {bytes} bytes, more than this device can bind ({limit} bytes)"
+            ),
+            GpuError::NotExact(why) => write!(f, "{why}"),
+            GpuError::Lower(why) => write!(f, "{why}"),
+            GpuError::Wgpu(why) => write!(f, "internal error in the GPU runtime: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for GpuError {}
+
+/// One opened device with its pipeline cache.
+pub struct Gpu {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    info: wgpu::AdapterInfo,
+    pipelines: Mutex<HashMap<(String, Precision), Arc<Pipeline>>>,
+    lost: Arc<Mutex<Option<String>>>,
+}
+
+/// What one launch did.
+#[derive(Clone, Debug)]
+pub struct GpuRun {
+    pub bound: phobos_core::launch::Bound,
+    /// Milliseconds spent lowering and creating the pipeline (0 when cached).
+    pub compile_ms: f64,
+    pub cache_hit: bool,
+}
+
+impl Gpu {
+    /// Opens the best adapter: a hardware GPU before a software one.
+    pub fn new() -> Result<Gpu, GpuError> {
+        let (adapter, device, queue) = device::open()?;
+        Ok(Gpu::from_device(device, queue, adapter.get_info()))
+    }
+
+    /// Wraps a device the caller opened. Exact mode needs
+    /// `Features::PASSTHROUGH_SHADERS` on it.
+    pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Gpu {
+        let lost = Arc::new(Mutex::new(None));
+        let flag = lost.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            *flag.lock().unwrap() = Some(format!("{reason:?}: {message}"));
+        });
+        // Errors are caught by the error scopes around each call; anything
+        // that escapes them is reported, never a panic inside wgpu.
+        device.on_uncaptured_error(Arc::new(|e| eprintln!("phobos: wgpu error: {e}")));
+        Gpu {
+            device,
+            queue,
+            info,
+            pipelines: Mutex::new(HashMap::new()),
+            lost,
+        }
+    }
+
+    /// The process's shared device, opened on first use.
+    pub fn shared() -> Result<&'static Gpu, GpuError> {
+        static SHARED: OnceLock<Result<Gpu, GpuError>> = OnceLock::new();
+        SHARED.get_or_init(Gpu::new).as_ref().map_err(Clone::clone)
+    }
+
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
+    pub fn info(&self) -> &wgpu::AdapterInfo {
+        &self.info
+    }
+
+    /// The adapter, its API and its driver, for provenance.
+    pub fn describe(&self) -> String {
+        let i = &self.info;
+        let driver = [i.driver.as_str(), i.driver_info.as_str()]
+            .into_iter()
+            .filter(|s| !s.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        if driver.is_empty() {
+            format!("{} ({:?})", i.name, i.backend)
+        } else {
+            format!("{} ({:?}, {driver})", i.name, i.backend)
+        }
+    }
+
+    /// Whether exact mode can run here.
+    pub fn can_run_exact(&self) -> bool {
+        self.device
+            .features()
+            .contains(wgpu::Features::PASSTHROUGH_SHADERS)
+    }
+
+    fn check_lost(&self) -> Result<(), GpuError> {
+        match &*self.lost.lock().unwrap() {
+            Some(why) => Err(GpuError::Lost(why.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// The pipeline for `kernel` at `precision`, from the cache or built now;
+    /// the flag says whether the cache served it.
+    fn pipeline(
+        &self,
+        kernel: &phobos_core::ir::Kernel,
+        precision: Precision,
+    ) -> Result<(Arc<Pipeline>, bool), GpuError> {
+        let key = (kernel.print(), precision);
+        if let Some(p) = self.pipelines.lock().unwrap().get(&key) {
+            return Ok((p.clone(), true));
+        }
+        let built = Arc::new(Pipeline::build(self, kernel, precision)?);
+        self.pipelines.lock().unwrap().insert(key, built.clone());
+        Ok((built, false))
+    }
+}

@@ -1,0 +1,145 @@
+//! Lowering a kernel and turning it into a wgpu compute pipeline.
+
+use super::{Gpu, GpuError};
+use crate::Precision;
+use phobos_core::ir::{Kernel, ParamKind};
+use std::borrow::Cow;
+use std::time::Instant;
+
+/// A tensor parameter's storage binding.
+#[derive(Clone, Debug)]
+pub(crate) struct TensorBinding {
+    pub param: usize,
+    pub binding: u32,
+    pub written: bool,
+}
+
+pub(crate) struct Pipeline {
+    pub pipeline: wgpu::ComputePipeline,
+    pub layout: wgpu::BindGroupLayout,
+    pub tensors: Vec<TensorBinding>,
+    pub build_ms: f64,
+}
+
+/// The tensors' bindings as the lowering numbers them: 1, 2, ... in
+/// parameter order; binding 0 is the uniform block.
+fn tensor_bindings(kernel: &Kernel) -> Vec<TensorBinding> {
+    let mut out = Vec::new();
+    for (param, p) in kernel.params.iter().enumerate() {
+        if let ParamKind::Tensor { written, .. } = p.kind {
+            out.push(TensorBinding {
+                param,
+                binding: out.len() as u32 + 1,
+                written,
+            });
+        }
+    }
+    out
+}
+
+impl Pipeline {
+    pub fn build(gpu: &Gpu, kernel: &Kernel, precision: Precision) -> Result<Pipeline, GpuError> {
+        let started = Instant::now();
+        if precision == Precision::Exact && !gpu.can_run_exact() {
+            return Err(GpuError::NotExact(format!(
+                "{} cannot load SPIR-V unchanged (no PASSTHROUGH_SHADERS), so exact mode cannot stop \
+                 the driver from fusing `a*b+c` or flushing subnormals; use `--precision fast` \
+                 (native float operations) or another backend",
+                gpu.describe()
+            )));
+        }
+        let options = phobos_gpu::GpuOptions {
+            precision: match precision {
+                Precision::Exact => phobos_gpu::Precision::Exact,
+                Precision::Fast => phobos_gpu::Precision::Fast,
+            },
+            ..phobos_gpu::GpuOptions::for_kernel(kernel)
+        };
+        let (module, info) =
+            phobos_gpu::compile(kernel, &options).map_err(|e| GpuError::Lower(e.to_string()))?;
+        let tensors = tensor_bindings(kernel);
+        let device = &gpu.device;
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+
+        let mut entries = vec![wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        }];
+        for t in &tensors {
+            entries.push(wgpu::BindGroupLayoutEntry {
+                binding: t.binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage {
+                        read_only: !t.written,
+                    },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            });
+        }
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(&kernel.name),
+            entries: &entries,
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(&kernel.name),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let shader = match precision {
+            Precision::Exact => {
+                let words = phobos_gpu::spirv(&module, &info);
+                let entry = wgpu::PassthroughShaderEntryPoint {
+                    name: Cow::Borrowed(phobos_gpu::ENTRY_POINT),
+                    workgroup_size: (options.workgroup_size, 1, 1),
+                };
+                // SAFETY: the words are naga's SPIR-V for a module naga
+                // validated, edited only by adding decorations and execution
+                // modes that spirv-val accepts (tests check every fixture).
+                unsafe {
+                    device.create_shader_module_passthrough(
+                        wgpu::ShaderModuleDescriptorPassthrough {
+                            label: Some(&kernel.name),
+                            entry_points: Cow::Owned(vec![entry]),
+                            spirv: Some(Cow::Owned(words)),
+                            ..Default::default()
+                        },
+                    )
+                }
+            }
+            Precision::Fast => device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(&kernel.name),
+                source: wgpu::ShaderSource::Naga(Cow::Owned(module)),
+            }),
+        };
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(&kernel.name),
+            layout: Some(&pipeline_layout),
+            module: &shader,
+            entry_point: Some(phobos_gpu::ENTRY_POINT),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(GpuError::Wgpu(format!(
+                "creating the pipeline of `{}`: {e}",
+                kernel.name
+            )));
+        }
+        gpu.check_lost()?;
+        Ok(Pipeline {
+            pipeline,
+            layout,
+            tensors,
+            build_ms: started.elapsed().as_secs_f64() * 1e3,
+        })
+    }
+}
