@@ -36,17 +36,115 @@
 //!   workgroup-size heuristic, and stores that read their own destination
 //!   (which need a staging tile).
 
+mod exact;
 mod lower;
 
 use naga::Module;
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use phobos_core::ir::Kernel;
+use phobos_core::types::Dim;
 use std::fmt;
 
 pub use lower::lower;
 
-/// The invocations of one workgroup; each handles every 64th element.
-pub const WORKGROUP_SIZE: u32 = 64;
+/// The workgroup size of [`GpuOptions::default`].
+pub const DEFAULT_WORKGROUP_SIZE: u32 = 64;
+
+/// The largest workgroup size [`lower`] accepts: WebGPU's default limit
+/// `maxComputeInvocationsPerWorkgroup`.
+pub const MAX_WORKGROUP_SIZE: u32 = 256;
+
+/// How f32 division and square root are computed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Precision {
+    /// Correctly rounded `/` and `sqrt` built from integer operations (the
+    /// device's own are not, on the H200), with the same bits as the
+    /// interpreter. With [`spirv`]'s post-processing the device also keeps
+    /// subnormals and never contracts `a * b + c`.
+    #[default]
+    Exact,
+    /// The device's native `/` and `sqrt`, and no SPIR-V post-processing:
+    /// faster, but results may differ from the interpreter's.
+    Fast,
+}
+
+/// How a kernel is lowered. Neither field changes which element gets which
+/// value, only how the work is spread and (for `precision`) how `/` and
+/// `sqrt` are computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GpuOptions {
+    pub precision: Precision,
+    /// Invocations per workgroup (one workgroup runs one block), in
+    /// `1..=MAX_WORKGROUP_SIZE`; see [`workgroup_size`] for a good choice.
+    pub workgroup_size: u32,
+}
+
+impl Default for GpuOptions {
+    /// Exact precision and [`DEFAULT_WORKGROUP_SIZE`].
+    fn default() -> Self {
+        GpuOptions {
+            precision: Precision::Exact,
+            workgroup_size: DEFAULT_WORKGROUP_SIZE,
+        }
+    }
+}
+
+impl GpuOptions {
+    /// Exact precision and the [`workgroup_size`] heuristic's size for `kernel`.
+    pub fn for_kernel(kernel: &Kernel) -> Self {
+        GpuOptions {
+            precision: Precision::Exact,
+            workgroup_size: workgroup_size(kernel),
+        }
+    }
+}
+
+/// A workgroup size for `kernel`, from the elements one block computes.
+///
+/// One workgroup runs one block, and a statement's tile is spread over its
+/// invocations with a stride (invocation `i` takes flat elements `i`,
+/// `i + size`, ...), so the size never changes the bits. What it changes is
+/// speed, following the reasoning of `seeds/003`: NVIDIA schedules warps of
+/// 32 (AMD waves of 64), so sizes are multiples of 64 and never smaller,
+/// or whole warps would idle; each invocation should handle several
+/// elements (about 4) to amortise its indexing and keep loads in flight;
+/// and small blocks should not take wide workgroups, so that many blocks
+/// stay resident per multiprocessor. Hence `clamp(next_power_of_two(E / 4),
+/// 64, 256)` for `E` the largest statement tile of the kernel: 64 up to 256
+/// elements, 128 for 512, 256 from 1,024 (WebGPU's default limit). A tile
+/// whose extent depends on a dim is taken as large.
+pub fn workgroup_size(kernel: &Kernel) -> u32 {
+    let mut most: u64 = 1;
+    for e in &kernel.exprs {
+        most = most.max(elements(&e.shape));
+    }
+    for l in &kernel.locals {
+        most = most.max(elements(&l.shape));
+    }
+    for s in &kernel.body {
+        if let phobos_core::ir::Stmt::Store { index, .. } = s {
+            let tile: Vec<Dim> = index
+                .iter()
+                .filter_map(|i| match i {
+                    phobos_core::ir::Index::Range { len, .. } => Some(*len),
+                    phobos_core::ir::Index::Single(_) => None,
+                })
+                .collect();
+            most = most.max(elements(&tile));
+        }
+    }
+    most.div_ceil(4)
+        .next_power_of_two()
+        .clamp(DEFAULT_WORKGROUP_SIZE as u64, MAX_WORKGROUP_SIZE as u64) as u32
+}
+
+/// The elements of a tile; a symbolic extent counts as large.
+fn elements(shape: &[Dim]) -> u64 {
+    shape.iter().fold(1u64, |n, d| match d {
+        Dim::Const(v) => n.saturating_mul(*v),
+        Dim::Sym(_) => n.saturating_mul(1 << 20),
+    })
+}
 
 /// The name of the compute entry point.
 pub const ENTRY_POINT: &str = "main";
@@ -87,8 +185,8 @@ pub fn validate(kernel: &Kernel, module: &Module) -> Result<ModuleInfo, LowerErr
 }
 
 /// Lowers and validates in one step.
-pub fn compile(kernel: &Kernel) -> Result<(Module, ModuleInfo), LowerError> {
-    let module = lower(kernel)?;
+pub fn compile(kernel: &Kernel, options: &GpuOptions) -> Result<(Module, ModuleInfo), LowerError> {
+    let module = lower(kernel, options)?;
     let info = validate(kernel, &module)?;
     Ok((module, info))
 }

@@ -3,7 +3,7 @@
 //! with the reason this first step of the GPU backend gives.
 
 use phobos_core::Program;
-use phobos_gpu::{LowerError, compile, spirv, wgsl};
+use phobos_gpu::{GpuOptions, LowerError, Precision, compile, spirv, wgsl};
 use std::path::{Path, PathBuf};
 
 /// (file stem, kernel, a phrase the `Unsupported` message must contain).
@@ -50,17 +50,8 @@ fn every_fixture_and_example_lowers_and_validates() {
                 let kernel = program
                     .kernel(name, &config)
                     .unwrap_or_else(|d| panic!("{stem}/{name}: {d:?}"));
-                match compile(&kernel) {
-                    Ok((module, info)) => {
-                        let text = wgsl(&module, &info);
-                        assert!(text.contains("@compute @workgroup_size(64"), "{text}");
-                        let words = spirv(&module, &info);
-                        assert_eq!(words[0], 0x0723_0203, "SPIR-V magic number");
-                        if let Some(Err(e)) = spirv_val(&format!("{stem}_{name}"), &words) {
-                            panic!("spirv-val rejected {stem}/{name}: {e}");
-                        }
-                        lowered += 1;
-                    }
+                match lower_both(&kernel) {
+                    Ok(()) => lowered += 1,
                     Err(LowerError::Unsupported(msg)) => {
                         let known = UNSUPPORTED
                             .iter()
@@ -83,16 +74,68 @@ fn every_fixture_and_example_lowers_and_validates() {
     assert!(lowered >= 10, "only {lowered} kernels lowered");
 }
 
-fn dropout_rows() -> (naga::Module, naga::valid::ModuleInfo) {
+/// Lowers in both precisions, the heuristic's workgroup size in exact mode
+/// and 64 in fast mode; writes WGSL and SPIR-V and runs spirv-val.
+fn lower_both(kernel: &phobos_core::ir::Kernel) -> Result<(), LowerError> {
+    let name = &kernel.name;
+    for options in [
+        GpuOptions::for_kernel(kernel),
+        GpuOptions {
+            precision: Precision::Fast,
+            ..GpuOptions::default()
+        },
+    ] {
+        let (module, info) = compile(kernel, &options)?;
+        let text = wgsl(&module, &info);
+        let size = format!("@compute @workgroup_size({}", options.workgroup_size);
+        assert!(text.contains(&size), "{text}");
+        let words = spirv(&module, &info);
+        assert_eq!(words[0], 0x0723_0203, "SPIR-V magic number");
+        let file = format!("{name}_{:?}", options.precision);
+        if let Some(Err(e)) = spirv_val(&file, &words) {
+            panic!("spirv-val rejected {name} ({options:?}): {e}");
+        }
+    }
+    Ok(())
+}
+
+fn dropout_rows_with(precision: Precision) -> (naga::Module, naga::valid::ModuleInfo) {
     let program = program(&root().join("examples/dropout_rows.ph"));
     let kernel = program.kernel("dropout_rows", &[]).expect("checks");
-    compile(&kernel).expect("lowers and validates")
+    let options = GpuOptions {
+        precision,
+        ..GpuOptions::default()
+    };
+    compile(&kernel, &options).expect("lowers and validates")
+}
+
+fn dropout_rows() -> (naga::Module, naga::valid::ModuleInfo) {
+    dropout_rows_with(Precision::Exact)
 }
 
 #[test]
 fn dropout_rows_wgsl_snapshot() {
-    let (module, info) = dropout_rows();
+    // Fast mode: the native `/`.
+    let (module, info) = dropout_rows_with(Precision::Fast);
     insta::assert_snapshot!(wgsl(&module, &info));
+}
+
+#[test]
+fn exact_division_and_sqrt_wgsl_snapshot() {
+    // Exact mode: `/` and `sqrt` call functions of integer operations.
+    let (program, diags) = Program::parse(
+        "t.ph",
+        "kernel t(X: tensor<f32>[N], Y: tensor<f32>[N]) { Y = sqrt(X) / X }",
+    );
+    assert!(diags.is_empty(), "{diags:?}");
+    let kernel = program.kernel("t", &[]).unwrap();
+    let (module, info) = compile(&kernel, &GpuOptions::default()).unwrap();
+    let text = wgsl(&module, &info);
+    assert!(
+        !text.contains(" sqrt(") && text.contains("exact_div("),
+        "{text}"
+    );
+    insta::assert_snapshot!(text);
 }
 
 #[test]
@@ -149,7 +192,7 @@ fn symbolic_tiles_in_workgroup_memory_are_unsupported() {
     );
     assert!(diags.is_empty(), "{diags:?}");
     let kernel = program.kernel("t", &[]).unwrap();
-    match phobos_gpu::lower(&kernel) {
+    match phobos_gpu::lower(&kernel, &GpuOptions::default()) {
         Err(LowerError::Unsupported(m)) => assert!(m.contains("depends on dim N"), "{m}"),
         other => panic!("expected Unsupported, got {:?}", other.map(|_| ())),
     }
@@ -163,7 +206,7 @@ fn unsupported_types_are_named() {
     );
     assert!(diags.is_empty(), "{diags:?}");
     let kernel = program.kernel("t", &[]).unwrap();
-    match phobos_gpu::lower(&kernel) {
+    match phobos_gpu::lower(&kernel, &GpuOptions::default()) {
         Err(LowerError::Unsupported(m)) => assert!(m.contains("f64"), "{m}"),
         other => panic!("expected Unsupported, got {:?}", other.map(|_| ())),
     }
@@ -178,7 +221,8 @@ fn float_not_equal_is_true_for_nan() {
         "kernel t(X: tensor<f32>[N], Y: tensor<i32>[N]) { Y = i32(X != 1.0) + i32(bool(X)) }",
     );
     assert!(diags.is_empty(), "{diags:?}");
-    let (module, info) = compile(&program.kernel("t", &[]).unwrap()).unwrap();
+    let options = GpuOptions::default();
+    let (module, info) = compile(&program.kernel("t", &[]).unwrap(), &options).unwrap();
     let text = wgsl(&module, &info);
     assert!(!text.contains("!= 1f") && !text.contains("!= 0f"), "{text}");
     assert_eq!(text.matches("!((").count(), 2, "{text}");

@@ -13,11 +13,12 @@
 mod bindings;
 mod builder;
 mod cast;
+mod exact;
 mod expr;
 mod ops;
 mod stmt;
 
-use crate::{ENTRY_POINT, LowerError, WORKGROUP_SIZE};
+use crate::{ENTRY_POINT, GpuOptions, LowerError, MAX_WORKGROUP_SIZE, Precision};
 use naga::{
     BinaryOperator, Binding, Block, BuiltIn, EntryPoint, Expression, Function, FunctionArgument,
     GlobalVariable, Handle, Module, Scalar as NScalar, ScalarKind, ShaderStage, Span, Statement,
@@ -54,6 +55,9 @@ struct Lower<'k> {
     dims: Vec<H>,
     grid: [H; 3],
     scalars: Vec<Option<H>>,
+    precision: Precision,
+    workgroup_size: u32,
+    exact: exact::ExactFns,
 }
 
 fn unsupported(what: impl Into<String>) -> LowerError {
@@ -75,7 +79,13 @@ fn nscalar(s: Scalar) -> Result<NScalar, LowerError> {
 }
 
 /// Lowers a checked kernel to a naga module with one compute entry point.
-pub fn lower(kernel: &Kernel) -> Result<Module, LowerError> {
+pub fn lower(kernel: &Kernel, options: &GpuOptions) -> Result<Module, LowerError> {
+    if !(1..=MAX_WORKGROUP_SIZE).contains(&options.workgroup_size) {
+        return Err(unsupported(format!(
+            "a workgroup size of {} (it must be in 1..={MAX_WORKGROUP_SIZE})",
+            options.workgroup_size
+        )));
+    }
     let mut m = Module::default();
     let mut types = HashMap::new();
     for s in [Scalar::Bool, Scalar::I32, Scalar::U32, Scalar::F32] {
@@ -139,6 +149,9 @@ pub fn lower(kernel: &Kernel) -> Result<Module, LowerError> {
         dims: Vec::new(),
         grid: [placeholder; 3],
         scalars: vec![None; kernel.params.len()],
+        precision: options.precision,
+        workgroup_size: options.workgroup_size,
+        exact: Default::default(),
     };
     let pv = lw.expr(Expression::GlobalVariable(uniforms.var));
     let member = |lw: &mut Lower<'_>, index: u32| {
@@ -184,7 +197,7 @@ pub fn lower(kernel: &Kernel) -> Result<Module, LowerError> {
         name: ENTRY_POINT.into(),
         stage: ShaderStage::Compute,
         early_depth_test: None,
-        workgroup_size: [WORKGROUP_SIZE, 1, 1],
+        workgroup_size: [options.workgroup_size, 1, 1],
         workgroup_size_overrides: None,
         function: f,
         mesh_info: None,

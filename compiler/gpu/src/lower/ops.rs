@@ -1,6 +1,7 @@
 //! Scalar operations with `phobos_core::interp::ops`'s meaning.
 
 use super::{H, Lower};
+use crate::Precision;
 use naga::{BinaryOperator, Expression, MathFunction, ScalarKind, UnaryOperator};
 use phobos_core::ir::Builtin;
 use phobos_core::syntax::ast::{BinOp, UnOp};
@@ -62,7 +63,10 @@ impl<'k> Lower<'k> {
             return self.binary(b, x, y);
         }
         match op {
-            BinOp::Div if ty == Scalar::F32 => self.binary(B::Divide, x, y),
+            BinOp::Div if ty == Scalar::F32 => match self.precision {
+                Precision::Exact => self.exact_div(x, y),
+                Precision::Fast => self.binary(B::Divide, x, y),
+            },
             BinOp::Div | BinOp::Rem => {
                 // ops.rs: x / 0 == x, x % 0 == 0, MIN / -1 == MIN, MIN % -1 == 0.
                 // Spelled out so no backend's division by 0 or overflow is reached.
@@ -129,7 +133,10 @@ impl<'k> Lower<'k> {
     pub(super) fn builtin(&mut self, f: Builtin, ty: Scalar, args: &[H]) -> H {
         use BinaryOperator as B;
         match f {
-            Builtin::Sqrt => self.math(MathFunction::Sqrt, args[0]),
+            Builtin::Sqrt => match self.precision {
+                Precision::Exact => self.exact_sqrt(args[0]),
+                Precision::Fast => self.math(MathFunction::Sqrt, args[0]),
+            },
             Builtin::Abs if ty == Scalar::F32 => self.math(MathFunction::Abs, args[0]),
             Builtin::Abs => {
                 // Wrapping: abs(MIN) == MIN, as 0 - x gives.

@@ -2,7 +2,7 @@
 //! loop each statement runs across the workgroup.
 
 use super::{H, Lower, index_exprs, push_place, unsupported};
-use crate::{LowerError, WORKGROUP_SIZE};
+use crate::LowerError;
 use naga::{BinaryOperator, Block, Expression, LocalVariable, Span, Statement};
 use phobos_core::ir::{ExprId, ExprKind, Index, Place, Stmt};
 use phobos_core::types::Dim;
@@ -249,7 +249,7 @@ impl<'k> Lower<'k> {
         })?;
         let continuing = self.nested(|lw| {
             let cur = lw.expr(Expression::Load { pointer: cp });
-            let step = lw.u32c(WORKGROUP_SIZE);
+            let step = lw.u32c(lw.workgroup_size);
             let next = lw.binary(BinaryOperator::Add, cur, step);
             lw.cur.push(Statement::Store {
                 pointer: cp,

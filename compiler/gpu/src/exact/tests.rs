@@ -1,0 +1,182 @@
+//! The integer algorithms on the host against Rust's `/` and `sqrt`.
+
+use super::{host_div, host_sqrt};
+
+/// Equal bits, or both NaN with the result the canonical quiet NaN.
+fn same(got: f32, want: f32) -> bool {
+    if want.is_nan() {
+        got.to_bits() == 0x7fc0_0000
+    } else {
+        got.to_bits() == want.to_bits()
+    }
+}
+
+/// xorshift64*: a fixed, seeded stream of test inputs.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u32 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32
+    }
+    /// Random bits with a random exponent drawn from [lo, hi].
+    fn with_exp(&mut self, lo: u32, hi: u32) -> f32 {
+        let x = self.next();
+        let e = lo + self.next() % (hi - lo + 1);
+        f32::from_bits((x & 0x807f_ffff) | (e << 23))
+    }
+}
+
+fn edges() -> Vec<f32> {
+    let mut v = vec![
+        0.0,
+        f32::INFINITY,
+        f32::NAN,
+        f32::from_bits(0x7f80_0001),
+        f32::from_bits(0x7fff_ffff),
+        f32::from_bits(1),
+        f32::from_bits(2),
+        f32::from_bits(3),
+        f32::from_bits(0x007f_ffff),
+        f32::from_bits(0x0040_0000),
+        f32::from_bits(0x0040_0001),
+        f32::MIN_POSITIVE,
+        f32::from_bits(0x0080_0001),
+        f32::MAX,
+        f32::from_bits(0x7f7f_fffe),
+        1.0,
+        f32::from_bits(0x3f80_0001),
+        f32::from_bits(0x3f7f_ffff),
+        3.0,
+        0.1,
+        1.0 / 3.0,
+        2.0f32.sqrt(),
+        16_777_215.0,
+        16_777_217.0,
+    ];
+    for e in [
+        -149, -148, -140, -127, -126, -125, -64, -1, 1, 23, 64, 126, 127,
+    ] {
+        v.push(2.0f32.powi(e));
+    }
+    let neg: Vec<f32> = v.iter().map(|x| -x).collect();
+    v.extend(neg);
+    v
+}
+
+fn check_div(a: f32, b: f32) {
+    let got = host_div(a, b);
+    let want = a / b;
+    assert!(
+        same(got, want),
+        "{a:e} ({:#010x}) / {b:e} ({:#010x}): got {got:e} ({:#010x}), want {want:e} ({:#010x})",
+        a.to_bits(),
+        b.to_bits(),
+        got.to_bits(),
+        want.to_bits()
+    );
+}
+
+fn check_sqrt(a: f32) {
+    let got = host_sqrt(a);
+    let want = a.sqrt();
+    assert!(
+        same(got, want),
+        "sqrt({a:e}) ({:#010x}): got {got:e} ({:#010x}), want {want:e} ({:#010x})",
+        a.to_bits(),
+        got.to_bits(),
+        want.to_bits()
+    );
+}
+
+#[test]
+fn division_of_edge_values() {
+    let e = edges();
+    for &a in &e {
+        for &b in &e {
+            check_div(a, b);
+        }
+    }
+}
+
+#[test]
+fn division_of_random_bits() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for _ in 0..400_000 {
+        check_div(f32::from_bits(rng.next()), f32::from_bits(rng.next()));
+    }
+}
+
+#[test]
+fn division_near_overflow_underflow_and_exact_results() {
+    let mut rng = Rng(42);
+    for _ in 0..100_000 {
+        // Quotients around the subnormal range and below it.
+        check_div(rng.with_exp(0, 40), rng.with_exp(100, 180));
+        // Quotients around the largest finite value.
+        check_div(rng.with_exp(200, 254), rng.with_exp(60, 130));
+        // Subnormal operands.
+        check_div(rng.with_exp(0, 0), rng.with_exp(0, 254));
+        check_div(rng.with_exp(0, 254), rng.with_exp(0, 0));
+        // Exact quotients and ties: small integers times powers of two.
+        let p = (rng.next() % 4096) as f32;
+        let q = (rng.next() % 4096 + 1) as f32;
+        let s = 2.0f32.powi(rng.next() as i32 % 120 - 60);
+        check_div(p * q * s, q);
+        check_div(p * s, q);
+    }
+}
+
+#[test]
+fn sqrt_of_edge_values_and_sampled_bits() {
+    for a in edges() {
+        check_sqrt(a);
+    }
+    // Every 1021st bit pattern (a prime stride, so every exponent and many
+    // low-bit patterns), and the neighbours of exact squares.
+    let mut bits = 0u64;
+    while bits < 1 << 32 {
+        check_sqrt(f32::from_bits(bits as u32));
+        bits += 1021;
+    }
+    for i in 1..20_000u32 {
+        let sq = (i as f32) * (i as f32);
+        for d in [-1i32, 0, 1] {
+            check_sqrt(f32::from_bits((sq.to_bits() as i32 + d) as u32));
+        }
+    }
+}
+
+/// Every f32: `cargo test -p phobos-gpu --release -- --ignored sqrt_exhaustive`.
+#[test]
+#[ignore = "2^32 inputs: run in release"]
+fn sqrt_exhaustive() {
+    std::thread::scope(|s| {
+        for t in 0..4u32 {
+            s.spawn(move || {
+                for hi in (t << 30)..=((t << 30) | 0x3fff_ffff) {
+                    check_sqrt(f32::from_bits(hi));
+                }
+            });
+        }
+    });
+}
+
+/// Many more random divisions: `cargo test -p phobos-gpu --release -- --ignored`.
+#[test]
+#[ignore = "long: run in release"]
+fn division_of_random_bits_long() {
+    std::thread::scope(|s| {
+        for t in 0..4u64 {
+            s.spawn(move || {
+                let mut rng = Rng(0x1234_5678 + t);
+                for _ in 0..100_000_000 {
+                    check_div(f32::from_bits(rng.next()), f32::from_bits(rng.next()));
+                    check_div(rng.with_exp(0, 60), rng.with_exp(90, 254));
+                }
+            });
+        }
+    });
+}

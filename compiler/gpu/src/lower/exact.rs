@@ -1,0 +1,157 @@
+//! Exact mode's f32 division and square root: the integer algorithms of
+//! `crate::exact` emitted once per module as naga functions
+//! (`exact_div(a, b)`, `exact_sqrt(a)`) that the entry point calls.
+
+use super::{H, Lower};
+use crate::exact::{self, IntOps};
+use naga::{
+    BinaryOperator as B, Block, Expression, Function, FunctionArgument, FunctionResult, Handle,
+    MathFunction, ScalarKind, Span, Statement,
+};
+use phobos_core::types::{Scalar, Value};
+
+/// The two functions exact mode may call, created on first use.
+#[derive(Default)]
+pub(super) struct ExactFns {
+    div: Option<Handle<Function>>,
+    sqrt: Option<Handle<Function>>,
+}
+
+impl<'k> Lower<'k> {
+    /// `x / y` on f32, correctly rounded.
+    pub(super) fn exact_div(&mut self, x: H, y: H) -> H {
+        let f = match self.exact.div {
+            Some(f) => f,
+            None => {
+                let f = self.exact_fn("exact_div", 2, |lw, args| exact::div(lw, args[0], args[1]));
+                self.exact.div = Some(f);
+                f
+            }
+        };
+        self.call(f, vec![x, y])
+    }
+
+    /// `sqrt(x)` on f32, correctly rounded.
+    pub(super) fn exact_sqrt(&mut self, x: H) -> H {
+        let f = match self.exact.sqrt {
+            Some(f) => f,
+            None => {
+                let f = self.exact_fn("exact_sqrt", 1, |lw, args| exact::sqrt(lw, args[0]));
+                self.exact.sqrt = Some(f);
+                f
+            }
+        };
+        self.call(f, vec![x])
+    }
+
+    fn call(&mut self, function: Handle<Function>, arguments: Vec<H>) -> H {
+        // A call's result is introduced by the call statement, not emitted.
+        let result = self
+            .f
+            .expressions
+            .append(Expression::CallResult(function), Span::UNDEFINED);
+        self.cur.push(Statement::Call {
+            function,
+            arguments,
+            result: Some(result),
+        });
+        result
+    }
+
+    /// Builds a function of `arity` f32 arguments returning f32, whose body
+    /// `body` computes the result's bits from the arguments' bits. It is
+    /// built with this lowering's own helpers, on a swapped-in function.
+    fn exact_fn(
+        &mut self,
+        name: &str,
+        arity: u32,
+        body: impl FnOnce(&mut Self, &[H]) -> H,
+    ) -> Handle<Function> {
+        let f32_ty = self.types[&Scalar::F32];
+        let names = ["a", "b"];
+        let func = Function {
+            name: Some(name.into()),
+            arguments: (0..arity)
+                .map(|i| FunctionArgument {
+                    name: Some(names[i as usize].into()),
+                    ty: f32_ty,
+                    binding: None,
+                })
+                .collect(),
+            result: Some(FunctionResult {
+                ty: f32_ty,
+                binding: None,
+            }),
+            ..Default::default()
+        };
+        let outer_f = std::mem::replace(&mut self.f, func);
+        let outer_cur = std::mem::take(&mut self.cur);
+        let args: Vec<H> = (0..arity)
+            .map(|i| {
+                let a = self.expr(Expression::FunctionArgument(i));
+                self.bitcast(a, ScalarKind::Uint)
+            })
+            .collect();
+        let bits = body(self, &args);
+        let value = self.bitcast(bits, ScalarKind::Float);
+        self.cur.push(Statement::Return { value: Some(value) });
+        let mut func = std::mem::replace(&mut self.f, outer_f);
+        func.body = Block::from_vec(std::mem::replace(&mut self.cur, outer_cur));
+        self.m.functions.append(func, Span::UNDEFINED)
+    }
+}
+
+impl IntOps for Lower<'_> {
+    type V = H;
+    type B = H;
+    fn c(&mut self, v: u32) -> H {
+        self.u32c(v)
+    }
+    fn add(&mut self, a: H, b: H) -> H {
+        self.binary(B::Add, a, b)
+    }
+    fn sub(&mut self, a: H, b: H) -> H {
+        self.binary(B::Subtract, a, b)
+    }
+    fn and(&mut self, a: H, b: H) -> H {
+        self.binary(B::And, a, b)
+    }
+    fn or(&mut self, a: H, b: H) -> H {
+        self.binary(B::InclusiveOr, a, b)
+    }
+    fn xor(&mut self, a: H, b: H) -> H {
+        self.binary(B::ExclusiveOr, a, b)
+    }
+    fn shl(&mut self, a: H, n: H) -> H {
+        self.binary(B::ShiftLeft, a, n)
+    }
+    fn shr(&mut self, a: H, n: H) -> H {
+        self.binary(B::ShiftRight, a, n)
+    }
+    fn clz(&mut self, a: H) -> H {
+        self.math(MathFunction::CountLeadingZeros, a)
+    }
+    fn eq(&mut self, a: H, b: H) -> H {
+        self.binary(B::Equal, a, b)
+    }
+    fn ne(&mut self, a: H, b: H) -> H {
+        self.binary(B::NotEqual, a, b)
+    }
+    fn lt(&mut self, a: H, b: H) -> H {
+        self.binary(B::Less, a, b)
+    }
+    fn band(&mut self, a: H, b: H) -> H {
+        self.binary(B::LogicalAnd, a, b)
+    }
+    fn bor(&mut self, a: H, b: H) -> H {
+        self.binary(B::LogicalOr, a, b)
+    }
+    fn select(&mut self, c: H, yes: H, no: H) -> H {
+        Lower::select(self, c, yes, no)
+    }
+    fn to_u32(&mut self, b: H) -> H {
+        let one = self.lit(Value::U32(1));
+        let zero = self.lit(Value::U32(0));
+        Lower::select(self, b, one, zero)
+    }
+}

@@ -1,0 +1,178 @@
+//! Exact mode's emitted naga functions, evaluated on the host by a small
+//! interpreter of the naga expressions they use, against Rust's `/` and
+//! `sqrt`: this checks the emitted IR itself (operator mapping, select
+//! order, shifts), beyond the crate's host model of the same algorithm.
+
+use naga::{BinaryOperator as B, Expression, Function, Literal, MathFunction, Module, Statement};
+use phobos_core::Program;
+use phobos_gpu::{GpuOptions, lower};
+
+fn module(source: &str) -> Module {
+    let (program, diags) = Program::parse("t.ph", source);
+    assert!(diags.is_empty(), "{diags:?}");
+    lower(&program.kernel("t", &[]).unwrap(), &GpuOptions::default()).unwrap()
+}
+
+fn function<'m>(m: &'m Module, name: &str) -> &'m Function {
+    m.functions
+        .iter()
+        .map(|(_, f)| f)
+        .find(|f| f.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("no function {name}"))
+}
+
+/// Evaluates a straight-line function of f32 arguments to its returned
+/// bits. Values are u32 bit patterns; bools are 0 and 1.
+fn eval(f: &Function, args: &[u32]) -> u32 {
+    let mut v = vec![0u32; f.expressions.len()];
+    for (h, e) in f.expressions.iter() {
+        let g = |x: naga::Handle<Expression>| v[x.index()];
+        v[h.index()] = match *e {
+            Expression::Literal(Literal::U32(x)) => x,
+            Expression::Literal(Literal::Bool(b)) => b as u32,
+            Expression::FunctionArgument(i) => args[i as usize],
+            Expression::As {
+                expr,
+                convert: None,
+                ..
+            } => g(expr),
+            Expression::Math {
+                fun: MathFunction::CountLeadingZeros,
+                arg,
+                ..
+            } => g(arg).leading_zeros(),
+            Expression::Select {
+                condition,
+                accept,
+                reject,
+            } => {
+                if g(condition) != 0 {
+                    g(accept)
+                } else {
+                    g(reject)
+                }
+            }
+            Expression::Binary { op, left, right } => {
+                let (a, b) = (g(left), g(right));
+                match op {
+                    B::Add => a.wrapping_add(b),
+                    B::Subtract => a.wrapping_sub(b),
+                    B::And => a & b,
+                    B::InclusiveOr => a | b,
+                    B::ExclusiveOr => a ^ b,
+                    B::ShiftLeft => {
+                        assert!(b < 32);
+                        a << b
+                    }
+                    B::ShiftRight => {
+                        assert!(b < 32);
+                        a >> b
+                    }
+                    B::Equal => (a == b) as u32,
+                    B::NotEqual => (a != b) as u32,
+                    B::Less => (a < b) as u32,
+                    B::LogicalAnd => (a != 0 && b != 0) as u32,
+                    B::LogicalOr => (a != 0 || b != 0) as u32,
+                    op => panic!("unexpected operator {op:?}"),
+                }
+            }
+            ref other => panic!("unexpected expression {other:?}"),
+        };
+    }
+    match f.body.last() {
+        Some(Statement::Return { value: Some(r) }) => v[r.index()],
+        other => panic!("the body ends with {other:?}"),
+    }
+}
+
+fn same(got: u32, want: f32) -> bool {
+    if want.is_nan() {
+        got == 0x7fc0_0000
+    } else {
+        got == want.to_bits()
+    }
+}
+
+fn inputs() -> Vec<u32> {
+    let mut v: Vec<u32> = vec![
+        0,
+        1,
+        2,
+        0x007f_ffff,
+        0x0040_0000,
+        0x0080_0000,
+        0x0080_0001,
+        0x3f80_0000,
+        0x3f80_0001,
+        0x3f7f_ffff,
+        0x4040_0000,
+        0x7f7f_ffff,
+        0x7f80_0000,
+        0x7f80_0001,
+        0x7fc0_0000,
+        0x3dcc_cccd,
+        0x0000_0100,
+        0x3400_0000,
+        0x5f00_0000,
+    ];
+    let neg: Vec<u32> = v.iter().map(|x| x | 0x8000_0000).collect();
+    v.extend(neg);
+    let mut s = 0x9e37_79b9u32;
+    for _ in 0..150 {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        v.push(s);
+    }
+    v
+}
+
+#[test]
+fn emitted_exact_div_matches_rust_division() {
+    let m =
+        module("kernel t(X: tensor<f32>[N], Z: tensor<f32>[N], Y: tensor<f32>[N]) { Y = X / Z }");
+    let f = function(&m, "exact_div");
+    let xs = inputs();
+    for &a in &xs {
+        for &b in &xs {
+            let want = f32::from_bits(a) / f32::from_bits(b);
+            let got = eval(f, &[a, b]);
+            assert!(
+                same(got, want),
+                "{a:#010x} / {b:#010x}: got {got:#010x}, want {:#010x}",
+                want.to_bits()
+            );
+        }
+    }
+}
+
+#[test]
+fn emitted_exact_sqrt_matches_rust_sqrt() {
+    let m = module("kernel t(X: tensor<f32>[N], Y: tensor<f32>[N]) { Y = sqrt(X) }");
+    let f = function(&m, "exact_sqrt");
+    let mut xs = inputs();
+    xs.extend((0..20_000u32).map(|i| i.wrapping_mul(2_147_483)));
+    for a in xs {
+        let want = f32::from_bits(a).sqrt();
+        let got = eval(f, &[a]);
+        assert!(
+            same(got, want),
+            "sqrt({a:#010x}): got {got:#010x}, want {:#010x}",
+            want.to_bits()
+        );
+    }
+}
+
+#[test]
+fn fast_mode_uses_no_exact_functions() {
+    let (program, _) = Program::parse(
+        "t.ph",
+        "kernel t(X: tensor<f32>[N], Y: tensor<f32>[N]) { Y = sqrt(X) / X }",
+    );
+    let options = GpuOptions {
+        precision: phobos_gpu::Precision::Fast,
+        ..GpuOptions::default()
+    };
+    let m = lower(&program.kernel("t", &[]).unwrap(), &options).unwrap();
+    assert_eq!(m.functions.len(), 0);
+}
