@@ -3,6 +3,7 @@
 
 mod bench;
 mod check;
+mod fill;
 mod preview;
 mod run;
 mod source;
@@ -33,6 +34,8 @@ enum Command {
     Run(run::RunArgs),
     /// Time a kernel: a warm-up launch, then the median of --runs launches, in GiB/s.
     Bench(bench::BenchArgs),
+    /// Write a Tandem random stream (raw little-endian or .npy) to a file or stdout.
+    Fill(fill::FillArgs),
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -55,6 +58,7 @@ fn main() -> ExitCode {
         Command::Check { files } => check::check(&files),
         Command::Run(args) => run::run(&args),
         Command::Bench(args) => bench::bench(&args),
+        Command::Fill(args) => fill::fill(&args),
     };
     match result {
         Ok(code) => code,

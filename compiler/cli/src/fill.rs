@@ -1,0 +1,431 @@
+//! `phobosc fill`: a Tandem stream of one element type, raw or `.npy`, to a
+//! file or stdout, streamed in pieces so that no count needs the memory of
+//! the whole output (see docs/fill.md and stdlib/tandem/SPEC.md section 14).
+
+use crate::BackendArg;
+use anyhow::{Context, Result, anyhow, bail};
+use clap::{Args, ValueEnum};
+use phobos_tandem::{AliasTable, Bulk, Dist, Error as TandemError, Key, Tandem};
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// The types `fill` knows, as listed in errors and `--help`.
+const TYPES: &str = "u8, u16, u32, u64, f16, f32, f64, bool, below:N, below:LOW:N, \
+                     normal_f32, normal_f64, exp_f32, exp_f64, choice:W1,W2,...";
+
+#[derive(Args)]
+pub struct FillArgs {
+    /// The element type: u8, u16, u32, u64, f16 (binary16 bits), f32, f64,
+    /// bool (one byte, 0 or 1), below:N (uniform in [0, N); u32 for
+    /// N < 2^32, else u64), below:LOW:N (uniform in [LOW, LOW + N); i32 when
+    /// that fits and N < 2^32, else i64), normal_f32, normal_f64, exp_f32,
+    /// exp_f64, choice:W1,W2,... (u32 indices drawn with the given weights).
+    #[arg(value_name = "TYPE")]
+    ty: String,
+    /// The seed, a u64 in decimal or 0x hexadecimal; the stream's key is the
+    /// spec's Key::from_seed(K).
+    #[arg(long, value_name = "K")]
+    key: String,
+    /// Elements to write. May be left out for raw output: the stream then
+    /// runs to its end (2^64 elements), that is, until the reader stops.
+    #[arg(long, value_name = "N")]
+    count: Option<String>,
+    /// The first element's index: the output equals elements S.. of the fill
+    /// from 0.
+    #[arg(long, value_name = "S", default_value = "0")]
+    start: String,
+    /// `auto` and `cpu`: the fast CPU fill; `interp`: the reference
+    /// implementation element by element (slow, for cross-checks); `gpu`:
+    /// not available yet.
+    #[arg(long, value_enum, default_value = "auto")]
+    backend: BackendArg,
+    /// `raw`: little-endian elements, nothing else; `npy`: a NumPy .npy
+    /// file of shape (N,).
+    #[arg(long, value_enum, default_value = "raw")]
+    format: Format,
+    /// Where to write; `-` (the default) is stdout.
+    #[arg(short = 'o', long = "output", value_name = "PATH")]
+    output: Option<PathBuf>,
+    /// Threads for the cpu backend (default: every core). The bits never
+    /// depend on it.
+    #[arg(long, value_name = "T")]
+    threads: Option<usize>,
+    /// Print a summary (type, count, backend, GiB/s) on stderr; it is also
+    /// printed when the output is a file.
+    #[arg(long)]
+    verbose: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Raw,
+    Npy,
+}
+
+/// A u64 in decimal or `0x` hexadecimal (underscores allowed).
+fn parse_u64(s: &str) -> Option<u64> {
+    let t = s.trim().replace('_', "");
+    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) if !hex.is_empty() => u64::from_str_radix(hex, 16).ok(),
+        Some(_) => None,
+        None if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => t.parse().ok(),
+        None => None,
+    }
+}
+
+/// An i64 in decimal or `0x` hexadecimal, with an optional `-`.
+fn parse_i64(s: &str) -> Option<i64> {
+    let t = s.trim();
+    match t.strip_prefix('-') {
+        Some(m) => {
+            let v = parse_u64(m)?;
+            0i64.checked_sub_unsigned(v)
+        }
+        None => i64::try_from(parse_u64(t)?).ok(),
+    }
+}
+
+/// The distribution named by TYPE, with its parameters checked.
+pub fn parse_type(ty: &str) -> Result<Dist> {
+    let simple = match ty {
+        "u8" => Some(Dist::U8),
+        "u16" => Some(Dist::U16),
+        "u32" => Some(Dist::U32),
+        "u64" => Some(Dist::U64),
+        "f16" => Some(Dist::F16Bits),
+        "f32" => Some(Dist::F32),
+        "f64" => Some(Dist::F64),
+        "bool" => Some(Dist::Bool),
+        "normal_f32" => Some(Dist::NormalF32),
+        "normal_f64" => Some(Dist::NormalF64),
+        "exp_f32" => Some(Dist::ExponentialF32),
+        "exp_f64" => Some(Dist::ExponentialF64),
+        _ => None,
+    };
+    if let Some(d) = simple {
+        return Ok(d);
+    }
+    if let Some(params) = ty.strip_prefix("below:") {
+        return parse_below(ty, params);
+    }
+    if let Some(weights) = ty.strip_prefix("choice:") {
+        return parse_choice(ty, weights);
+    }
+    bail!("TYPE `{ty}` is not a fill type; the types are {TYPES}")
+}
+
+fn parse_below(ty: &str, params: &str) -> Result<Dist> {
+    let (low, n) = match params.split_once(':') {
+        None => (None, params),
+        Some((low, n)) => {
+            let low = parse_i64(low).ok_or_else(|| {
+                anyhow!("TYPE `{ty}`: LOW `{low}` is not an integer in the i64 range")
+            })?;
+            (Some(low), n)
+        }
+    };
+    let n = parse_u64(n).ok_or_else(|| {
+        anyhow!("TYPE `{ty}`: N `{n}` is not an integer from 1 to 2^64 - 1 (decimal or 0x hex)")
+    })?;
+    if n == 0 {
+        bail!("TYPE `{ty}`: N must be at least 1 (below:N draws from 0 to N - 1)");
+    }
+    let d = match low {
+        None if n <= u64::from(u32::MAX) => Dist::BelowU32 { n: n as u32 },
+        None => Dist::BelowU64 { n },
+        Some(low) => {
+            let last = i128::from(low) + i128::from(n) - 1;
+            if last > i128::from(i64::MAX) {
+                bail!(
+                    "TYPE `{ty}`: LOW + N - 1 = {last} passes i64's largest value {}",
+                    i64::MAX
+                );
+            }
+            if n <= u64::from(u32::MAX) {
+                if low >= i64::from(i32::MIN) && last <= i128::from(i32::MAX) {
+                    Dist::BelowI32 {
+                        low: low as i32,
+                        n: n as u32,
+                    }
+                } else {
+                    Dist::BelowI64U32 { low, n: n as u32 }
+                }
+            } else {
+                Dist::BelowI64 { low, n }
+            }
+        }
+    };
+    d.check().map_err(|e| anyhow!("TYPE `{ty}`: {e}"))?;
+    Ok(d)
+}
+
+fn parse_choice(ty: &str, list: &str) -> Result<Dist> {
+    if list.trim().is_empty() {
+        bail!("TYPE `{ty}`: no weights; write choice:W1,W2,... with at least one weight");
+    }
+    let mut weights = Vec::new();
+    for (i, w) in list.split(',').enumerate() {
+        let v: f64 = w
+            .trim()
+            .parse()
+            .map_err(|_| anyhow!("TYPE `{ty}`: weight {i} `{w}` is not a number"))?;
+        weights.push(v);
+    }
+    let table = AliasTable::new(&weights).map_err(|e| match e {
+        TandemError::InvalidWeight { index, value } => {
+            anyhow!("TYPE `{ty}`: weight {index} is {value}; weights must be finite and >= 0")
+        }
+        TandemError::AllWeightsZero => {
+            anyhow!("TYPE `{ty}`: every weight is zero, so nothing can be chosen")
+        }
+        e => anyhow!("TYPE `{ty}`: {e}"),
+    })?;
+    Ok(Dist::Choice(table))
+}
+
+/// The npy dtype of each distribution's elements.
+fn descr(d: &Dist) -> &'static str {
+    match d {
+        Dist::U8 => "|u1",
+        Dist::U16 => "<u2",
+        Dist::F16Bits => "<f2",
+        Dist::Bool => "|b1",
+        Dist::U32 | Dist::BelowU32 { .. } | Dist::Choice(_) => "<u4",
+        Dist::BelowI32 { .. } => "<i4",
+        Dist::U64 | Dist::BelowU64 { .. } => "<u8",
+        Dist::BelowI64U32 { .. } | Dist::BelowI64 { .. } => "<i8",
+        Dist::F32 | Dist::NormalF32 | Dist::ExponentialF32 => "<f4",
+        Dist::F64 | Dist::NormalF64 | Dist::ExponentialF64 => "<f8",
+    }
+}
+
+/// The .npy header of a 1-D C-order array of `n` elements, written by npyz.
+/// The data that follows is the elements' little-endian bytes, which is
+/// exactly what the fill produces, so it is written raw, in pieces.
+fn npy_header(d: &Dist, n: u64) -> Result<Vec<u8>> {
+    use npyz::WriterBuilder;
+    fn header<T: npyz::Serialize>(dtype: &str, n: u64) -> io::Result<Vec<u8>> {
+        let ts: npyz::TypeStr = dtype.parse().map_err(io::Error::other)?;
+        let mut out = Vec::new();
+        // Dropped before any element is pushed: npyz's drop then reports a
+        // count mismatch that it ignores, and `out` holds just the header.
+        drop(
+            npyz::WriteOptions::<T>::new()
+                .dtype(npyz::DType::Plain(ts))
+                .shape(&[n])
+                .writer(&mut out)
+                .begin_nd()?,
+        );
+        Ok(out)
+    }
+    let h = match descr(d) {
+        "|u1" => header::<u8>("|u1", n),
+        "<u2" => header::<u16>("<u2", n),
+        "<u4" => header::<u32>("<u4", n),
+        "<u8" => header::<u64>("<u8", n),
+        "<i4" => header::<i32>("<i4", n),
+        "<i8" => header::<i64>("<i8", n),
+        "<f4" => header::<f32>("<f4", n),
+        "<f8" => header::<f64>("<f8", n),
+        "|b1" => header::<bool>("|b1", n),
+        // npyz serialises f16 only with its `half` feature; the header of
+        // <u2 with the descr swapped for <f2 (same length) is the same file.
+        "<f2" => header::<u16>("<u2", n).map(|mut h| {
+            if let Some(p) = h.windows(5).position(|w| w == b"'<u2'") {
+                h[p + 2] = b'f';
+            }
+            h
+        }),
+        other => unreachable!("dtype {other}"),
+    };
+    h.context("cannot build the .npy header")
+}
+
+enum Engine {
+    Fast(Bulk),
+    Reference(Tandem),
+}
+
+impl Engine {
+    fn fill(&self, d: &Dist, start: u64, out: &mut [u8]) -> Result<(), TandemError> {
+        match self {
+            Engine::Fast(b) => b.fill_bytes(d, start, out),
+            Engine::Reference(r) => reference_fill(r, d, start, out),
+        }
+    }
+}
+
+/// The reference crate's element-by-element fill, as little-endian bytes.
+fn reference_fill(r: &Tandem, d: &Dist, start: u64, out: &mut [u8]) -> Result<(), TandemError> {
+    fn le<T: Copy + Default, const N: usize>(
+        out: &mut [u8],
+        f: impl FnOnce(&mut [T]) -> Result<(), TandemError>,
+        b: impl Fn(T) -> [u8; N],
+    ) -> Result<(), TandemError> {
+        let mut v = vec![T::default(); out.len() / N];
+        f(&mut v)?;
+        for (o, x) in out.chunks_exact_mut(N).zip(v) {
+            o.copy_from_slice(&b(x));
+        }
+        Ok(())
+    }
+    let s = start;
+    match *d {
+        Dist::U8 => r.fill_u8(out, s),
+        Dist::U16 => le(out, |o| r.fill_u16(o, s), u16::to_le_bytes),
+        Dist::U32 => le(out, |o| r.fill_u32(o, s), u32::to_le_bytes),
+        Dist::U64 => le(out, |o| r.fill_u64(o, s), u64::to_le_bytes),
+        Dist::F16Bits => le(out, |o| r.fill_f16_bits(o, s), u16::to_le_bytes),
+        Dist::F32 => le(out, |o| r.fill_f32(o, s), f32::to_le_bytes),
+        Dist::F64 => le(out, |o| r.fill_f64(o, s), f64::to_le_bytes),
+        Dist::Bool => le(out, |o| r.fill_bool(o, s), |x: bool| [u8::from(x)]),
+        Dist::BelowU32 { n } => le(out, |o| r.fill_below_u32(o, s, n), u32::to_le_bytes),
+        Dist::BelowU64 { n } => le(out, |o| r.fill_below_u64(o, s, n), u64::to_le_bytes),
+        Dist::BelowI32 { low, n } => le(out, |o| r.fill_below_i32(o, s, low, n), i32::to_le_bytes),
+        Dist::BelowI64U32 { low, n } => le(
+            out,
+            |o| r.fill_below_i64_u32(o, s, low, n),
+            i64::to_le_bytes,
+        ),
+        Dist::BelowI64 { low, n } => le(out, |o| r.fill_below_i64(o, s, low, n), i64::to_le_bytes),
+        Dist::NormalF32 => le(out, |o| r.fill_normal_f32(o, s), f32::to_le_bytes),
+        Dist::NormalF64 => le(out, |o| r.fill_normal_f64(o, s), f64::to_le_bytes),
+        Dist::ExponentialF32 => le(out, |o| r.fill_exponential_f32(o, s), f32::to_le_bytes),
+        Dist::ExponentialF64 => le(out, |o| r.fill_exponential_f64(o, s), f64::to_le_bytes),
+        Dist::Choice(ref t) => le(out, |o| r.fill_choice(o, s, t), u32::to_le_bytes),
+    }
+}
+
+/// Bytes per piece written: large enough to amortise starting the threads,
+/// small enough to start a pipe's reader at once.
+const PIECE_BYTES: usize = 4 << 20;
+
+pub fn fill(a: &FillArgs) -> Result<ExitCode> {
+    let dist = parse_type(&a.ty)?;
+    let seed = parse_u64(&a.key).ok_or_else(|| {
+        anyhow!(
+            "--key `{}`: not a u64 seed (decimal, or hexadecimal with 0x)",
+            a.key
+        )
+    })?;
+    let start = parse_u64(&a.start).ok_or_else(|| {
+        anyhow!(
+            "--start `{}`: not an element index from 0 to 2^64 - 1",
+            a.start
+        )
+    })?;
+    let count = match &a.count {
+        None => None,
+        Some(c) => Some(parse_u64(c).ok_or_else(|| {
+            anyhow!(
+                "--count `{c}`: not a number of elements from 0 to 2^64 - 1 (decimal or 0x hex)"
+            )
+        })?),
+    };
+    let size = dist.elem_size() as u64;
+    // Elements start .. start + count must exist (indices below 2^64).
+    let room = (1u128 << 64) - u128::from(start);
+    let count: u128 = match count {
+        Some(n) if u128::from(n) > room => bail!(
+            "--start {start} --count {n}: the stream has 2^64 elements, so at most {room} follow element {start}"
+        ),
+        Some(n) if n.checked_mul(size).is_none() => bail!(
+            "--count {n}: {n} elements of {size} bytes pass 2^64 bytes, more than any output can hold"
+        ),
+        Some(n) => u128::from(n),
+        None if a.format == Format::Npy => {
+            bail!("--format npy needs --count: the .npy header records the length")
+        }
+        None => room,
+    };
+    if a.threads == Some(0) {
+        bail!("--threads 0: at least one thread is needed");
+    }
+    let rng = Tandem::new(Key::from_seed(seed));
+    let (engine, backend, threads) = match a.backend {
+        BackendArg::Auto | BackendArg::Cpu => {
+            let mut b = Bulk::new(rng);
+            if let Some(t) = a.threads {
+                b = b.threads(t);
+            }
+            (Engine::Fast(b), "cpu", b.thread_count())
+        }
+        BackendArg::Interp => (Engine::Reference(rng), "interp (reference)", 1),
+        BackendArg::Gpu => bail!(
+            "--backend gpu: the GPU fill is not available yet; use --backend cpu (the default) or interp"
+        ),
+    };
+    let to_stdout = a.output.is_none() || a.output.as_deref() == Some("-".as_ref());
+    let mut sink: Box<dyn Write> = if to_stdout {
+        Box::new(io::stdout().lock())
+    } else {
+        let path = a.output.as_ref().expect("a path");
+        Box::new(io::BufWriter::with_capacity(
+            1 << 16,
+            std::fs::File::create(path)
+                .with_context(|| format!("-o {}: cannot create the file", path.display()))?,
+        ))
+    };
+    let t0 = Instant::now();
+    let written = match stream(&engine, &dist, start, count, a.format, &mut *sink) {
+        Ok(n) => n,
+        // A reader that stops early (`| head`, dieharder) is not an error.
+        Err(e) if is_broken_pipe(&e) => return Ok(ExitCode::SUCCESS),
+        Err(e) => return Err(e),
+    };
+    let secs = t0.elapsed().as_secs_f64();
+    if a.verbose || !to_stdout {
+        let bytes = written * u128::from(size);
+        eprintln!(
+            "fill {}: {written} elements ({bytes} bytes, {}) from element {start}, key {seed:#x}, K 32, backend {backend}, {threads} thread{}, {:.3} s, {:.2} GiB/s",
+            a.ty,
+            match a.format {
+                Format::Raw => "raw",
+                Format::Npy => "npy",
+            },
+            if threads == 1 { "" } else { "s" },
+            secs,
+            bytes as f64 / secs.max(1e-9) / f64::from(1u32 << 30),
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Writes elements `start .. start + count` piece by piece; returns how many.
+fn stream(
+    engine: &Engine,
+    dist: &Dist,
+    start: u64,
+    count: u128,
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<u128> {
+    let size = dist.elem_size();
+    if format == Format::Npy {
+        out.write_all(&npy_header(dist, count as u64)?)?;
+    }
+    let per_piece = (PIECE_BYTES / size) as u128;
+    let mut buf = vec![0u8; (per_piece.min(count) as usize) * size];
+    let mut done = 0u128;
+    while done < count {
+        let n = (count - done).min(per_piece) as usize;
+        let piece = &mut buf[..n * size];
+        // start + done < 2^64 because done < count <= 2^64 - start.
+        engine
+            .fill(dist, (u128::from(start) + done) as u64, piece)
+            .map_err(|e| anyhow!("{e}"))?;
+        out.write_all(piece)?;
+        done += n as u128;
+    }
+    out.flush()?;
+    Ok(done)
+}
