@@ -38,6 +38,7 @@
 
 mod exact;
 mod lower;
+mod spirv;
 
 use naga::Module;
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
@@ -46,6 +47,7 @@ use phobos_core::types::Dim;
 use std::fmt;
 
 pub use lower::lower;
+pub use spirv::spirv_exact;
 
 /// The workgroup size of [`GpuOptions::default`].
 pub const DEFAULT_WORKGROUP_SIZE: u32 = 64;
@@ -197,11 +199,13 @@ pub fn wgsl(module: &Module, info: &ModuleInfo) -> String {
         .expect("a validated module writes as WGSL")
 }
 
-/// The module as SPIR-V words. The writer flags are explicit because naga's
-/// defaults add debug info in debug builds only, so the bytes would differ
-/// between debug and release.
-pub fn spirv(module: &Module, info: &ModuleInfo) -> Vec<u32> {
-    let options = naga::back::spv::Options {
+/// The module as SPIR-V 1.3 words, post-processed by [`spirv_exact`] when
+/// `options.precision` is exact: this is what a runtime loads through
+/// SPIR-V passthrough. The writer flags are explicit because naga's defaults
+/// add debug info in debug builds only, so the bytes would differ between
+/// debug and release.
+pub fn spirv(module: &Module, info: &ModuleInfo, options: &GpuOptions) -> Vec<u32> {
+    let spv_options = naga::back::spv::Options {
         lang_version: (1, 3),
         flags: naga::back::spv::WriterFlags::empty(),
         ..Default::default()
@@ -210,6 +214,10 @@ pub fn spirv(module: &Module, info: &ModuleInfo) -> Vec<u32> {
         shader_stage: naga::ShaderStage::Compute,
         entry_point: ENTRY_POINT.to_string(),
     };
-    naga::back::spv::write_vec(module, info, &options, Some(&pipeline))
-        .expect("a validated module writes as SPIR-V")
+    let words = naga::back::spv::write_vec(module, info, &spv_options, Some(&pipeline))
+        .expect("a validated module writes as SPIR-V");
+    match options.precision {
+        Precision::Exact => spirv_exact(&words),
+        Precision::Fast => words,
+    }
 }

@@ -89,7 +89,7 @@ fn lower_both(kernel: &phobos_core::ir::Kernel) -> Result<(), LowerError> {
         let text = wgsl(&module, &info);
         let size = format!("@compute @workgroup_size({}", options.workgroup_size);
         assert!(text.contains(&size), "{text}");
-        let words = spirv(&module, &info);
+        let words = spirv(&module, &info, &options);
         assert_eq!(words[0], 0x0723_0203, "SPIR-V magic number");
         let file = format!("{name}_{:?}", options.precision);
         if let Some(Err(e)) = spirv_val(&file, &words) {
@@ -178,7 +178,10 @@ fn spirv_val(name: &str, words: &[u32]) -> Option<Result<(), String>> {
 #[test]
 fn dropout_rows_spirv_passes_spirv_val() {
     let (module, info) = dropout_rows();
-    match spirv_val("dropout_rows", &spirv(&module, &info)) {
+    match spirv_val(
+        "dropout_rows",
+        &spirv(&module, &info, &GpuOptions::default()),
+    ) {
         None => eprintln!("skipped: spirv-val not found (apt-get install spirv-tools)"),
         Some(r) => r.expect("spirv-val accepts dropout_rows"),
     }
@@ -226,4 +229,66 @@ fn float_not_equal_is_true_for_nan() {
     let text = wgsl(&module, &info);
     assert!(!text.contains("!= 1f") && !text.contains("!= 0f"), "{text}");
     assert_eq!(text.matches("!((").count(), 2, "{text}");
+}
+
+#[test]
+fn exact_spirv_has_float_controls_and_no_contraction() {
+    // a*b+c in exact mode: every float op decorated NoContraction, and the
+    // module declares float controls; spirv-val accepts it.
+    let (program, diags) = Program::parse(
+        "t.ph",
+        "kernel t(X: tensor<f32>[N], Y: tensor<f32>[N]) { Y = X * X + X - 1.0 }",
+    );
+    assert!(diags.is_empty(), "{diags:?}");
+    let kernel = program.kernel("t", &[]).unwrap();
+    let options = GpuOptions::default();
+    let (module, info) = compile(&kernel, &options).unwrap();
+    let exact = spirv(&module, &info, &options);
+    let fast = spirv(
+        &module,
+        &info,
+        &GpuOptions {
+            precision: Precision::Fast,
+            ..options
+        },
+    );
+    let ops = |words: &[u32]| {
+        let mut v = Vec::new();
+        let mut i = 5;
+        while i < words.len() {
+            let n = (words[i] >> 16) as usize;
+            v.push(words[i..i + n].to_vec());
+            i += n;
+        }
+        v
+    };
+    let (e, f) = (ops(&exact), ops(&fast));
+    let float_ops: Vec<u32> = e
+        .iter()
+        .filter(|i| [129, 131, 133].contains(&(i[0] & 0xffff)))
+        .map(|i| i[2])
+        .collect();
+    assert_eq!(float_ops.len(), 3, "one OpFMul, OpFAdd and OpFSub");
+    for id in float_ops {
+        assert!(
+            e.contains(&vec![(3 << 16) | 71, id, 42]),
+            "NoContraction on %{id}"
+        );
+    }
+    assert!(e.contains(&vec![(2 << 16) | 17, 4464]), "DenormPreserve");
+    assert!(
+        e.contains(&vec![(2 << 16) | 17, 4466]),
+        "SignedZeroInfNanPreserve"
+    );
+    assert_eq!(
+        e.iter().filter(|i| i[0] & 0xffff == 16).count(),
+        3,
+        "LocalSize and two float modes"
+    );
+    assert_eq!(e.len(), f.len() + 3 + 2 + 1 + 2);
+    // Idempotent.
+    assert_eq!(phobos_gpu::spirv_exact(&exact), exact);
+    if let Some(r) = spirv_val("exact_fma_shape", &exact) {
+        r.expect("spirv-val accepts the post-processed module");
+    }
 }
