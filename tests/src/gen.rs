@@ -92,6 +92,9 @@ pub struct Options {
     /// Whether `i64`, `u64` and `f64` appear (a backend without 64-bit types
     /// can turn them off).
     pub wide_types: bool,
+    /// Whether tensors of `bool` appear (the GPU backend has no 8-bit
+    /// storage yet).
+    pub bool_tensors: bool,
 }
 
 impl Default for Options {
@@ -99,6 +102,7 @@ impl Default for Options {
         Options {
             tuning_invariant: false,
             wide_types: true,
+            bool_tensors: true,
         }
     }
 }
@@ -1000,7 +1004,7 @@ impl Gen {
             } else {
                 shape
             };
-            let ty = self.elem_type(true);
+            let ty = self.elem_type(self.opts.bool_tensors);
             let name = format!("T{i}");
             params.push(format!("{name}: tensor<{ty}>[{}]", shape.join(", ")));
             self.places.push(Place {

@@ -135,3 +135,61 @@ pub fn run_everywhere(k: &Kernel, args: &mut [Arg]) -> phobos_core::launch::Boun
     }
     bound
 }
+
+/// Whether the GPU backend has an adapter here. Without one the caller
+/// skips and says so, unless `PHOBOS_REQUIRE_GPU=1` (CI), which fails.
+pub fn gpu_available() -> bool {
+    match phobos_runtime::gpu::Gpu::shared() {
+        Ok(_) => true,
+        Err(e) => {
+            assert!(
+                std::env::var("PHOBOS_REQUIRE_GPU").map_or(true, |v| v != "1"),
+                "PHOBOS_REQUIRE_GPU=1 but the GPU backend is not available: {e}"
+            );
+            eprintln!("skipping the GPU: {e}");
+            false
+        }
+    }
+}
+
+/// What the GPU backend may still refuse: types it has no storage for yet.
+/// Anything else it refuses is a failure.
+pub fn gpu_may_refuse(message: &str) -> bool {
+    message.contains("not supported on the GPU")
+        && ["bool tensor", "i64", "u64", "f64"]
+            .iter()
+            .any(|what| message.contains(what))
+}
+
+/// Runs `k` on the GPU from `inputs` and compares every tensor with
+/// `want` bit for bit. `Ok(false)` when the GPU refuses it for a reason
+/// [`gpu_may_refuse`] allows.
+pub fn matches_on_gpu(k: &Kernel, inputs: &[Arg], want: &[Arg]) -> Result<bool, String> {
+    use phobos_runtime::{Backend, Options, launch};
+    let mut got = inputs.to_vec();
+    let options = Options {
+        backend: Backend::Gpu,
+        ..Options::default()
+    };
+    match launch(k, &mut got, &options) {
+        Ok(_) => {}
+        Err(e) if gpu_may_refuse(&e.to_string()) => {
+            eprintln!("the GPU refuses `{}`: {e}", k.name);
+            return Ok(false);
+        }
+        Err(e) => return Err(format!("gpu: {e}")),
+    }
+    for (i, (a, b)) in want.iter().zip(&got).enumerate() {
+        if let (Arg::Tensor(a), Arg::Tensor(b)) = (a, b) {
+            if let Some(j) = (0..a.len()).find(|&j| a.get(j).bits() != b.get(j).bits()) {
+                return Err(format!(
+                    "`{}` element {j}: interp {} but gpu {}",
+                    k.params[i].name,
+                    a.get(j),
+                    b.get(j)
+                ));
+            }
+        }
+    }
+    Ok(true)
+}

@@ -58,6 +58,10 @@ fn run_ok(path: &Path, require_checks: bool) -> String {
                 }
             }
         }
+        if phobos_tests::gpu_available() {
+            phobos_tests::matches_on_gpu(&kernel, &inputs, &args)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
         for c in checks::evaluate(&program, kname, &kernel, &args).expect("checks evaluate") {
             assert!(
                 !require_checks || c.all(),

@@ -6,7 +6,8 @@ use crate::{Precision, RuntimeError};
 use phobos_core::ir::{Kernel, ParamKind};
 use phobos_core::launch::{Arg, ArgShape, Bound, bind, bind_shapes};
 use phobos_core::tensor::Data;
-use phobos_core::types::{Scalar, Value};
+use phobos_core::types::{Dim, Scalar, Value};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// An argument of [`Gpu::dispatch`]: a tensor already in a buffer of the
@@ -86,6 +87,28 @@ fn uniform_block(kernel: &Kernel, bound: &Bound, scalars: &[Option<Value>]) -> V
     bytemuck::cast_slice(&words).to_vec()
 }
 
+/// `kernel` with the extents of its `let`/`var` tiles made constant from the
+/// launch's dims: tiles live in workgroup memory, whose size a shader fixes,
+/// so a kernel with a tile of extent `N` gets one pipeline per value of `N`
+/// (the cache key is the printed IR plus these extents). A tile of extent 0
+/// gets one element instead, which nothing can observe: workgroup arrays
+/// cannot be empty.
+fn specialize<'k>(kernel: &'k Kernel, bound: &Bound) -> Cow<'k, Kernel> {
+    let symbolic = |l: &phobos_core::ir::Local| l.shape.iter().any(|d| matches!(d, Dim::Sym(_)));
+    if !kernel.locals.iter().any(symbolic) {
+        return Cow::Borrowed(kernel);
+    }
+    let mut k = kernel.clone();
+    for l in &mut k.locals {
+        for d in &mut l.shape {
+            if let Dim::Sym(s) = *d {
+                *d = Dim::Const(bound.dims[s].max(1));
+            }
+        }
+    }
+    Cow::Owned(k)
+}
+
 /// Storage buffers are padded to a multiple of 4 bytes and at least 16.
 fn padded(bytes: u64) -> u64 {
     bytes.next_multiple_of(4).max(16)
@@ -130,7 +153,8 @@ impl Gpu {
             }
             workgroups[axis] = g as u32;
         }
-        let (pipeline, cache_hit) = self.pipeline(kernel, precision)?;
+        let kernel = specialize(kernel, &bound);
+        let (pipeline, cache_hit) = self.pipeline(&kernel, precision)?;
         Ok((pipeline, bound, workgroups, cache_hit))
     }
 

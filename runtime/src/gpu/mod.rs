@@ -168,7 +168,11 @@ impl Gpu {
         kernel: &phobos_core::ir::Kernel,
         precision: Precision,
     ) -> Result<(Arc<Pipeline>, bool), GpuError> {
-        let key = (kernel.print(), precision);
+        let mut key = kernel.print();
+        for l in &kernel.locals {
+            key.push_str(&format!("\nlocal {}: {:?}", l.name, l.shape));
+        }
+        let key = (key, precision);
         if let Some(p) = self.pipelines.lock().unwrap().get(&key) {
             return Ok((p.clone(), true));
         }

@@ -96,7 +96,7 @@ impl Pipeline {
         });
         let shader = match precision {
             Precision::Exact => {
-                let words = phobos_gpu::spirv(&module, &info);
+                let words = phobos_gpu::spirv(&module, &info, &options);
                 let entry = wgpu::PassthroughShaderEntryPoint {
                     name: Cow::Borrowed(phobos_gpu::ENTRY_POINT),
                     workgroup_size: (options.workgroup_size, 1, 1),
