@@ -170,6 +170,32 @@ impl fmt::Display for LowerError {
 
 impl std::error::Error for LowerError {}
 
+/// The workgroups to dispatch for a kernel of `grid` blocks, when a
+/// dispatch may have at most `max_per_dim` workgroups per dimension
+/// (`max_compute_workgroups_per_dimension`, 65,535 on every adapter here).
+///
+/// The shader numbers the workgroups of the dispatch linearly, x fastest,
+/// runs block number `n` (decomposed into the grid's `(x, y, z)`, x
+/// fastest) on workgroup `n`, and leaves workgroups past the last block
+/// idle. So the dispatch is `[min(total, max), cdiv(total, max), 1]` for
+/// `total = grid[0] * grid[1] * grid[2]`. A grid of no blocks dispatches
+/// `[0, 1, 1]`, which runs nothing.
+///
+/// # Panics
+/// If the grid has more than `max_per_dim^2` blocks (about 4.3e9 for
+/// 65,535) or `2^32` blocks or more (the shader numbers blocks in u32), or
+/// `max_per_dim` is 0.
+pub fn dispatch_size(grid: [u32; 3], max_per_dim: u32) -> [u32; 3] {
+    assert!(max_per_dim > 0, "max_per_dim must be positive");
+    let total = grid.iter().map(|&g| g as u64).product::<u64>();
+    let max = max_per_dim as u64;
+    assert!(
+        total <= max * max && total <= u32::MAX as u64,
+        "a grid of {total} blocks (one dispatch numbers at most {max}^2, in 32 bits)"
+    );
+    [total.min(max) as u32, total.div_ceil(max).max(1) as u32, 1]
+}
+
 /// Validates a lowered module. A failure is an internal compiler error: its
 /// message carries naga's error and the kernel's printed IR, so that a bad
 /// lowering is never a kernel that silently does nothing.

@@ -122,9 +122,14 @@ pub fn lower(kernel: &Kernel, options: &GpuOptions) -> Result<Module, LowerError
                 binding: Some(Binding::BuiltIn(BuiltIn::LocalInvocationIndex)),
             },
             FunctionArgument {
-                name: Some("block".into()),
+                name: Some("workgroup_id".into()),
                 ty: vec3,
                 binding: Some(Binding::BuiltIn(BuiltIn::WorkGroupId)),
+            },
+            FunctionArgument {
+                name: Some("num_workgroups".into()),
+                ty: vec3,
+                binding: Some(Binding::BuiltIn(BuiltIn::NumWorkGroups)),
             },
         ],
         ..Default::default()
@@ -178,17 +183,8 @@ pub fn lower(kernel: &Kernel, options: &GpuOptions) -> Result<Module, LowerError
     for a in 0..3 {
         lw.grid[a] = member(&mut lw, uniforms.grid_base + a as u32);
     }
-    let wg = lw.expr(Expression::FunctionArgument(1));
-    for a in 0..3 {
-        let c = lw.expr(Expression::AccessIndex {
-            base: wg,
-            index: a as u32,
-        });
-        lw.block_id[a] = lw.bitcast(c, ScalarKind::Sint);
-    }
-
     check_extents(kernel)?;
-    lw.body()?;
+    lw.blocks()?;
 
     let mut f = std::mem::take(&mut lw.f);
     f.body = Block::from_vec(std::mem::take(&mut lw.cur));
@@ -274,5 +270,54 @@ fn index_exprs(index: &[Index]) -> Vec<ExprId> {
 fn push_place(v: &mut Vec<Place>, p: Place) {
     if !v.contains(&p) {
         v.push(p);
+    }
+}
+
+impl Lower<'_> {
+    /// The body, run by the workgroups that stand for a block. The runtime
+    /// dispatches [`crate::dispatch_size`] workgroups, which may be more than
+    /// the grid's blocks and laid out otherwise: workgroup `(x, y, 0)` of a
+    /// dispatch of `(nx, ny, 1)` is block number `x + nx * y`,
+    /// skipped when that is not below `grid_x * grid_y * grid_z`, and else
+    /// decomposed with x fastest. The condition is uniform per workgroup
+    /// (workgroup id, workgroup count and uniforms only), so the barriers
+    /// inside are allowed.
+    fn blocks(&mut self) -> Result<(), LowerError> {
+        use BinaryOperator as B;
+        let wg = self.expr(Expression::FunctionArgument(1));
+        let nwg = self.expr(Expression::FunctionArgument(2));
+        let mut c = [wg; 2];
+        for (a, c) in c.iter_mut().enumerate() {
+            *c = self.expr(Expression::AccessIndex {
+                base: wg,
+                index: a as u32,
+            });
+        }
+        let nx = self.expr(Expression::AccessIndex {
+            base: nwg,
+            index: 0,
+        });
+        let rows = self.binary(B::Multiply, c[1], nx);
+        let lin = self.binary(B::Add, c[0], rows);
+        let [gx, gy, gz] = self.grid;
+        let gxy = self.binary(B::Multiply, gx, gy);
+        let total = self.binary(B::Multiply, gxy, gz);
+        let inside = self.binary(B::Less, lin, total);
+        let accept = self.nested(|lw| {
+            let x = lw.binary(B::Modulo, lin, gx);
+            let rest = lw.binary(B::Divide, lin, gx);
+            let y = lw.binary(B::Modulo, rest, gy);
+            let z = lw.binary(B::Divide, rest, gy);
+            for (a, v) in [x, y, z].into_iter().enumerate() {
+                lw.block_id[a] = lw.bitcast(v, ScalarKind::Sint);
+            }
+            lw.body()
+        })?;
+        self.cur.push(Statement::If {
+            condition: inside,
+            accept,
+            reject: Block::new(),
+        });
+        Ok(())
     }
 }

@@ -1,0 +1,75 @@
+//! The runtime-facing API: dispatch sizes, workgroup sizes, options.
+
+use phobos_core::Program;
+use phobos_gpu::{GpuOptions, LowerError, dispatch_size, lower, workgroup_size};
+
+fn kernel(source: &str) -> phobos_core::ir::Kernel {
+    let (program, diags) = Program::parse("t.ph", source);
+    assert!(diags.is_empty(), "{diags:?}");
+    program.kernel("t", &[]).unwrap()
+}
+
+#[test]
+fn dispatch_sizes_cover_every_block_once() {
+    assert_eq!(dispatch_size([1, 1, 1], 65_535), [1, 1, 1]);
+    assert_eq!(dispatch_size([0, 7, 1], 65_535), [0, 1, 1]);
+    assert_eq!(dispatch_size([65_535, 1, 1], 65_535), [65_535, 1, 1]);
+    assert_eq!(dispatch_size([65_536, 1, 1], 65_535), [65_535, 2, 1]);
+    assert_eq!(dispatch_size([1000, 1000, 3], 65_535), [65_535, 46, 1]);
+    // The shader's numbering: workgroup (x, y) is block x + nx * y; every
+    // block in 0..total has exactly one workgroup, the rest are idle.
+    for grid in [[5, 3, 2], [7, 1, 1], [4, 4, 4], [1, 1, 9], [8, 8, 1]] {
+        let total = grid.iter().product::<u32>();
+        let [nx, ny, nz] = dispatch_size(grid, 8);
+        assert_eq!(nz, 1);
+        let mut seen = vec![0; total as usize];
+        for y in 0..ny {
+            for x in 0..nx {
+                let lin = x + nx * y;
+                if lin < total {
+                    seen[lin as usize] += 1;
+                }
+            }
+        }
+        assert!(seen.iter().all(|&n| n == 1), "{grid:?}");
+        assert!(nx * ny < total + nx, "{grid:?}: at most one partial row");
+    }
+}
+
+#[test]
+#[should_panic(expected = "blocks")]
+fn dispatch_size_refuses_grids_beyond_max_squared() {
+    dispatch_size([65_535, 65_535, 2], 65_535);
+}
+
+#[test]
+fn workgroup_size_grows_with_the_block() {
+    let small = kernel("kernel t(X: tensor<f32>[N], Y: tensor<f32>[N]) { Y[0] = X[0] }");
+    assert_eq!(workgroup_size(&small), 64);
+    let tile = |n: u32| {
+        kernel(&format!(
+            "@grid(cdiv(N, {n}))\nkernel t(X: tensor<f32>[N], Y: tensor<f32>[N]) {{\n  let r = ctx.block.x * {n}\n  Y[r :+ {n}] = X[r :+ {n}] * 2.0\n}}"
+        ))
+    };
+    assert_eq!(workgroup_size(&tile(256)), 64);
+    assert_eq!(workgroup_size(&tile(512)), 128);
+    assert_eq!(workgroup_size(&tile(1024)), 256);
+    assert_eq!(workgroup_size(&tile(65_536)), 256);
+    let whole = kernel("kernel t(X: tensor<f32>[N], Y: tensor<f32>[N]) { Y = X }");
+    assert_eq!(workgroup_size(&whole), 256);
+}
+
+#[test]
+fn workgroup_sizes_out_of_range_are_refused() {
+    let k = kernel("kernel t(X: tensor<f32>[N], Y: tensor<f32>[N]) { Y = X }");
+    for size in [0, 257] {
+        let options = GpuOptions {
+            workgroup_size: size,
+            ..GpuOptions::default()
+        };
+        match lower(&k, &options) {
+            Err(LowerError::Unsupported(m)) => assert!(m.contains("workgroup size"), "{m}"),
+            other => panic!("expected Unsupported, got {:?}", other.map(|_| ())),
+        }
+    }
+}
