@@ -743,28 +743,164 @@ fn generate(key: Block, k: u32, b0: u64, out: &mut [u8]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just above.
-        return unsafe { generate_avx2(key, k, b0, out) };
+        return unsafe { avx2::generate(key, k, b0, out) };
     }
     generate_any(key, k, b0, out)
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn generate_avx2(key: Block, k: u32, b0: u64, out: &mut [u8]) {
-    generate_any(key, k, b0, out)
-}
-
+/// Cuts stream blocks `b0 .. b0 + len / 16` at group boundaries and calls
+/// `group_fn(group, r0, r1)` for each group met, with the range `r0 .. r1`
+/// of the group's blocks (in stream order within the group) to produce.
+/// Shared by both generators so that they cut the stream identically.
 #[inline(always)]
-fn generate_any(key: Block, k: u32, b0: u64, out: &mut [u8]) {
-    debug_assert_eq!(out.len() % 16, 0);
+fn walk(k: u32, b0: u64, len: usize, mut group_fn: impl FnMut(u64, u64, u64)) {
     let per_group = GROUP_CHUNKS * u64::from(k);
-    let end = b0 + (out.len() / 16) as u64;
+    let end = b0 + (len / 16) as u64;
     let mut b = b0;
     while b < end {
         let group = b / per_group;
         let g0 = group * per_group;
         let r0 = b - g0;
         let r1 = (end - g0).min(per_group);
+        group_fn(group, r0, r1);
+        b = g0 + r1;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    //! The generator with AVX2 intrinsics: the eight lanes of a group in
+    //! one 256-bit register per state word, rotations by 16 and 8 as byte
+    //! shuffles, and a 4x8 transpose so each step stores 128 bytes.
+
+    use super::{GROUP_CHUNKS, WARM_UP_STEPS, WEYL_STREAM, walk};
+    use crate::core::Block;
+    use std::arch::x86_64::*;
+
+    #[derive(Clone, Copy)]
+    struct Lanes {
+        s: [__m256i; 4],
+        t: u32,
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn rotl<const L: i32, const R: i32>(x: __m256i) -> __m256i {
+        _mm256_or_si256(_mm256_slli_epi32::<L>(x), _mm256_srli_epi32::<R>(x))
+    }
+
+    impl Lanes {
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        fn seed(key: Block, k: u32, group: u64) -> Lanes {
+            let c = group * GROUP_CHUNKS;
+            let lo = |l: u32| (key[2] ^ (c as u32 | l)) as i32;
+            Lanes {
+                s: [
+                    _mm256_set1_epi32(key[0] as i32),
+                    _mm256_set1_epi32((key[1] ^ k) as i32),
+                    _mm256_setr_epi32(lo(0), lo(1), lo(2), lo(3), lo(4), lo(5), lo(6), lo(7)),
+                    _mm256_set1_epi32((key[3] ^ (c >> 32) as u32) as i32),
+                ],
+                t: 0,
+            }
+        }
+
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        fn round(&mut self) -> [__m256i; 4] {
+            self.t = self.t.wrapping_add(1);
+            let w = _mm256_set1_epi32(self.t.wrapping_mul(WEYL_STREAM) as i32);
+            let [mut a, mut b, mut c, mut d] = self.s;
+            a = _mm256_add_epi32(a, w);
+            let input = [a, b, c, d];
+            let r16 = _mm256_setr_epi8(
+                2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2, 3, 0, 1, 6, 7, 4, 5, 10,
+                11, 8, 9, 14, 15, 12, 13,
+            );
+            let r8 = _mm256_setr_epi8(
+                3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14, 3, 0, 1, 2, 7, 4, 5, 6, 11,
+                8, 9, 10, 15, 12, 13, 14,
+            );
+            for _ in 0..2 {
+                a = _mm256_add_epi32(a, b);
+                d = _mm256_shuffle_epi8(_mm256_xor_si256(d, a), r16);
+                c = _mm256_add_epi32(c, d);
+                b = rotl::<12, 20>(_mm256_xor_si256(b, c));
+                a = _mm256_add_epi32(a, b);
+                d = _mm256_shuffle_epi8(_mm256_xor_si256(d, a), r8);
+                c = _mm256_add_epi32(c, d);
+                b = rotl::<7, 25>(_mm256_xor_si256(b, c));
+            }
+            self.s = [a, b, c, d];
+            input
+        }
+
+        /// One step: lane `l`'s block into bytes `16 l ..` of `line`.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        fn step_into(&mut self, line: &mut [u8; 128]) {
+            let input = self.round();
+            let o: [__m256i; 4] = std::array::from_fn(|q| _mm256_add_epi32(self.s[q], input[q]));
+            let t0 = _mm256_unpacklo_epi32(o[0], o[1]);
+            let t1 = _mm256_unpackhi_epi32(o[0], o[1]);
+            let t2 = _mm256_unpacklo_epi32(o[2], o[3]);
+            let t3 = _mm256_unpackhi_epi32(o[2], o[3]);
+            let u0 = _mm256_unpacklo_epi64(t0, t2); // lanes 0 | 4
+            let u1 = _mm256_unpackhi_epi64(t0, t2); // lanes 1 | 5
+            let u2 = _mm256_unpacklo_epi64(t1, t3); // lanes 2 | 6
+            let u3 = _mm256_unpackhi_epi64(t1, t3); // lanes 3 | 7
+            let v = [
+                _mm256_permute2x128_si256::<0x20>(u0, u1),
+                _mm256_permute2x128_si256::<0x20>(u2, u3),
+                _mm256_permute2x128_si256::<0x31>(u0, u1),
+                _mm256_permute2x128_si256::<0x31>(u2, u3),
+            ];
+            for (i, x) in v.into_iter().enumerate() {
+                // SAFETY: bytes 32 i .. 32 i + 32 lie inside the 128-byte
+                // line; storeu has no alignment requirement.
+                unsafe { _mm256_storeu_si256(line.as_mut_ptr().add(32 * i).cast(), x) };
+            }
+        }
+    }
+
+    /// [`super::generate`] with AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn generate(key: Block, k: u32, b0: u64, out: &mut [u8]) {
+        let per_group = GROUP_CHUNKS * u64::from(k);
+        walk(k, b0, out.len(), |group, r0, r1| {
+            let g0 = group * per_group;
+            let mut lanes = Lanes::seed(key, k, group);
+            for _ in 0..u64::from(WARM_UP_STEPS) + r0 / 8 {
+                lanes.round();
+            }
+            for j in r0 / 8..r1.div_ceil(8) {
+                let lo = r0.max(8 * j);
+                let hi = r1.min(8 * j + 8);
+                let at = (16 * (g0 + lo - b0)) as usize;
+                if hi - lo == 8 {
+                    let line: &mut [u8; 128] = (&mut out[at..at + 128])
+                        .try_into()
+                        .unwrap_or_else(|_| unreachable!());
+                    lanes.step_into(line);
+                } else {
+                    let mut line = [0u8; 128];
+                    lanes.step_into(&mut line);
+                    let from = (16 * (lo - 8 * j)) as usize;
+                    let len = (16 * (hi - lo)) as usize;
+                    out[at..at + len].copy_from_slice(&line[from..from + len]);
+                }
+            }
+        });
+    }
+}
+
+/// The portable generator (no SIMD intrinsics; the compiler may vectorise).
+fn generate_any(key: Block, k: u32, b0: u64, out: &mut [u8]) {
+    debug_assert_eq!(out.len() % 16, 0);
+    let per_group = GROUP_CHUNKS * u64::from(k);
+    walk(k, b0, out.len(), |group, r0, r1| {
+        let g0 = group * per_group;
         let mut lanes = Lanes::seed(key, k, group);
         lanes.skip(u64::from(WARM_UP_STEPS) + r0 / 8);
         for j in r0 / 8..r1.div_ceil(8) {
@@ -785,8 +921,7 @@ fn generate_any(key: Block, k: u32, b0: u64, out: &mut [u8]) {
                 out[at..at + len].copy_from_slice(&line[from..from + len]);
             }
         }
-        b = g0 + r1;
-    }
+    });
 }
 
 #[cfg(test)]
@@ -808,6 +943,9 @@ mod tests {
             ] {
                 let mut out = vec![0u8; 16 * n];
                 generate(key, k, b0, &mut out);
+                let mut portable = vec![0u8; 16 * n];
+                generate_any(key, k, b0, &mut portable);
+                assert_eq!(out, portable, "k={k} b0={b0}");
                 for (j, blk) in out.chunks_exact(16).enumerate() {
                     let want = block_at(key, k, b0 + j as u64);
                     let got: Vec<u32> = blk
