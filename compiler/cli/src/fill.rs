@@ -26,15 +26,20 @@ pub struct FillArgs {
     ty: String,
     /// The seed, a u64 in decimal or 0x hexadecimal; the stream's key is the
     /// spec's Key::from_seed(K).
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", allow_hyphen_values = true)]
     key: String,
     /// Elements to write. May be left out for raw output: the stream then
     /// runs to its end (2^64 elements), that is, until the reader stops.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
     count: Option<String>,
     /// The first element's index: the output equals elements S.. of the fill
     /// from 0.
-    #[arg(long, value_name = "S", default_value = "0")]
+    #[arg(
+        long,
+        value_name = "S",
+        default_value = "0",
+        allow_hyphen_values = true
+    )]
     start: String,
     /// `auto` and `cpu`: the fast CPU fill; `interp`: the reference
     /// implementation element by element (slow, for cross-checks); `gpu`:
