@@ -10,7 +10,7 @@ fn main() {
         options.precision = phobos_gpu::Precision::Fast;
     }
     match phobos_gpu::compile(&kernel, &options) {
-        Ok((m, i)) => print!("{}", phobos_gpu::wgsl(&m, &i)),
+        Ok(c) => print!("{}", c.wgsl()),
         Err(e) => eprintln!("{e}"),
     }
 }

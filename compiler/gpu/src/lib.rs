@@ -37,6 +37,7 @@
 //!   (which need a staging tile).
 
 mod exact;
+mod layout;
 mod lower;
 mod spirv;
 
@@ -46,6 +47,7 @@ use phobos_core::ir::Kernel;
 use phobos_core::types::Dim;
 use std::fmt;
 
+pub use layout::{FieldKind, Layout, TensorBinding, UNIFORM_BINDING, UniformField, layout};
 pub use lower::lower;
 pub use spirv::spirv_exact;
 
@@ -212,11 +214,40 @@ pub fn validate(kernel: &Kernel, module: &Module) -> Result<ModuleInfo, LowerErr
         })
 }
 
+/// A lowered, validated kernel and what a runtime needs to run it.
+#[derive(Debug)]
+pub struct Compiled {
+    pub module: Module,
+    pub info: ModuleInfo,
+    /// The bindings: uniform fields and storage buffers.
+    pub layout: Layout,
+    /// The options it was lowered with.
+    pub options: GpuOptions,
+}
+
+impl Compiled {
+    /// The module as WGSL text (the playground's view; a runtime that wants
+    /// exact mode's guarantees loads [`Compiled::spirv`] instead).
+    pub fn wgsl(&self) -> String {
+        wgsl(&self.module, &self.info)
+    }
+
+    /// The module as SPIR-V words, post-processed in exact mode: see [`spirv`].
+    pub fn spirv(&self) -> Vec<u32> {
+        spirv(&self.module, &self.info, &self.options)
+    }
+}
+
 /// Lowers and validates in one step.
-pub fn compile(kernel: &Kernel, options: &GpuOptions) -> Result<(Module, ModuleInfo), LowerError> {
+pub fn compile(kernel: &Kernel, options: &GpuOptions) -> Result<Compiled, LowerError> {
     let module = lower(kernel, options)?;
     let info = validate(kernel, &module)?;
-    Ok((module, info))
+    Ok(Compiled {
+        module,
+        info,
+        layout: layout(kernel)?,
+        options: *options,
+    })
 }
 
 /// The module as WGSL text.

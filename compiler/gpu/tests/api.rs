@@ -73,3 +73,38 @@ fn workgroup_sizes_out_of_range_are_refused() {
         }
     }
 }
+
+#[test]
+fn layout_of_scalars_dims_and_tensors() {
+    let k = kernel(
+        "kernel t(X: tensor<f32>[M, N], flag: bool, Y: tensor<i32>[M, N], s: f32) { Y = i32(X * s) + i32(flag) }",
+    );
+    let c = phobos_gpu::compile(&k, &GpuOptions::default()).unwrap();
+    let json = serde_json::to_string_pretty(&c.layout).unwrap();
+    insta::assert_snapshot!(json);
+    // The shader's struct agrees with the layout.
+    let text = c.wgsl();
+    let members: Vec<&str> = c
+        .layout
+        .uniform_fields
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect();
+    assert_eq!(
+        members,
+        ["flag", "s", "dim_M", "dim_N", "grid_x", "grid_y", "grid_z"]
+    );
+    assert!(
+        text.contains("flag: u32,") && text.contains("s: f32,"),
+        "{text}"
+    );
+    assert_eq!(c.layout.uniform_size, 32);
+    assert!(
+        text.contains("@group(0) @binding(1) \nvar<storage> X: array<f32>;"),
+        "{text}"
+    );
+    assert!(
+        text.contains("@group(0) @binding(2) \nvar<storage, read_write> Y: array<i32>;"),
+        "{text}"
+    );
+}

@@ -85,7 +85,7 @@ fn lower_both(kernel: &phobos_core::ir::Kernel) -> Result<(), LowerError> {
             ..GpuOptions::default()
         },
     ] {
-        let (module, info) = compile(kernel, &options)?;
+        let phobos_gpu::Compiled { module, info, .. } = compile(kernel, &options)?;
         let text = wgsl(&module, &info);
         let size = format!("@compute @workgroup_size({}", options.workgroup_size);
         assert!(text.contains(&size), "{text}");
@@ -106,7 +106,8 @@ fn dropout_rows_with(precision: Precision) -> (naga::Module, naga::valid::Module
         precision,
         ..GpuOptions::default()
     };
-    compile(&kernel, &options).expect("lowers and validates")
+    let c = compile(&kernel, &options).expect("lowers and validates");
+    (c.module, c.info)
 }
 
 fn dropout_rows() -> (naga::Module, naga::valid::ModuleInfo) {
@@ -129,7 +130,8 @@ fn exact_division_and_sqrt_wgsl_snapshot() {
     );
     assert!(diags.is_empty(), "{diags:?}");
     let kernel = program.kernel("t", &[]).unwrap();
-    let (module, info) = compile(&kernel, &GpuOptions::default()).unwrap();
+    let phobos_gpu::Compiled { module, info, .. } =
+        compile(&kernel, &GpuOptions::default()).unwrap();
     let text = wgsl(&module, &info);
     assert!(
         !text.contains(" sqrt(") && text.contains("exact_div("),
@@ -225,7 +227,8 @@ fn float_not_equal_is_true_for_nan() {
     );
     assert!(diags.is_empty(), "{diags:?}");
     let options = GpuOptions::default();
-    let (module, info) = compile(&program.kernel("t", &[]).unwrap(), &options).unwrap();
+    let c = compile(&program.kernel("t", &[]).unwrap(), &options).unwrap();
+    let (module, info) = (c.module, c.info);
     let text = wgsl(&module, &info);
     assert!(!text.contains("!= 1f") && !text.contains("!= 0f"), "{text}");
     assert_eq!(text.matches("!((").count(), 2, "{text}");
@@ -242,7 +245,7 @@ fn exact_spirv_has_float_controls_and_no_contraction() {
     assert!(diags.is_empty(), "{diags:?}");
     let kernel = program.kernel("t", &[]).unwrap();
     let options = GpuOptions::default();
-    let (module, info) = compile(&kernel, &options).unwrap();
+    let phobos_gpu::Compiled { module, info, .. } = compile(&kernel, &options).unwrap();
     let exact = spirv(&module, &info, &options);
     let fast = spirv(
         &module,

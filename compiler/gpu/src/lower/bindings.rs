@@ -4,11 +4,12 @@
 
 use super::{LocalHome, nscalar, unsupported};
 use crate::LowerError;
+use crate::layout::{FieldKind, Layout, UNIFORM_BINDING};
 use naga::{
     AddressSpace, ArraySize, Function, GlobalVariable, Handle, LocalVariable, Module,
     ResourceBinding, Span, StorageAccess, StructMember, Type, TypeInner,
 };
-use phobos_core::ir::{Kernel, ParamKind};
+use phobos_core::ir::Kernel;
 use phobos_core::types::{Dim, Scalar};
 use std::collections::HashMap;
 use std::num::NonZeroU32;
@@ -23,48 +24,52 @@ pub(super) struct Uniforms {
 }
 
 pub(super) fn uniforms(
+    layout: &Layout,
     kernel: &Kernel,
     m: &mut Module,
     types: &HashMap<Scalar, Handle<Type>>,
-) -> Result<Uniforms, LowerError> {
+) -> Uniforms {
     let u32_ty = types[&Scalar::U32];
-    // The uniform struct: scalar parameters (bool as u32: uniform buffers
-    // cannot hold bool), then dims, then the grid; all 4 bytes wide.
-    let mut members = Vec::new();
     let mut scalar_member = vec![None; kernel.params.len()];
-    for (i, p) in kernel.params.iter().enumerate() {
-        if let ParamKind::Scalar(s) = p.kind {
-            nscalar(s)?;
-            let ty = if s == Scalar::Bool { u32_ty } else { types[&s] };
-            scalar_member[i] = Some(members.len() as u32);
-            members.push((p.name.clone(), ty));
-        }
+    let (mut dim_base, mut grid_base) = (None, None);
+    let mut members = Vec::new();
+    for (i, field) in layout.uniform_fields.iter().enumerate() {
+        let i = i as u32;
+        let ty = match field.kind {
+            // Uniform buffers cannot hold bool: a u32 0 or 1.
+            FieldKind::Scalar {
+                elem: Scalar::Bool,
+                param_index,
+            } => {
+                scalar_member[param_index] = Some(i);
+                u32_ty
+            }
+            FieldKind::Scalar { elem, param_index } => {
+                scalar_member[param_index] = Some(i);
+                types[&elem]
+            }
+            FieldKind::Dim { .. } => {
+                dim_base.get_or_insert(i);
+                u32_ty
+            }
+            FieldKind::Grid { .. } => {
+                grid_base.get_or_insert(i);
+                u32_ty
+            }
+        };
+        members.push(StructMember {
+            name: Some(field.name.clone()),
+            ty,
+            binding: None,
+            offset: field.offset,
+        });
     }
-    let dim_base = members.len() as u32;
-    for d in &kernel.dims {
-        members.push((format!("dim_{d}"), u32_ty));
-    }
-    let grid_base = members.len() as u32;
-    for a in ["x", "y", "z"] {
-        members.push((format!("grid_{a}"), u32_ty));
-    }
-    let n = members.len() as u32;
     let params_ty = m.types.insert(
         Type {
             name: Some("Params".into()),
             inner: TypeInner::Struct {
-                members: members
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, (name, ty))| StructMember {
-                        name: Some(name),
-                        ty,
-                        binding: None,
-                        offset: 4 * i as u32,
-                    })
-                    .collect(),
-                // Uniform buffers want a size that is a multiple of 16.
-                span: (4 * n).div_ceil(16) * 16,
+                members,
+                span: layout.uniform_size as u32,
             },
         },
         Span::UNDEFINED,
@@ -75,7 +80,7 @@ pub(super) fn uniforms(
             space: AddressSpace::Uniform,
             binding: Some(ResourceBinding {
                 group: 0,
-                binding: 0,
+                binding: UNIFORM_BINDING,
             }),
             ty: params_ty,
             init: None,
@@ -83,63 +88,56 @@ pub(super) fn uniforms(
         },
         Span::UNDEFINED,
     );
-    Ok(Uniforms {
+    let grid_base = grid_base.expect("the layout has the grid");
+    Uniforms {
         var: params_var,
         scalar_member,
-        dim_base,
+        dim_base: dim_base.unwrap_or(grid_base),
         grid_base,
-    })
+    }
 }
 
-/// One storage buffer per tensor parameter, in parameter order.
+/// One storage buffer per tensor parameter, as the layout says.
 pub(super) fn tensors(
+    layout: &Layout,
     kernel: &Kernel,
     m: &mut Module,
     types: &HashMap<Scalar, Handle<Type>>,
-) -> Result<Vec<Option<Handle<GlobalVariable>>>, LowerError> {
+) -> Vec<Option<Handle<GlobalVariable>>> {
     let mut tensors = vec![None; kernel.params.len()];
-    let mut binding = 1;
-    for (i, p) in kernel.params.iter().enumerate() {
-        if let ParamKind::Tensor { elem, written, .. } = p.kind {
-            if elem == Scalar::Bool {
-                return Err(unsupported(format!(
-                    "bool tensor `{}` (one byte per element; WGSL storage has no 8-bit type)",
-                    p.name
-                )));
-            }
-            nscalar(elem)?;
-            let base = types[&elem];
-            let arr = m.types.insert(
-                Type {
-                    name: None,
-                    inner: TypeInner::Array {
-                        base,
-                        size: ArraySize::Dynamic,
-                        stride: elem.size() as u32,
-                    },
+    for t in &layout.tensors {
+        let arr = m.types.insert(
+            Type {
+                name: None,
+                inner: TypeInner::Array {
+                    base: types[&t.elem],
+                    size: ArraySize::Dynamic,
+                    stride: t.elem.size() as u32,
                 },
-                Span::UNDEFINED,
-            );
-            let access = if written {
-                StorageAccess::LOAD | StorageAccess::STORE
-            } else {
-                StorageAccess::LOAD
-            };
-            tensors[i] = Some(m.global_variables.append(
-                GlobalVariable {
-                    name: Some(p.name.clone()),
-                    space: AddressSpace::Storage { access },
-                    binding: Some(ResourceBinding { group: 0, binding }),
-                    ty: arr,
-                    init: None,
-                    memory_decorations: Default::default(),
-                },
-                Span::UNDEFINED,
-            ));
-            binding += 1;
-        }
+            },
+            Span::UNDEFINED,
+        );
+        let access = if t.read_only {
+            StorageAccess::LOAD
+        } else {
+            StorageAccess::LOAD | StorageAccess::STORE
+        };
+        tensors[t.param_index] = Some(m.global_variables.append(
+            GlobalVariable {
+                name: Some(t.name.clone()),
+                space: AddressSpace::Storage { access },
+                binding: Some(ResourceBinding {
+                    group: 0,
+                    binding: t.binding,
+                }),
+                ty: arr,
+                init: None,
+                memory_decorations: Default::default(),
+            },
+            Span::UNDEFINED,
+        ));
     }
-    Ok(tensors)
+    tensors
 }
 
 /// Scalars private, constant tiles in workgroup memory.

@@ -64,7 +64,7 @@ fn unsupported(what: impl Into<String>) -> LowerError {
     LowerError::Unsupported(what.into())
 }
 
-fn nscalar(s: Scalar) -> Result<NScalar, LowerError> {
+pub(crate) fn nscalar(s: Scalar) -> Result<NScalar, LowerError> {
     Ok(match s {
         Scalar::Bool => NScalar::BOOL,
         Scalar::I32 => NScalar::I32,
@@ -110,8 +110,9 @@ pub fn lower(kernel: &Kernel, options: &GpuOptions) -> Result<Module, LowerError
         Span::UNDEFINED,
     );
 
-    let uniforms = bindings::uniforms(kernel, &mut m, &types)?;
-    let tensors = bindings::tensors(kernel, &mut m, &types)?;
+    let layout = crate::layout::layout(kernel)?;
+    let uniforms = bindings::uniforms(&layout, kernel, &mut m, &types);
+    let tensors = bindings::tensors(&layout, kernel, &mut m, &types);
 
     let mut f = Function {
         name: Some(ENTRY_POINT.into()),

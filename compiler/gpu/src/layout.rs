@@ -1,0 +1,129 @@
+//! What a runtime needs to bind a lowered kernel: the uniform buffer's
+//! fields and the storage buffers, all in bind group 0. The lowering builds
+//! its uniform struct and storage bindings from this same description, so
+//! the two cannot disagree.
+
+use crate::LowerError;
+use phobos_core::ir::{Kernel, ParamKind};
+use phobos_core::types::Scalar;
+use serde::{Serialize, Serializer};
+
+/// The binding of the uniform buffer.
+pub const UNIFORM_BINDING: u32 = 0;
+
+/// The bind group 0 of a kernel.
+///
+/// The uniform buffer (binding [`UNIFORM_BINDING`]) holds, 4 bytes each
+/// and in this order: every scalar parameter in parameter order (an i32, u32
+/// or f32 as its little-endian bits, a bool as the u32 0 or 1: uniform
+/// buffers cannot hold bool), then every dim in `Kernel::dims` order (u32),
+/// then the grid's x, y and z (u32, the kernel's grid in blocks, not the
+/// dispatch size). Its size is rounded up to a multiple of 16; the padding
+/// is unused. Tensors are storage buffers of their elements, packed, at
+/// bindings 1, 2, ... in parameter order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Layout {
+    /// Bytes of the uniform buffer (a multiple of 16).
+    pub uniform_size: u64,
+    pub uniform_fields: Vec<UniformField>,
+    pub tensors: Vec<TensorBinding>,
+}
+
+/// One 4-byte field of the uniform buffer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct UniformField {
+    /// The member's name in the shader (`dim_N`, `grid_x`, or the parameter's).
+    pub name: String,
+    /// Byte offset in the uniform buffer.
+    pub offset: u32,
+    #[serde(flatten)]
+    pub kind: FieldKind,
+}
+
+/// What a uniform field holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FieldKind {
+    /// The scalar parameter `Kernel::params[param_index]`, of type `elem`
+    /// (a bool is stored as the u32 0 or 1).
+    Scalar {
+        param_index: usize,
+        #[serde(serialize_with = "scalar_name")]
+        elem: Scalar,
+    },
+    /// The extent bound to dim `Kernel::dims[dim_index]`, as u32.
+    Dim { dim_index: usize },
+    /// The grid's extent along `axis` (0 = x, 1 = y, 2 = z), as u32.
+    Grid { axis: u8 },
+}
+
+/// One tensor's storage buffer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TensorBinding {
+    /// The tensor parameter `Kernel::params[param_index]`.
+    pub param_index: usize,
+    pub name: String,
+    pub binding: u32,
+    /// `true` when the kernel never stores to it (a `read` storage binding).
+    pub read_only: bool,
+    #[serde(serialize_with = "scalar_name")]
+    pub elem: Scalar,
+}
+
+fn scalar_name<S: Serializer>(s: &Scalar, ser: S) -> Result<S::Ok, S::Error> {
+    ser.serialize_str(&s.to_string())
+}
+
+/// The layout of `kernel`'s bindings; refuses the types the lowering
+/// refuses (64-bit scalars, bool and 64-bit tensors) with the same errors.
+pub fn layout(kernel: &Kernel) -> Result<Layout, LowerError> {
+    let mut fields = Vec::new();
+    let mut push = |name: String, kind| {
+        let offset = 4 * fields.len() as u32;
+        fields.push(UniformField { name, offset, kind });
+    };
+    for (i, p) in kernel.params.iter().enumerate() {
+        if let ParamKind::Scalar(s) = p.kind {
+            crate::lower::nscalar(s)?;
+            push(
+                p.name.clone(),
+                FieldKind::Scalar {
+                    param_index: i,
+                    elem: s,
+                },
+            );
+        }
+    }
+    for (i, d) in kernel.dims.iter().enumerate() {
+        push(format!("dim_{d}"), FieldKind::Dim { dim_index: i });
+    }
+    for (axis, a) in ["x", "y", "z"].into_iter().enumerate() {
+        push(format!("grid_{a}"), FieldKind::Grid { axis: axis as u8 });
+    }
+    let uniform_size = (4 * fields.len() as u64).div_ceil(16) * 16;
+
+    let mut tensors = Vec::new();
+    for (i, p) in kernel.params.iter().enumerate() {
+        if let ParamKind::Tensor { elem, written, .. } = p.kind {
+            if elem == Scalar::Bool {
+                return Err(LowerError::Unsupported(format!(
+                    "bool tensor `{}` (one byte per element; WGSL storage has no 8-bit type)",
+                    p.name
+                )));
+            }
+            crate::lower::nscalar(elem)?;
+            tensors.push(TensorBinding {
+                param_index: i,
+                name: p.name.clone(),
+                binding: UNIFORM_BINDING + 1 + tensors.len() as u32,
+                read_only: !written,
+                elem,
+            });
+        }
+    }
+    Ok(Layout {
+        uniform_size,
+        uniform_fields: fields,
+        tensors,
+    })
+}
