@@ -59,32 +59,27 @@ fn bytes_of_mut(data: &mut Data) -> Option<&mut [u8]> {
     })
 }
 
-/// The uniform block: every scalar parameter (bool as a u32), then each
-/// dim, then the grid, four bytes each, padded to 16 bytes.
-fn uniform_block(kernel: &Kernel, bound: &Bound, scalars: &[Option<Value>]) -> Vec<u8> {
-    let mut words: Vec<u32> = Vec::new();
-    for v in scalars.iter().flatten() {
-        words.push(match *v {
-            Value::Bool(b) => b as u32,
-            Value::I32(x) => x as u32,
-            Value::U32(x) => x,
-            Value::F32(x) => x.to_bits(),
-            // 64-bit scalars do not lower; the lowering refuses them first.
-            Value::I64(x) => x as u32,
-            Value::U64(x) => x as u32,
-            Value::F64(x) => (x as f32).to_bits(),
-        });
+/// The uniform block as the lowering laid it out: scalar parameters (a
+/// bool as the u32 0 or 1), dims and the grid, four bytes each.
+fn uniform_block(layout: &phobos_gpu::Layout, bound: &Bound, scalars: &[Option<Value>]) -> Vec<u8> {
+    let mut bytes = vec![0u8; layout.uniform_size.max(16) as usize];
+    for f in &layout.uniform_fields {
+        let word: u32 = match f.kind {
+            phobos_gpu::FieldKind::Scalar { param_index, .. } => match scalars[param_index] {
+                Some(Value::Bool(b)) => b as u32,
+                Some(Value::I32(x)) => x as u32,
+                Some(Value::U32(x)) => x,
+                Some(Value::F32(x)) => x.to_bits(),
+                // The lowering refuses 64-bit scalars before this.
+                other => unreachable!("a 32-bit scalar, not {other:?}"),
+            },
+            phobos_gpu::FieldKind::Dim { dim_index } => bound.dims[dim_index] as u32,
+            phobos_gpu::FieldKind::Grid { axis } => bound.grid[axis as usize] as u32,
+        };
+        let at = f.offset as usize;
+        bytes[at..at + 4].copy_from_slice(&word.to_le_bytes());
     }
-    words.extend(bound.dims.iter().map(|&d| d as u32));
-    words.extend(bound.grid.iter().map(|&g| g as u32));
-    debug_assert_eq!(
-        words.len(),
-        scalars.iter().flatten().count() + kernel.dims.len() + 3
-    );
-    while words.is_empty() || !words.len().is_multiple_of(4) {
-        words.push(0);
-    }
-    bytemuck::cast_slice(&words).to_vec()
+    bytes
 }
 
 /// `kernel` with the extents of its `let`/`var` tiles made constant from the
@@ -142,17 +137,18 @@ impl Gpu {
                 }
             }
         }
-        let max = u64::from(limits.max_compute_workgroups_per_dimension);
-        let mut workgroups = [0u32; 3];
-        for (axis, &g) in bound.grid.iter().enumerate() {
-            if g > max {
-                return Err(GpuError::Lower(format!(
-                    "the grid has {g} blocks along axis {axis}, more than this device dispatches ({max})"
-                ))
-                .into());
-            }
-            workgroups[axis] = g as u32;
+        // Blocks are numbered in u32 in the shader and dispatched as a 2-D
+        // grid of workgroups.
+        let max = limits.max_compute_workgroups_per_dimension;
+        let total: u64 = bound.grid.iter().product();
+        if total >= 1 << 32 || total > u64::from(max) * u64::from(max) {
+            return Err(GpuError::Lower(format!(
+                "the grid has {total} blocks, more than one dispatch runs here ({})",
+                (u64::from(max) * u64::from(max)).min((1 << 32) - 1)
+            ))
+            .into());
         }
+        let workgroups = phobos_gpu::dispatch_size(bound.grid.map(|g| g as u32), max);
         let kernel = specialize(kernel, &bound);
         let (pipeline, cache_hit) = self.pipeline(&kernel, precision)?;
         Ok((pipeline, bound, workgroups, cache_hit))
@@ -176,8 +172,8 @@ impl Gpu {
             binding: 0,
             resource: ubuf.as_entire_binding(),
         }];
-        for t in &pipeline.tensors {
-            let buffer = buffers[t.param].expect("every tensor parameter has a buffer");
+        for t in &pipeline.bindings.tensors {
+            let buffer = buffers[t.param_index].expect("every tensor parameter has a buffer");
             entries.push(wgpu::BindGroupEntry {
                 binding: t.binding,
                 resource: buffer.as_entire_binding(),
@@ -241,7 +237,7 @@ impl Gpu {
                 }
             }
         }
-        let uniform = uniform_block(kernel, &bound, &scalars);
+        let uniform = uniform_block(&pipeline.bindings, &bound, &scalars);
         let refs: Vec<Option<&wgpu::Buffer>> = owned.iter().map(Option::as_ref).collect();
         let bind_group = self.bind_group(&pipeline, &uniform, &refs);
         let compile_ms = if cache_hit { 0.0 } else { pipeline.build_ms };
@@ -306,7 +302,7 @@ impl Gpu {
                 }
             }
         }
-        let uniform = uniform_block(kernel, &bound, &scalars);
+        let uniform = uniform_block(&pipeline.bindings, &bound, &scalars);
         let bind_group = self.bind_group(&pipeline, &uniform, &buffers);
         let mut encoder = self.device.create_command_encoder(&Default::default());
         record(&mut encoder, &pipeline, &bind_group, workgroups, None);

@@ -2,39 +2,16 @@
 
 use super::{Gpu, GpuError};
 use crate::Precision;
-use phobos_core::ir::{Kernel, ParamKind};
+use phobos_core::ir::Kernel;
 use std::borrow::Cow;
 use std::time::Instant;
-
-/// A tensor parameter's storage binding.
-#[derive(Clone, Debug)]
-pub(crate) struct TensorBinding {
-    pub param: usize,
-    pub binding: u32,
-    pub written: bool,
-}
 
 pub(crate) struct Pipeline {
     pub pipeline: wgpu::ComputePipeline,
     pub layout: wgpu::BindGroupLayout,
-    pub tensors: Vec<TensorBinding>,
+    /// Where the lowering put the uniform fields and the tensors.
+    pub bindings: phobos_gpu::Layout,
     pub build_ms: f64,
-}
-
-/// The tensors' bindings as the lowering numbers them: 1, 2, ... in
-/// parameter order; binding 0 is the uniform block.
-fn tensor_bindings(kernel: &Kernel) -> Vec<TensorBinding> {
-    let mut out = Vec::new();
-    for (param, p) in kernel.params.iter().enumerate() {
-        if let ParamKind::Tensor { written, .. } = p.kind {
-            out.push(TensorBinding {
-                param,
-                binding: out.len() as u32 + 1,
-                written,
-            });
-        }
-    }
-    out
 }
 
 impl Pipeline {
@@ -55,14 +32,13 @@ impl Pipeline {
             },
             ..phobos_gpu::GpuOptions::for_kernel(kernel)
         };
-        let (module, info) =
+        let compiled =
             phobos_gpu::compile(kernel, &options).map_err(|e| GpuError::Lower(e.to_string()))?;
-        let tensors = tensor_bindings(kernel);
         let device = &gpu.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
 
         let mut entries = vec![wgpu::BindGroupLayoutEntry {
-            binding: 0,
+            binding: phobos_gpu::UNIFORM_BINDING,
             visibility: wgpu::ShaderStages::COMPUTE,
             ty: wgpu::BindingType::Buffer {
                 ty: wgpu::BufferBindingType::Uniform,
@@ -71,13 +47,13 @@ impl Pipeline {
             },
             count: None,
         }];
-        for t in &tensors {
+        for t in &compiled.layout.tensors {
             entries.push(wgpu::BindGroupLayoutEntry {
                 binding: t.binding,
                 visibility: wgpu::ShaderStages::COMPUTE,
                 ty: wgpu::BindingType::Buffer {
                     ty: wgpu::BufferBindingType::Storage {
-                        read_only: !t.written,
+                        read_only: t.read_only,
                     },
                     has_dynamic_offset: false,
                     min_binding_size: None,
@@ -96,7 +72,7 @@ impl Pipeline {
         });
         let shader = match precision {
             Precision::Exact => {
-                let words = phobos_gpu::spirv(&module, &info, &options);
+                let words = compiled.spirv();
                 let entry = wgpu::PassthroughShaderEntryPoint {
                     name: Cow::Borrowed(phobos_gpu::ENTRY_POINT),
                     workgroup_size: (options.workgroup_size, 1, 1),
@@ -117,7 +93,7 @@ impl Pipeline {
             }
             Precision::Fast => device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(&kernel.name),
-                source: wgpu::ShaderSource::Naga(Cow::Owned(module)),
+                source: wgpu::ShaderSource::Naga(Cow::Owned(compiled.module.clone())),
             }),
         };
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -138,7 +114,7 @@ impl Pipeline {
         Ok(Pipeline {
             pipeline,
             layout,
-            tensors,
+            bindings: compiled.layout,
             build_ms: started.elapsed().as_secs_f64() * 1e3,
         })
     }

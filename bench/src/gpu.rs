@@ -1,0 +1,328 @@
+//! The GPU benchmark of issue 3, in one run on one adapter: the seed's
+//! `dropout_rows` compiled by `phobosc` (exact and fast mode), and `hash32`
+//! and `uniform` fills, against the copy and zero-fill ceilings measured in
+//! the same run by hand-written WGSL (16-byte loads and stores).
+//!
+//! `cargo run --release -p phobos-bench --bin phobos-bench-gpu [-- LOG2_N]`
+//!
+//! Each row: a warm-up, then the median (and fastest) of 21 GPU timestamps
+//! around the pass, as GiB/s of bytes read + written. The output buffer is
+//! poisoned before timing and what the timed runs left in it is compared
+//! with the CPU backend on every element and with the reference
+//! interpreter on a prefix. A benchmark, not a test: CI does not run it.
+
+use phobos_core::Program;
+use phobos_core::launch::Arg;
+use phobos_core::tensor::{Data, Tensor};
+use phobos_core::types::{Scalar, Value};
+use phobos_runtime::gpu::Gpu;
+use phobos_runtime::{Backend, Options, Precision, launch};
+
+const RUNS: u32 = 21;
+
+const FILLS: &str = "
+@autotune(B in [4096])
+kernel hash_fill(Y: tensor<u32>[N]) {
+  let b = ctx.block.x * B
+  Y[b :+ B] = u32(hash32(b + iota(0)))
+}
+@autotune(B in [4096])
+kernel uniform_fill(U: tensor<f32>[N], seed: i32) {
+  let b = ctx.block.x * B
+  U[b :+ B] = uniform(seed, b + iota(0))
+}
+";
+
+const COPY: &str = "
+@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
+@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>) {
+  let i = g.x + g.y * n.x * 256u;
+  if i < arrayLength(&dst) { dst[i] = src[i]; }
+}
+";
+
+const ZERO: &str = "
+@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>) {
+  let i = g.x + g.y * n.x * 256u;
+  if i < arrayLength(&dst) { dst[i] = vec4<u32>(0u); }
+}
+";
+
+/// Seconds of each of `RUNS` passes after one warm-up, sorted, from GPU
+/// timestamps around each pass.
+fn timestamps(gpu: &Gpu, mut encode: impl FnMut(&mut wgpu::CommandEncoder, Option<(&wgpu::QuerySet, u32)>)) -> Vec<f64> {
+    let device = gpu.device();
+    let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
+        label: Some("bench"),
+        ty: wgpu::QueryType::Timestamp,
+        count: 2 * RUNS,
+    });
+    let bytes = 16 * u64::from(RUNS);
+    let resolve = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: bytes,
+        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let read = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: bytes,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut warm = device.create_command_encoder(&Default::default());
+    encode(&mut warm, None);
+    gpu.queue().submit([warm.finish()]);
+    gpu.wait().expect("warm-up");
+    for r in 0..RUNS {
+        // One submission per run, so that runs do not overlap.
+        let mut enc = device.create_command_encoder(&Default::default());
+        encode(&mut enc, Some((&queries, 2 * r)));
+        gpu.queue().submit([enc.finish()]);
+    }
+    let mut enc = device.create_command_encoder(&Default::default());
+    enc.resolve_query_set(&queries, 0..2 * RUNS, &resolve, 0);
+    enc.copy_buffer_to_buffer(&resolve, 0, &read, 0, bytes);
+    gpu.queue().submit([enc.finish()]);
+    read.map_async(wgpu::MapMode::Read, .., |_| {});
+    gpu.wait().expect("timestamps");
+    let period = f64::from(gpu.queue().get_timestamp_period()) * 1e-9;
+    let view = read.get_mapped_range(..).expect("mapped");
+    let ticks: &[u64] = bytemuck::cast_slice(&view);
+    let mut secs: Vec<f64> = ticks
+        .chunks(2)
+        .map(|t| t[1].wrapping_sub(t[0]) as f64 * period)
+        .collect();
+    secs.sort_by(f64::total_cmp);
+    secs
+}
+
+fn gib(bytes: u64, secs: f64) -> f64 {
+    bytes as f64 / secs / (1u64 << 30) as f64
+}
+
+/// A hand-written WGSL kernel over `bytes` of output (and as many of input
+/// for the copy): median and fastest seconds.
+fn ceiling(gpu: &Gpu, wgsl: &str, bytes: u64, copy: bool) -> (f64, f64) {
+    let device = gpu.device();
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("ceiling"),
+        source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("ceiling"),
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let buffer = |label| {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        })
+    };
+    let (src, dst) = (buffer("src"), buffer("dst"));
+    let mut entries = vec![wgpu::BindGroupEntry {
+        binding: 1,
+        resource: dst.as_entire_binding(),
+    }];
+    if copy {
+        entries.push(wgpu::BindGroupEntry {
+            binding: 0,
+            resource: src.as_entire_binding(),
+        });
+    }
+    let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &entries,
+    });
+    let groups = (bytes / 16).div_ceil(256) as u32;
+    let (x, y) = (groups.min(65535), groups.div_ceil(65535));
+    let t = timestamps(gpu, |enc, ts| {
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: None,
+            timestamp_writes: ts.map(|(q, i)| wgpu::ComputePassTimestampWrites {
+                query_set: q,
+                beginning_of_pass_write_index: Some(i),
+                end_of_pass_write_index: Some(i + 1),
+            }),
+        });
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bind, &[]);
+        pass.dispatch_workgroups(x, y, 1);
+    });
+    (t[t.len() / 2], t[0])
+}
+
+fn tensor(a: &Arg) -> &Tensor {
+    match a {
+        Arg::Tensor(t) => t,
+        Arg::Scalar(_) => unreachable!(),
+    }
+}
+
+struct Row {
+    what: String,
+    bytes: u64,
+    median: f64,
+    fastest: f64,
+    ceiling: &'static str,
+    exact_check: String,
+}
+
+/// Times `kernel` with `args` on the GPU at `precision`, then compares the
+/// timed output with the CPU backend (all elements) and the interpreter
+/// (the launch `small`, whose outputs are a prefix of the large ones).
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    gpu: &Gpu,
+    program: &Program,
+    name: &str,
+    args: &[Arg],
+    small: &[Arg],
+    precision: Precision,
+    bytes: u64,
+    ceiling: &'static str,
+) -> Row {
+    let kernel = program.kernel(name, &[]).expect("checks");
+    // Poison every output before the timed runs.
+    let mut poisoned = args.to_vec();
+    for (p, a) in kernel.params.iter().zip(&mut poisoned) {
+        if let (phobos_core::ir::ParamKind::Tensor { written: true, .. }, Arg::Tensor(t)) = (&p.kind, a) {
+            match &mut t.data {
+                Data::F32(v) => v.fill(f32::from_bits(0x7fbad000)),
+                Data::U32(v) => v.fill(0xdead_beef),
+                Data::I32(v) => v.fill(-1),
+                _ => {}
+            }
+        }
+    }
+    let prepared = gpu.prepare(&kernel, &poisoned, precision).expect("prepare");
+    let t = timestamps(gpu, |enc, ts| prepared.encode(enc, ts));
+    let mut got = poisoned.clone();
+    gpu.read_back(&kernel, &prepared, &mut got).expect("read back");
+
+    let mut cpu = args.to_vec();
+    let options = Options {
+        backend: Backend::Cpu,
+        ..Options::default()
+    };
+    launch(&kernel, &mut cpu, &options).expect("cpu");
+    let mut interp = small.to_vec();
+    phobos_core::interp::run(&kernel, &mut interp).expect("interp");
+    let mut diffs = 0u64;
+    let mut checked = 0u64;
+    let mut prefix_diffs = 0u64;
+    let mut prefix = 0u64;
+    for i in 0..got.len() {
+        let (Arg::Tensor(g), Arg::Tensor(c)) = (&got[i], &cpu[i]) else {
+            continue;
+        };
+        if !matches!(kernel.params[i].kind, phobos_core::ir::ParamKind::Tensor { written: true, .. }) {
+            continue;
+        }
+        for j in 0..g.len() {
+            checked += 1;
+            diffs += u64::from(g.get(j).bits() != c.get(j).bits());
+        }
+        let s = tensor(&interp[i]);
+        for j in 0..s.len() {
+            prefix += 1;
+            prefix_diffs += u64::from(g.get(j).bits() != s.get(j).bits());
+        }
+    }
+    Row {
+        what: format!("{name} ({})", precision.name()),
+        bytes,
+        median: t[t.len() / 2],
+        fastest: t[0],
+        ceiling,
+        exact_check: format!(
+            "{} of {checked} differ from cpu; {} of {prefix} (prefix) differ from interp",
+            diffs, prefix_diffs
+        ),
+    }
+}
+
+fn main() {
+    let log2: u32 = std::env::args().nth(1).map_or(28, |s| s.parse().expect("LOG2_N"));
+    let n = 1usize << log2;
+    let gpu = Gpu::shared().unwrap_or_else(|e| panic!("{e}"));
+    println!("device: {}", gpu.describe());
+    println!("elements: 2^{log2} = {n}; median (fastest) of {RUNS} GPU timestamps after a warm-up\n");
+
+    let bytes = 4 * n as u64;
+    let copy = ceiling(gpu, COPY, bytes, true);
+    let zero = ceiling(gpu, ZERO, bytes, false);
+
+    let dropout = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/dropout_rows.ph"))
+        .expect("examples/dropout_rows.ph");
+    let (program, diags) = Program::parse("dropout_rows.ph", &dropout);
+    assert!(diags.is_empty());
+    let rows = n / 256;
+    let x = Tensor::from_fn(Scalar::F32, &[rows, 256], |i| Value::F32(1.0 + (i % 1000) as f32 / 1000.0));
+    let args = vec![
+        Arg::Tensor(x.clone()),
+        Arg::Tensor(Tensor::zeros(Scalar::F32, &[rows, 256])),
+        Arg::Scalar(Value::I32(1)),
+    ];
+    let small_rows = 64.min(rows);
+    let xs = Tensor::from_fn(Scalar::F32, &[small_rows, 256], |i| Value::F32(1.0 + (i % 1000) as f32 / 1000.0));
+    let small = vec![
+        Arg::Tensor(xs),
+        Arg::Tensor(Tensor::zeros(Scalar::F32, &[small_rows, 256])),
+        Arg::Scalar(Value::I32(1)),
+    ];
+    let mut table = Vec::new();
+    for precision in [Precision::Exact, Precision::Fast] {
+        table.push(measure(gpu, &program, "dropout_rows", &args, &small, precision, 2 * bytes, "copy"));
+    }
+
+    let (fills, diags) = Program::parse("fills.ph", FILLS);
+    assert!(diags.is_empty());
+    let small_n = 1 << 16;
+    let hash = [Arg::Tensor(Tensor::zeros(Scalar::U32, &[n]))];
+    let hash_small = [Arg::Tensor(Tensor::zeros(Scalar::U32, &[small_n]))];
+    table.push(measure(gpu, &fills, "hash_fill", &hash, &hash_small, Precision::Exact, bytes, "zero"));
+    let uni = [Arg::Tensor(Tensor::zeros(Scalar::F32, &[n])), Arg::Scalar(Value::I32(1))];
+    let uni_small = [Arg::Tensor(Tensor::zeros(Scalar::F32, &[small_n])), Arg::Scalar(Value::I32(1))];
+    table.push(measure(gpu, &fills, "uniform_fill", &uni, &uni_small, Precision::Exact, bytes, "zero"));
+
+    println!("| what | GiB/s median (fastest) | ceiling of this run | % of ceiling | bits |");
+    println!("|---|---|---|---|---|");
+    println!(
+        "| copy ceiling (WGSL, vec4) | {:.0} ({:.0}) | | | |",
+        gib(2 * bytes, copy.0),
+        gib(2 * bytes, copy.1)
+    );
+    println!(
+        "| zero-fill ceiling (WGSL, vec4) | {:.0} ({:.0}) | | | |",
+        gib(bytes, zero.0),
+        gib(bytes, zero.1)
+    );
+    for r in &table {
+        let (c, name) = if r.ceiling == "copy" {
+            (gib(2 * bytes, copy.0), "copy")
+        } else {
+            (gib(bytes, zero.0), "zero fill")
+        };
+        let g = gib(r.bytes, r.median);
+        println!(
+            "| {} | {:.0} ({:.0}) | {name} {c:.0} | {:.1}% | {} |",
+            r.what,
+            g,
+            gib(r.bytes, r.fastest),
+            100.0 * g / c,
+            r.exact_check
+        );
+    }
+}
