@@ -197,7 +197,7 @@ impl Bulk {
     pub fn fill_bytes(&self, dist: &Dist, start: u64, out: &mut [u8]) -> Result<(), Error> {
         dist.check()?;
         let size = dist.elem_size();
-        if out.len() % size != 0 {
+        if !out.len().is_multiple_of(size) {
             return Err(Error::OutputLength {
                 len: out.len(),
                 elem_size: size,
@@ -252,7 +252,7 @@ impl Bulk {
     fn typed<T: Plain>(&self, dist: &Dist, out: &mut [T], start: u64) -> Result<(), Error> {
         self.fill_bytes(dist, start, bytes_of(out))?;
         for x in out.iter_mut() {
-            x.from_le();
+            x.fix_le();
         }
         Ok(())
     }
@@ -378,14 +378,14 @@ impl Bulk {
 /// Plain numbers whose bytes may be written directly.
 trait Plain: Copy {
     /// Converts from little-endian in place (nothing on little-endian machines).
-    fn from_le(&mut self);
+    fn fix_le(&mut self);
 }
 
 macro_rules! plain_int {
     ($($t:ty)*) => {$(
         impl Plain for $t {
             #[inline]
-            fn from_le(&mut self) {
+            fn fix_le(&mut self) {
                 *self = <$t>::from_le(*self);
             }
         }
@@ -395,14 +395,14 @@ plain_int!(u16 u32 u64 i32 i64);
 
 impl Plain for f32 {
     #[inline]
-    fn from_le(&mut self) {
+    fn fix_le(&mut self) {
         *self = f32::from_bits(u32::from_le(self.to_bits()));
     }
 }
 
 impl Plain for f64 {
     #[inline]
-    fn from_le(&mut self) {
+    fn fix_le(&mut self) {
         *self = f64::from_bits(u64::from_le(self.to_bits()));
     }
 }
@@ -491,7 +491,7 @@ impl<'a> Plan<'a> {
         let size = self.dist.elem_size() as u64;
         // Offset of the first byte within block b0 (elements never straddle blocks).
         let skip = ((at % self.dist.per_block()) * size) as usize;
-        if skip == 0 && dst.len() % 16 == 0 {
+        if skip == 0 && dst.len().is_multiple_of(16) {
             generate(self.key, self.k, b0, dst);
         } else {
             generate(self.key, self.k, b0, scratch);
@@ -677,15 +677,16 @@ impl Lanes {
     /// yet warmed up.
     #[inline(always)]
     fn seed(key: Block, k: u32, group: u64) -> Lanes {
-        let mut s = [[0u32; 8]; 4];
-        for l in 0..8 {
-            let c = group * GROUP_CHUNKS + l as u64;
-            s[0][l] = key[0];
-            s[1][l] = key[1] ^ k;
-            s[2][l] = key[2] ^ c as u32;
-            s[3][l] = key[3] ^ (c >> 32) as u32;
+        let c = |l: u64| group * GROUP_CHUNKS + l;
+        Lanes {
+            s: [
+                [key[0]; 8],
+                [key[1] ^ k; 8],
+                std::array::from_fn(|l| key[2] ^ c(l as u64) as u32),
+                std::array::from_fn(|l| key[3] ^ (c(l as u64) >> 32) as u32),
+            ],
+            t: 0,
         }
-        Lanes { s, t: 0 }
     }
 
     /// One step of every lane; returns the round's input for the feed-forward.
@@ -694,8 +695,8 @@ impl Lanes {
         self.t = self.t.wrapping_add(1);
         let w = self.t.wrapping_mul(WEYL_STREAM);
         let [a, b, c, d] = &mut self.s;
-        for l in 0..8 {
-            a[l] = a[l].wrapping_add(w);
+        for x in a.iter_mut() {
+            *x = x.wrapping_add(w);
         }
         let input = [*a, *b, *c, *d];
         for _ in 0..2 {
