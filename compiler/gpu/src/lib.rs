@@ -1,15 +1,20 @@
-//! The Phobos GPU backend, first step: the tile IR lowered to a `naga::Module`
-//! built directly (never WGSL text parsed back), checked by naga's validator,
-//! and emitted as WGSL and SPIR-V.
+//! The Phobos GPU backend: the tile IR lowered to a `naga::Module` built
+//! directly (never WGSL text parsed back), checked by naga's validator, and
+//! emitted as WGSL and SPIR-V; plus what a runtime needs to dispatch it
+//! ([`Layout`], [`dispatch_size`]).
 //!
-//! The mapping (see `lower.rs`):
-//! - each block is one workgroup of [`WORKGROUP_SIZE`] invocations;
-//!   `ctx.block` is `workgroup_id`;
-//! - a statement's tile is flattened and invocation `i` handles its elements
-//!   `i, i + 64, ...`;
+//! The mapping (see `lower/`):
+//! - each block is one workgroup of [`GpuOptions::workgroup_size`]
+//!   invocations (see [`workgroup_size`]); the dispatch is a 2-D grid of
+//!   workgroups ([`dispatch_size`]) that the shader numbers linearly and
+//!   decomposes into `ctx.block`, x fastest, so grids beyond 65,535 blocks
+//!   per axis run; surplus workgroups do nothing;
+//! - a statement's tile is flattened and invocation `i` of `n` handles its
+//!   elements `i, i + n, ...`;
 //! - every tensor is a `storage` buffer binding (`read` or `read_write`) in
 //!   group 0, binding 1 + its position among the tensor parameters; scalar
-//!   parameters, dims and the grid live in one uniform struct at binding 0;
+//!   parameters, dims and the grid live in one uniform struct at binding 0
+//!   ([`Layout`]);
 //! - `let`/`var` tiles of constant extent live in workgroup memory, scalar
 //!   ones in each invocation's own variable; barriers separate statements
 //!   whose places conflict;
@@ -17,24 +22,24 @@
 //!   `if`s, so nothing relies on the driver's robustness;
 //! - scalar operations mean exactly what `phobos_core::interp::ops` says for
 //!   bool, i32, u32 and f32: integer division, shifts and float-to-integer
-//!   casts are spelled out with selects rather than left to WGSL or SPIR-V.
+//!   casts are spelled out with selects rather than left to WGSL or SPIR-V;
+//! - exact mode (the default): f32 `/` and `sqrt` call functions of integer
+//!   operations that round correctly (`exact.rs`), and [`spirv`] adds
+//!   `NoContraction` to every float operation and the float controls
+//!   `DenormPreserve` and `SignedZeroInfNanPreserve` ([`spirv_exact`]). The
+//!   WGSL cannot say the latter two, so only the SPIR-V carries exact mode's
+//!   full guarantee. Fast mode uses the native `/` and `sqrt`.
 //!
-//! TODO (next steps of issue 3, not done here):
-//! - exact mode: f32 `/` and `sqrt` are the native ones, which the H200 does
-//!   not round correctly; they must be emulated from exact operations;
-//! - SPIR-V post-processing: `NoContraction` on every `OpFAdd`/`OpFSub`/
-//!   `OpFMul` and `DenormPreserve 32`, so no driver fuses `a*b+c`; also
-//!   `SignedZeroInfNanPreserve 32`: without it lavapipe folded `x * 0.0` to
-//!   0 for infinite/NaN `x` (the stdlib's `log` and `cos` were then off by
-//!   up to 1 ulp or gave a number for NaN; measured with a throwaway wgpu
-//!   probe, which found every integer op, cast and comparison bit-exact);
+//! TODO (not done here):
 //! - NaN payloads: an f32 `+` of a NaN operand gave other NaN bits on
-//!   lavapipe than on the interpreter's host; the reference must say which
-//!   NaN bits count;
+//!   lavapipe than on the interpreter's host, and exact `/` and `sqrt`
+//!   return the canonical quiet NaN `0x7FC00000` where the host may keep an
+//!   operand's payload; the reference must say which NaN bits count;
 //! - i64/u64/f64 and bool tensors (one byte per element) are `Unsupported`;
-//! - grids beyond 65,535 blocks per axis, 16-byte loads and stores, a
-//!   workgroup-size heuristic, and stores that read their own destination
-//!   (which need a staging tile).
+//! - 16-byte loads and stores, and stores that read their own destination
+//!   (which need a staging tile; the `in_place` fixture is refused);
+//! - `let`/`var` tiles whose extent depends on a dim (workgroup memory needs
+//!   a constant size).
 
 mod exact;
 mod layout;

@@ -2,13 +2,14 @@
 //! Cranelift backend (`phobos-cpu/src/codegen.rs`): statements in order, each
 //! a loop over its tile, here strided across the workgroup's invocations.
 //!
-//! naga rules this file keeps (naga 30): every expression that is not a
+//! naga rules these files keep (naga 30): every expression that is not a
 //! literal, constant, argument or variable is covered by a `Statement::Emit`
 //! in the block that uses it (`expr` emits each one where it is appended);
 //! an expression emitted inside a block is out of scope after it, so values
 //! shared by every element (dims, scalar parameters, scalar nodes) are
-//! computed in the function's top-level block before any loop; struct
-//! offsets and array strides are set by hand.
+//! computed in the body's outermost block (inside the `if` that skips
+//! surplus workgroups) before any loop; struct offsets and array strides
+//! are set by hand.
 
 mod bindings;
 mod builder;

@@ -201,8 +201,8 @@ impl<'k> Lower<'k> {
     }
 
     /// A loop over a tile of extents `ext`, flattened row-major: invocation
-    /// `i` takes flat elements `i, i + 64, ...`. `body` gets the flat index
-    /// and the position (u32 per axis).
+    /// `i` takes flat elements `i, i + n, ...` for `n` the workgroup size.
+    /// `body` gets the flat index and the position (u32 per axis).
     pub(super) fn tile_loop(
         &mut self,
         ext: &[H],
