@@ -2,6 +2,7 @@
 //! codes live here; everything clever lives in the libraries.
 
 mod bench;
+mod build;
 mod check;
 mod fill;
 mod preview;
@@ -30,6 +31,8 @@ enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Lower kernels to WGSL and SPIR-V, with a manifest.json of bindings, grid and tuning space.
+    Build(build::BuildArgs),
     /// Run a kernel on given or generated inputs, then preview or save its outputs.
     Run(run::RunArgs),
     /// Time a kernel: a warm-up launch, then the median of --runs launches, in GiB/s.
@@ -56,6 +59,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check { files } => check::check(&files),
+        Command::Build(args) => build::build(&args),
         Command::Run(args) => run::run(&args),
         Command::Bench(args) => bench::bench(&args),
         Command::Fill(args) => fill::fill(&args),

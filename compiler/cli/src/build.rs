@@ -1,0 +1,294 @@
+//! `phobosc build`: every kernel of a file, in every configuration asked
+//! for, lowered to WGSL and SPIR-V, with a `manifest.json` that tells a
+//! runtime how to bind and dispatch each one.
+
+use crate::PrecisionArg;
+use crate::source;
+use anyhow::{Context, Result, anyhow, bail};
+use clap::{Args, ValueEnum};
+use phobos_core::Program;
+use phobos_core::ir::{Kernel, ParamKind};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Target {
+    Wgsl,
+    Spirv,
+}
+
+#[derive(Args)]
+pub struct BuildArgs {
+    /// The `.ph` file.
+    file: PathBuf,
+    /// The directory to write into (created if missing).
+    #[arg(
+        short = 'o',
+        long = "out-dir",
+        value_name = "DIR",
+        default_value = "build"
+    )]
+    out: PathBuf,
+    /// What to write for each configuration.
+    #[arg(long, value_delimiter = ',', default_value = "wgsl,spirv")]
+    target: Vec<Target>,
+    /// Only configurations with this `@autotune` value; repeat for several
+    /// parameters, or give one parameter several times for several values.
+    #[arg(long = "config", value_name = "NAME=VALUE")]
+    config: Vec<String>,
+    /// Only this kernel (default: every kernel of the file).
+    #[arg(long)]
+    kernel: Option<String>,
+    /// Exact mode (the default) post-processes the SPIR-V so no driver fuses
+    /// or flushes; fast mode leaves float operations to the driver.
+    #[arg(long, value_enum, default_value = "exact")]
+    precision: PrecisionArg,
+}
+
+#[derive(Serialize)]
+struct Manifest {
+    phobosc: &'static str,
+    source: String,
+    precision: &'static str,
+    entry_point: &'static str,
+    dispatch: &'static str,
+    kernels: Vec<KernelEntry>,
+}
+
+#[derive(Serialize)]
+struct KernelEntry {
+    name: String,
+    params: Vec<ParamEntry>,
+    dims: Vec<String>,
+    tuning_space: BTreeMap<String, Vec<i64>>,
+    configurations: Vec<ConfigEntry>,
+}
+
+#[derive(Serialize)]
+struct ParamEntry {
+    name: String,
+    kind: &'static str,
+    elem: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shape: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    written: Option<bool>,
+}
+
+#[derive(Serialize)]
+struct ConfigEntry {
+    config: BTreeMap<String, i64>,
+    grid: [String; 3],
+    workgroup_size: u32,
+    layout: phobos_gpu::Layout,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wgsl: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    spirv: Option<String>,
+}
+
+fn params(kernel: &Kernel) -> Vec<ParamEntry> {
+    kernel
+        .params
+        .iter()
+        .map(|p| match &p.kind {
+            ParamKind::Tensor {
+                elem,
+                shape,
+                written,
+                ..
+            } => ParamEntry {
+                name: p.name.clone(),
+                kind: "tensor",
+                elem: elem.to_string(),
+                shape: Some(
+                    shape
+                        .iter()
+                        .map(|d| match d {
+                            phobos_core::types::Dim::Const(v) => v.to_string(),
+                            phobos_core::types::Dim::Sym(s) => kernel.dims[*s].clone(),
+                        })
+                        .collect(),
+                ),
+                written: Some(*written),
+            },
+            ParamKind::Scalar(s) => ParamEntry {
+                name: p.name.clone(),
+                kind: "scalar",
+                elem: s.to_string(),
+                shape: None,
+                written: None,
+            },
+        })
+        .collect()
+}
+
+/// The configurations of `kernel` that `--config` selects; an unknown
+/// parameter or a value the kernel does not declare is an error.
+fn selected(
+    program: &Program,
+    kernel: &str,
+    filters: &[(String, i64)],
+) -> Result<Vec<Vec<(String, i64)>>> {
+    let space = program.tune_space(kernel);
+    for (n, v) in filters {
+        let Some(p) = space.iter().find(|p| &p.name == n) else {
+            bail!("--config {n}={v}: kernel `{kernel}` has no @autotune parameter `{n}`");
+        };
+        if !p.values.contains(v) {
+            bail!(
+                "--config {n}={v}: `{n}` takes the values {:?} in kernel `{kernel}`",
+                p.values
+            );
+        }
+    }
+    Ok(program
+        .configs(kernel)
+        .into_iter()
+        .filter(|c| {
+            c.iter().all(|(n, v)| {
+                let wanted: Vec<i64> = filters
+                    .iter()
+                    .filter(|(f, _)| f == n)
+                    .map(|(_, v)| *v)
+                    .collect();
+                wanted.is_empty() || wanted.contains(v)
+            })
+        })
+        .collect())
+}
+
+/// `dropout_rows.R16` for the configuration `[R=16]`.
+fn file_stem(kernel: &str, config: &[(String, i64)]) -> String {
+    let mut s = kernel.to_string();
+    for (n, v) in config {
+        s.push_str(&format!(".{n}{v}"));
+    }
+    s
+}
+
+fn write(path: &Path, bytes: &[u8]) -> Result<()> {
+    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
+}
+
+pub fn build(a: &BuildArgs) -> Result<ExitCode> {
+    let (program, diags) = source::load(&a.file)?;
+    if !diags.is_empty() {
+        source::print_diagnostics(&program, &diags);
+        return Ok(ExitCode::from(1));
+    }
+    let mut filters = Vec::new();
+    for c in &a.config {
+        let (n, v) = c
+            .split_once('=')
+            .ok_or_else(|| anyhow!("--config `{c}`: expected NAME=VALUE"))?;
+        let v: i64 = v
+            .parse()
+            .map_err(|_| anyhow!("--config {n}: `{v}` is not an integer"))?;
+        filters.push((n.to_string(), v));
+    }
+    let names: Vec<String> = match &a.kernel {
+        Some(k) if program.kernel_def(k).is_none() => bail!(
+            "--kernel {k}: {} defines {}",
+            a.file.display(),
+            program.kernel_names().join(", ")
+        ),
+        Some(k) => vec![k.clone()],
+        None => program
+            .kernel_names()
+            .into_iter()
+            .map(String::from)
+            .collect(),
+    };
+    if names.is_empty() {
+        bail!("{} defines no kernel", a.file.display());
+    }
+    let precision = match a.precision {
+        PrecisionArg::Exact => phobos_gpu::Precision::Exact,
+        PrecisionArg::Fast => phobos_gpu::Precision::Fast,
+    };
+    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let mut kernels = Vec::new();
+    let mut written = Vec::new();
+    for name in &names {
+        let mut entry = None::<KernelEntry>;
+        for config in selected(&program, name, &filters)? {
+            let kernel = match program.kernel(name, &config) {
+                Ok(k) => k,
+                Err(d) => {
+                    source::print_diagnostics(&program, &d);
+                    return Ok(ExitCode::from(1));
+                }
+            };
+            let options = phobos_gpu::GpuOptions {
+                precision,
+                ..phobos_gpu::GpuOptions::for_kernel(&kernel)
+            };
+            let shown: Vec<String> = config.iter().map(|(n, v)| format!("{n}={v}")).collect();
+            let compiled = phobos_gpu::compile(&kernel, &options)
+                .map_err(|e| anyhow!("kernel `{name}` [{}]: {e}", shown.join(", ")))?;
+            let stem = file_stem(name, &config);
+            let mut ce = ConfigEntry {
+                config: config.iter().cloned().collect(),
+                grid: kernel.grid.clone().map(|g| g.display(&kernel.dims)),
+                workgroup_size: options.workgroup_size,
+                layout: compiled.layout.clone(),
+                wgsl: None,
+                spirv: None,
+            };
+            if a.target.contains(&Target::Wgsl) {
+                let file = format!("{stem}.wgsl");
+                write(&a.out.join(&file), compiled.wgsl().as_bytes())?;
+                written.push(file.clone());
+                ce.wgsl = Some(file);
+            }
+            if a.target.contains(&Target::Spirv) {
+                let file = format!("{stem}.spv");
+                let words = compiled.spirv();
+                let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                write(&a.out.join(&file), &bytes)?;
+                written.push(file.clone());
+                ce.spirv = Some(file);
+            }
+            entry
+                .get_or_insert_with(|| KernelEntry {
+                    name: name.clone(),
+                    params: params(&kernel),
+                    dims: kernel.dims.clone(),
+                    tuning_space: program
+                        .tune_space(name)
+                        .into_iter()
+                        .map(|p| (p.name, p.values))
+                        .collect(),
+                    configurations: Vec::new(),
+                })
+                .configurations
+                .push(ce);
+        }
+        kernels.extend(entry);
+    }
+    let manifest = Manifest {
+        phobosc: env!("CARGO_PKG_VERSION"),
+        source: a.file.display().to_string(),
+        precision: match precision {
+            phobos_gpu::Precision::Exact => "exact",
+            phobos_gpu::Precision::Fast => "fast",
+        },
+        entry_point: phobos_gpu::ENTRY_POINT,
+        dispatch: "workgroups [min(B, 65535), cdiv(B, 65535), 1] for B = grid.x * grid.y * grid.z blocks; \
+                   bind group 0: the uniform block at `layout.uniform_fields`, tensors at their bindings",
+        kernels,
+    };
+    let json = serde_json::to_string_pretty(&manifest)?;
+    write(&a.out.join("manifest.json"), format!("{json}\n").as_bytes())?;
+    written.push("manifest.json".to_string());
+    eprintln!(
+        "wrote {} files to {}: {}",
+        written.len(),
+        a.out.display(),
+        written.join(", ")
+    );
+    Ok(ExitCode::SUCCESS)
+}

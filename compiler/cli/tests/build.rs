@@ -1,0 +1,179 @@
+//! `phobosc build`: the WGSL, SPIR-V and manifest it writes, and its errors.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn phobosc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_phobosc"))
+        .args(args)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("phobosc runs")
+}
+
+/// Runs spirv-val on `file`; without spirv-val the check is skipped and
+/// says so, except in CI (`CI=true`), where `.ci/run` installs it.
+fn spirv_val(file: &Path) {
+    match Command::new("spirv-val")
+        .args(["--target-env", "vulkan1.1"])
+        .arg(file)
+        .output()
+    {
+        Ok(o) => assert!(
+            o.status.success(),
+            "spirv-val rejects {}: {}{}",
+            file.display(),
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        ),
+        Err(e) => {
+            assert!(
+                std::env::var("CI").is_err(),
+                "spirv-val is missing in CI: {e}"
+            );
+            eprintln!("skipping spirv-val (not installed: {e})");
+        }
+    }
+}
+
+#[test]
+fn dropout_rows_builds_to_wgsl_spirv_and_a_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    for precision in ["exact", "fast"] {
+        let o = phobosc(&[
+            "build",
+            "examples/dropout_rows.ph",
+            "-o",
+            out,
+            "--precision",
+            precision,
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let wgsl = std::fs::read_to_string(dir.path().join("dropout_rows.R16.wgsl")).unwrap();
+        let module = naga::front::wgsl::parse_str(&wgsl).expect("naga parses the WGSL");
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::empty(),
+        )
+        .validate(&module)
+        .expect("naga validates the WGSL");
+        let spv = dir.path().join("dropout_rows.R16.spv");
+        let bytes = std::fs::read(&spv).unwrap();
+        assert_eq!(&bytes[..4], &0x0723_0203u32.to_le_bytes(), "SPIR-V magic");
+        spirv_val(&spv);
+        // Exact mode's SPIR-V asks for float controls; fast mode's does not.
+        let words: Vec<u32> = bytes
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        let denorm_preserve = words.windows(2).any(|w| w == [0x0002_0011, 4464]);
+        assert_eq!(denorm_preserve, precision == "exact", "{precision}");
+
+        let manifest: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("manifest.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(manifest["precision"], precision);
+        let k = &manifest["kernels"][0];
+        assert_eq!(k["name"], "dropout_rows");
+        assert_eq!(k["tuning_space"]["R"], serde_json::json!([16]));
+        assert_eq!(k["params"][1]["name"], "Y");
+        assert_eq!(k["params"][1]["written"], true);
+        let c = &k["configurations"][0];
+        assert_eq!(c["config"]["R"], 16);
+        assert_eq!(c["grid"][0], "cdiv(M, 16)");
+        assert_eq!(c["wgsl"], "dropout_rows.R16.wgsl");
+        assert_eq!(c["spirv"], "dropout_rows.R16.spv");
+        let fields: Vec<&str> = c["layout"]["uniform_fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(fields, ["seed", "dim_M", "grid_x", "grid_y", "grid_z"]);
+        let bindings: Vec<(String, u64, bool)> = c["layout"]["tensors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                (
+                    t["name"].as_str().unwrap().to_string(),
+                    t["binding"].as_u64().unwrap(),
+                    t["read_only"].as_bool().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            bindings,
+            [("X".to_string(), 1, true), ("Y".to_string(), 2, false)]
+        );
+    }
+}
+
+#[test]
+fn every_configuration_is_built_and_config_filters() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("two.ph");
+    std::fs::write(
+        &src,
+        "@autotune(B in [64, 128])\nkernel two(Y: tensor<u32>[N]) {\n  let b = ctx.block.x * B\n  Y[b :+ B] = u32(hash32(b + iota(0)))\n}\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = phobosc(&[
+        "build",
+        src.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--target",
+        "wgsl",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.join("two.B64.wgsl").exists() && out.join("two.B128.wgsl").exists());
+    assert!(
+        !out.join("two.B64.spv").exists(),
+        "--target wgsl writes no SPIR-V"
+    );
+
+    let out = dir.path().join("one");
+    let o = phobosc(&[
+        "build",
+        src.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--config",
+        "B=128",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.join("two.B128.spv").exists() && !out.join("two.B64.spv").exists());
+}
+
+#[test]
+fn bad_build_requests_name_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let cases: [(&[&str], &str); 4] = [
+        (&["--config", "R=8"], "`R` takes the values [16]"),
+        (&["--config", "Q=8"], "no @autotune parameter `Q`"),
+        (&["--kernel", "nope"], "--kernel nope"),
+        (&["--target", "ptx"], "invalid value 'ptx'"),
+    ];
+    for (extra, want) in cases {
+        let mut args = vec!["build", "examples/dropout_rows.ph", "-o", out];
+        args.extend_from_slice(extra);
+        let o = phobosc(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{extra:?} should fail");
+        assert!(err.contains(want), "{extra:?}: {err}");
+    }
+    // A file with errors prints its diagnostics and writes nothing.
+    let o = phobosc(&["build", "tests/fixtures/err/type_mismatch.ph", "-o", out]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!dir.path().join("manifest.json").exists());
+}
