@@ -205,14 +205,17 @@ fn exact_log_and_cos_are_accurate_and_match_the_model() {
     let (mut worst_log, mut worst_cos) = (0.0f64, 0.0f64);
     for (i, &x) in xs.iter().enumerate() {
         let (lg, cs) = (l.get(i).as_f64() as f32, c.get(i).as_f64() as f32);
+        // A NaN stored to a tensor is the canonical quiet NaN (ops.rs);
+        // the model computes on the host, whose NaNs may differ.
+        let stored = |v: f32| if v.is_nan() { 0x7FC0_0000 } else { v.to_bits() };
         assert_eq!(
             lg.to_bits(),
-            model::log(x).to_bits(),
+            stored(model::log(x)),
             "log({x:e}) differs from the model"
         );
         assert_eq!(
             cs.to_bits(),
-            model::cos(x).to_bits(),
+            stored(model::cos(x)),
             "cos({x:e}) differs from the model"
         );
         if x > 0.0 && x.is_finite() {

@@ -259,3 +259,110 @@ fn huge_slices_are_clipped_and_huge_tiles_refused() {
         "{e}"
     );
 }
+
+/// NaNs with payloads, signs and signalling bits, and the NaNs that
+/// arithmetic makes (0/0, inf - inf, NaN + 1): inside a computation a NaN
+/// is a NaN, but a tensor store and a float-to-integer `bitcast` see the
+/// canonical quiet NaN (ops.rs). Checked on the interpreter and the CPU
+/// backend (scalar and 4-lane paths: the tile is constant, 50 of its 64
+/// elements inside), and on the GPU where there is one.
+#[test]
+fn nans_are_canonical_when_stored_or_bitcast() {
+    let src = "kernel nans(X: tensor<f32>[N], Cp: tensor<f32>[N], D: tensor<f32>[N],
+                       S: tensor<f32>[N], P: tensor<f32>[N], B: tensor<u32>[N],
+                       I: tensor<i32>[N], M: tensor<f32>[N], Sc: tensor<f32>[N]) {
+      Cp[0 :+ 64] = X[0 :+ 64]
+      D[0 :+ 64] = X[0 :+ 64] / X[0 :+ 64]
+      S[0 :+ 64] = X[0 :+ 64] - X[0 :+ 64]
+      P[0 :+ 64] = X[0 :+ 64] + 1.0
+      B[0 :+ 64] = bitcast<u32>(X[0 :+ 64] + 1.0)
+      I[0 :+ 64] = bitcast<i32>(-X[0 :+ 64])
+      M[0 :+ 64] = max(X[0 :+ 64], 0.0)
+      Sc = -X * 2.0
+    }";
+    let p = program("nans.ph", src);
+    let k = p.kernel("nans", &[]).unwrap();
+    let specials: [u32; 12] = [
+        0x7FC0_0001,
+        0xFFC1_2345,
+        0x7F80_0001, // signalling
+        0xFF80_0001,
+        0x7FFF_FFFF,
+        0xFFC0_0000,
+        0x7F80_0000, // inf
+        0xFF80_0000,
+        0x0000_0000,
+        0x8000_0000,
+        0x3F80_0000,
+        0x0000_0001,
+    ];
+    let n = 50;
+    let xs: Vec<f32> = (0..n)
+        .map(|i| f32::from_bits(specials[i % specials.len()]))
+        .collect();
+    let f = |v: Vec<f32>| {
+        Arg::Tensor(Tensor {
+            shape: vec![n],
+            data: Data::F32(v),
+        })
+    };
+    let mut args = vec![f(xs.clone())];
+    for t in [
+        Scalar::F32,
+        Scalar::F32,
+        Scalar::F32,
+        Scalar::F32,
+        Scalar::U32,
+        Scalar::I32,
+        Scalar::F32,
+        Scalar::F32,
+    ] {
+        args.push(Arg::Tensor(Tensor::zeros(t, &[n])));
+    }
+    let inputs = args.clone();
+    phobos_tests::run_everywhere(&k, &mut args);
+    let canon = |v: f32| {
+        if v.is_nan() { 0x7FC0_0000 } else { v.to_bits() }
+    };
+    for (i, &x) in xs.iter().enumerate() {
+        let bits = |a: usize| tensor(&args[a]).get(i).bits() as u32;
+        assert_eq!(bits(1), canon(x), "copy of {:#x}", x.to_bits());
+        assert_eq!(bits(2), canon(x / x), "{:#x} / itself", x.to_bits());
+        assert_eq!(bits(3), canon(x - x), "{:#x} - itself", x.to_bits());
+        assert_eq!(bits(4), canon(x + 1.0), "{:#x} + 1", x.to_bits());
+        assert_eq!(bits(5), canon(x + 1.0), "bitcast {:#x} + 1", x.to_bits());
+        assert_eq!(bits(6), canon(-x), "bitcast -{:#x}", x.to_bits());
+        let m = if 0.0 > x { 0.0 } else { x };
+        assert_eq!(bits(7), canon(m), "max({:#x}, 0)", x.to_bits());
+        assert_eq!(bits(8), canon(-x * 2.0), "-{:#x} * 2", x.to_bits());
+    }
+    if phobos_tests::gpu_available() {
+        assert!(phobos_tests::matches_on_gpu(&k, &inputs, &args).unwrap());
+    }
+
+    // f64: the same rule with 0x7FF8000000000000 (no GPU: f64 is refused there).
+    let src = "kernel nans64(X: tensor<f32>[N], W: tensor<f64>[N], B: tensor<u64>[N]) {
+      W = f64(X) * f64(X)
+      B = bitcast<u64>(f64(X) - f64(X))
+    }";
+    let p = program("nans64.ph", src);
+    let k = p.kernel("nans64", &[]).unwrap();
+    let mut args = vec![
+        f(xs.clone()),
+        Arg::Tensor(Tensor::zeros(Scalar::F64, &[n])),
+        Arg::Tensor(Tensor::zeros(Scalar::U64, &[n])),
+    ];
+    phobos_tests::run_everywhere(&k, &mut args);
+    let canon64 = |v: f64| {
+        if v.is_nan() {
+            0x7FF8_0000_0000_0000
+        } else {
+            v.to_bits()
+        }
+    };
+    for (i, &x) in xs.iter().enumerate() {
+        let x = x as f64;
+        assert_eq!(tensor(&args[1]).get(i).bits(), canon64(x * x));
+        assert_eq!(tensor(&args[2]).get(i).bits(), canon64(x - x));
+    }
+}

@@ -50,6 +50,9 @@ pub(crate) struct StoreCtx {
     pub(crate) base: Value,
     pub(crate) strides: Vec<Value>,
     pub(crate) elem: Scalar,
+    /// Whether the destination is a tensor of floats, whose stores make NaNs
+    /// canonical (`interp/ops.rs`).
+    pub(crate) canon: bool,
     pub(crate) value: ExprId,
     /// The statement's scalar nodes, computed before its loops.
     pub(crate) pre: HashMap<ExprId, Value>,
@@ -207,6 +210,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             base,
             strides,
             elem,
+            canon: matches!(place, Place::Param(_)) && elem.is_float(),
             value,
             pre,
         };
@@ -228,6 +232,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             self.loops(&lo, &hi, &mut |g, pos| {
                 let from = g.address(temp, &tstrides, pos, elem);
                 let v = g.b.ins().load(ops::ty(elem), TRUSTED, from, 0);
+                let v = g.canonical_if(&st, v);
                 let to = g.store_address(&st, pos);
                 g.b.ins().store(TRUSTED, v, to, 0);
             });
@@ -247,8 +252,18 @@ impl<'a, 'b> Gen<'a, 'b> {
     pub(crate) fn store_elem(&mut self, st: &StoreCtx, pos: &[Value]) {
         let mut cache = st.pre.clone();
         let v = self.emit(st.value, pos, &mut cache);
+        let v = self.canonical_if(st, v);
         let addr = self.store_address(st, pos);
         self.b.ins().store(TRUSTED, v, addr, 0);
+    }
+
+    /// The value a store writes: NaNs canonical when it goes to a float tensor.
+    pub(crate) fn canonical_if(&mut self, st: &StoreCtx, v: Value) -> Value {
+        if st.canon {
+            ops::canonical_nan(self.b, st.elem, v)
+        } else {
+            v
+        }
     }
 
     /// The destination address of the element at tile position `pos`.

@@ -180,11 +180,30 @@ pub fn cast(b: &mut FunctionBuilder<'_>, from: Scalar, to: Scalar, x: Value) -> 
     }
 }
 
+/// A bitcast; from a float to an integer type a NaN gives the canonical
+/// NaN's bits, as in `interp/ops.rs`.
 pub fn bitcast(b: &mut FunctionBuilder<'_>, from: Scalar, to: Scalar, x: Value) -> Value {
     if ty(from) == ty(to) {
         return x;
     }
+    let x = if from.is_float() && !to.is_float() {
+        canonical_nan(b, from, x)
+    } else {
+        x
+    };
     b.ins().bitcast(ty(to), MemFlagsData::new(), x)
+}
+
+/// `x`, or the canonical quiet NaN when `x` is a NaN (`interp/ops.rs`): an
+/// unordered self-comparison and a select. Values of other types pass.
+pub fn canonical_nan(b: &mut FunctionBuilder<'_>, s: Scalar, x: Value) -> Value {
+    let nan = match s {
+        Scalar::F32 => constant(b, V::F32(f32::from_bits(0x7FC0_0000))),
+        Scalar::F64 => constant(b, V::F64(f64::from_bits(0x7FF8_0000_0000_0000))),
+        _ => return x,
+    };
+    let is_nan = b.ins().fcmp(FloatCC::Unordered, x, x);
+    b.ins().select(is_nan, nan, x)
 }
 
 pub fn builtin(b: &mut FunctionBuilder<'_>, f: Builtin, s: Scalar, args: &[Value]) -> Value {

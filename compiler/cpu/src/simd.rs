@@ -238,6 +238,7 @@ impl Gen<'_, '_> {
         let mut scalars = st.pre.clone();
         let mut vectors = invariant;
         let v = self.vemit(st.value, &pos, &mut scalars, &mut vectors);
+        let v = if st.canon { self.vcanonical(v) } else { v };
         let addr = self.store_address(st, &pos);
         self.b.ins().store(VMEM, v, addr, 0);
         let next = self.b.ins().iadd_imm_s(i, W);
@@ -345,6 +346,11 @@ impl Gen<'_, '_> {
                 }
                 ExprKind::Bitcast(a) => {
                     let x = self.vemit(*a, pos, scalars, vectors);
+                    let x = if self.k.exprs[*a].ty == Scalar::F32 && e.ty != Scalar::F32 {
+                        self.vcanonical(x)
+                    } else {
+                        x
+                    };
                     self.vcast_bits(x, vty(e.ty))
                 }
                 ExprKind::Select(c, a, b) => {
@@ -378,6 +384,16 @@ impl Gen<'_, '_> {
         };
         vectors.insert(id, v);
         v
+    }
+
+    /// Four f32 lanes with every NaN made the canonical quiet NaN
+    /// (`interp/ops.rs`): an unordered self-comparison and a bitselect.
+    fn vcanonical(&mut self, x: Value) -> Value {
+        let bits = self.b.ins().iconst(types::I32, 0x7FC0_0000);
+        let nan = self.b.ins().splat(types::I32X4, bits);
+        let nan = self.vcast_bits(nan, types::F32X4);
+        let is_nan = self.b.ins().fcmp(FloatCC::Unordered, x, x);
+        self.vselect(is_nan, nan, x)
     }
 
     fn vcast_bits(&mut self, x: Value, to: Type) -> Value {

@@ -30,11 +30,14 @@
 //!   WGSL cannot say the latter two, so only the SPIR-V carries exact mode's
 //!   full guarantee. Fast mode uses the native `/` and `sqrt`.
 //!
+//! - NaN bits: devices make their own NaNs (lavapipe's `+` of a NaN
+//!   operand gives other bits than the host), so, as ops.rs specifies, every
+//!   f32 store to a tensor and every `bitcast` from f32 to an integer type
+//!   replaces a NaN by the canonical `0x7FC00000`; NaN is found with integer
+//!   operations on the bits (`(bits & 0x7fffffff) > 0x7f800000`), which no
+//!   driver can fold away as it may fold `x != x`.
+//!
 //! TODO (not done here):
-//! - NaN payloads: an f32 `+` of a NaN operand gave other NaN bits on
-//!   lavapipe than on the interpreter's host, and exact `/` and `sqrt`
-//!   return the canonical quiet NaN `0x7FC00000` where the host may keep an
-//!   operand's payload; the reference must say which NaN bits count;
 //! - i64/u64/f64 and bool tensors (one byte per element) are `Unsupported`;
 //! - 16-byte loads and stores, and stores that read their own destination
 //!   (which need a staging tile; the `in_place` fixture is refused);

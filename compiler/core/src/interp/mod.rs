@@ -4,7 +4,8 @@
 //! statements run in order; each evaluates its value element by element over
 //! its tile, each element on its own (`eval.rs`). A store writes the elements
 //! that fall inside the destination and drops the rest; a load outside a
-//! tensor reads 0. Nothing here is clever, on purpose: every other backend is
+//! tensor reads 0; a NaN stored to a tensor is the canonical NaN
+//! (`ops::canonical_nan`). Nothing here is clever, on purpose: every other backend is
 //! tested against it.
 
 mod eval;
@@ -59,7 +60,14 @@ fn exec(b: &mut Block<'_>, stmt: &Stmt, args: &mut [Arg]) -> Result<(), LaunchEr
             index,
             value,
         } => {
-            let writes = store_values(b, index, *value, args, place);
+            let mut writes = store_values(b, index, *value, args, place);
+            if let Place::Param(_) = place {
+                // A store to a tensor makes floats observable: NaNs are
+                // canonical there (ops.rs).
+                for (_, v) in &mut writes {
+                    *v = ops::canonical_nan(*v);
+                }
+            }
             let dest: &mut Tensor = match place {
                 Place::Param(p) => match &mut args[*p] {
                     Arg::Tensor(t) => t,

@@ -12,6 +12,18 @@
 //!   Integer to integer conversion wraps (two's complement); to bool is `!= 0`.
 //! - `min(a, b)` is `b < a ? b : a` and `max(a, b)` is `b > a ? b : a`, so a
 //!   NaN in `a` is returned and a NaN in `b` is not.
+//! - NaN bits: inside a computation a NaN is just a NaN (its sign and
+//!   payload are whatever the host or device makes them, and no operation
+//!   can tell them apart: comparisons are false, conversions to integers give
+//!   0). A float becomes observable bits in exactly two ways, and there every
+//!   NaN is the canonical quiet NaN, `0x7FC00000` for f32 and
+//!   `0x7FF8000000000000` for f64 ([`canonical_nan`]):
+//!   - a store to a tensor (`let`/`var` tiles are not observable and keep
+//!     whatever NaN they get);
+//!   - `bitcast` from a float type to an integer type.
+//!
+//!   So 0.0/0.0, inf - inf, a NaN operand's payload and a NaN loaded from an
+//!   input all store and bitcast as the same bits on every backend.
 
 use crate::ir::Builtin;
 use crate::syntax::ast::{BinOp, UnOp};
@@ -169,8 +181,22 @@ fn from_i128(v: i128, to: Scalar) -> Value {
     }
 }
 
-/// Reinterprets the bits of a value as another type of the same size.
+/// The canonical quiet NaN in place of any NaN; every other value as it is.
+/// Applied where a float becomes observable bits: tensor stores and
+/// `bitcast` from a float to an integer type.
+pub fn canonical_nan(a: Value) -> Value {
+    match a {
+        Value::F32(x) if x.is_nan() => Value::F32(f32::from_bits(0x7FC0_0000)),
+        Value::F64(x) if x.is_nan() => Value::F64(f64::from_bits(0x7FF8_0000_0000_0000)),
+        other => other,
+    }
+}
+
+/// Reinterprets the bits of a value as another type of the same size. A NaN
+/// bitcast to an integer type gives the canonical NaN's bits
+/// ([`canonical_nan`]).
 pub fn bitcast(a: Value, to: Scalar) -> Value {
+    let a = if to.is_float() { a } else { canonical_nan(a) };
     let bits = a.bits();
     match to {
         Scalar::I32 => Value::I32(bits as u32 as i32),

@@ -5,6 +5,21 @@ use naga::{BinaryOperator, ScalarKind};
 use phobos_core::types::{Scalar, Value};
 
 impl<'k> Lower<'k> {
+    /// The bits of an f32 as a u32, with any NaN made the canonical quiet
+    /// NaN `0x7FC00000` (ops.rs: tensor stores and float-to-integer
+    /// bitcasts). NaN is found from the bits with integer operations, which
+    /// no driver's fast-math assumption can fold away (`x != x` may be).
+    pub(super) fn canonical_bits(&mut self, x: H) -> H {
+        use BinaryOperator as B;
+        let bits = self.bitcast(x, ScalarKind::Uint);
+        let abs_mask = self.u32c(0x7fff_ffff);
+        let mag = self.binary(B::And, bits, abs_mask);
+        let inf = self.u32c(0x7f80_0000);
+        let nan = self.binary(B::Greater, mag, inf);
+        let canonical = self.u32c(0x7fc0_0000);
+        self.select(nan, canonical, bits)
+    }
+
     /// A value conversion with ops.rs's meaning.
     pub(super) fn cast(&mut self, from: Scalar, to: Scalar, x: H) -> H {
         use BinaryOperator as B;

@@ -211,6 +211,14 @@ impl<'k> Lower<'k> {
                 let x = self.node(*a, pos, cache)?;
                 if from == ty {
                     x
+                } else if from == Scalar::F32 {
+                    // A float's bits are observable: NaN is canonical.
+                    let bits = self.canonical_bits(x);
+                    if ty == Scalar::U32 {
+                        bits
+                    } else {
+                        self.bitcast(bits, kind(ty))
+                    }
                 } else {
                     self.bitcast(x, kind(ty))
                 }

@@ -5,7 +5,7 @@ use super::{H, Lower, index_exprs, push_place, unsupported};
 use crate::LowerError;
 use naga::{BinaryOperator, Block, Expression, LocalVariable, Span, Statement};
 use phobos_core::ir::{ExprId, ExprKind, Index, Place, Stmt};
-use phobos_core::types::Dim;
+use phobos_core::types::{Dim, Scalar};
 use std::collections::HashMap;
 
 impl<'k> Lower<'k> {
@@ -184,6 +184,7 @@ impl<'k> Lower<'k> {
             let (inside, flat) = lw.locate(place, &index, pos, &mut cache)?;
             let accept = lw.nested(|lw| {
                 let v = lw.node(value, pos, &mut cache)?;
+                let v = lw.stored(place, v);
                 let ptr = lw.element_ptr(place, Some(flat));
                 lw.cur.push(Statement::Store {
                     pointer: ptr,
@@ -198,6 +199,17 @@ impl<'k> Lower<'k> {
             });
             Ok(())
         })
+    }
+
+    /// The value a store to `place` writes: a NaN stored to an f32 tensor
+    /// is the canonical quiet NaN (ops.rs).
+    pub(super) fn stored(&mut self, place: Place, v: H) -> H {
+        if matches!(place, Place::Param(_)) && self.place_elem(place) == Scalar::F32 {
+            let bits = self.canonical_bits(v);
+            self.bitcast(bits, naga::ScalarKind::Float)
+        } else {
+            v
+        }
     }
 
     /// A loop over a tile of extents `ext`, flattened row-major: invocation
