@@ -366,3 +366,55 @@ fn nans_are_canonical_when_stored_or_bitcast() {
         assert_eq!(tensor(&args[2]).get(i).bits(), canon64(x - x));
     }
 }
+
+/// A store whose value reads its own destination computes the whole value
+/// before writing (the interpreter's meaning). The CPU backend uses a
+/// temporary tile; the GPU stages the value in workgroup memory, so it needs
+/// the tile's extent constant: `phobos_gpu::specialize` makes it so from the
+/// launch's dims (`in_place.ph`, a tile of `[R, N]`).
+#[test]
+fn self_reading_stores_see_the_old_values() {
+    let text = std::fs::read_to_string(phobos_tests::root().join("tests/fixtures/ok/in_place.ph"))
+        .unwrap();
+    let p = program("in_place.ph", &text);
+    let k = p.kernel("in_place", &[]).unwrap();
+    let (m, n) = (5, 6);
+    let t = Tensor::from_fn(Scalar::F32, &[m, n], |i| Value::F32(i as f32 * 0.5 - 3.0));
+    let inputs = vec![Arg::Tensor(t)];
+    let mut args = inputs.clone();
+    phobos_tests::run_everywhere(&k, &mut args);
+    for i in 0..m * n {
+        let first = (i / n * n) as f32 * 0.5 - 3.0;
+        assert_eq!(tensor(&args[0]).get(i), Value::F32(first + 1.0));
+    }
+
+    // Constant tiles: a shifted read of a tensor that other invocations
+    // write, and a `var` tile updated from itself.
+    let src = "kernel shift(Y: tensor<f32>[N], Z: tensor<i32>[8, 40]) {
+      Y[0 :+ 300] = Y[1 :+ 300] * 2.0 + Y[0 :+ 300]
+      var v: tile<i32>[8, 40] = iota(0) * 40 + iota(1)
+      v[1 :+ 7, :] = v[0 :+ 7, :] * 3 + v[1 :+ 7, 39 :+ 1]
+      Z[0 :+ 8, :] = v
+      Z[0 :+ 8, 1 :+ 39] = Z[0 :+ 8, 0 :+ 39] - Z[0 :+ 8, 1 :+ 39]
+    }";
+    let p2 = program("shift.ph", src);
+    let k2 = p2.kernel("shift", &[]).unwrap();
+    let y = Tensor::from_fn(Scalar::F32, &[290], |i| Value::F32(i as f32));
+    let inputs2 = vec![
+        Arg::Tensor(y),
+        Arg::Tensor(Tensor::zeros(Scalar::I32, &[8, 40])),
+    ];
+    let mut args2 = inputs2.clone();
+    phobos_tests::run_everywhere(&k2, &mut args2);
+    for i in 0..290 {
+        let next = if i + 1 < 290 { (i + 1) as f32 } else { 0.0 };
+        assert_eq!(tensor(&args2[0]).get(i), Value::F32(next * 2.0 + i as f32));
+    }
+
+    if phobos_tests::gpu_available() {
+        let dims: Vec<u64> = [m as u64, n as u64].to_vec();
+        let special = phobos_gpu::specialize(&k, &dims);
+        assert!(phobos_tests::matches_on_gpu(&special, &inputs, &args).unwrap());
+        assert!(phobos_tests::matches_on_gpu(&k2, &inputs2, &args2).unwrap());
+    }
+}

@@ -18,6 +18,10 @@
 //! - `let`/`var` tiles of constant extent live in workgroup memory, scalar
 //!   ones in each invocation's own variable; barriers separate statements
 //!   whose places conflict;
+//! - a store whose value reads its own destination computes the value into
+//!   a workgroup staging tile, then (after a barrier) copies it, so every
+//!   element sees the old values as in the interpreter; its tile must have
+//!   a constant extent ([`specialize`] makes it so from a launch's dims);
 //! - loads outside a tensor read 0 and stores outside are dropped, with
 //!   `if`s, so nothing relies on the driver's robustness;
 //! - scalar operations mean exactly what `phobos_core::interp::ops` says for
@@ -39,8 +43,11 @@
 //!
 //! TODO (not done here):
 //! - i64/u64/f64 and bool tensors (one byte per element) are `Unsupported`;
-//! - 16-byte loads and stores, and stores that read their own destination
-//!   (which need a staging tile; the `in_place` fixture is refused);
+//! - 16-byte loads and stores;
+//! - stores whose value reads their own destination over a tile of more
+//!   than 16 KiB (with the `let`/`var` tiles): their value is staged in
+//!   workgroup memory before the destination is written (see [`specialize`]
+//!   for tiles whose extent depends on a dim, which a runtime must call);
 //! - `let`/`var` tiles whose extent depends on a dim (workgroup memory needs
 //!   a constant size).
 
@@ -56,7 +63,7 @@ use phobos_core::types::Dim;
 use std::fmt;
 
 pub use layout::{FieldKind, Layout, TensorBinding, UNIFORM_BINDING, UniformField, layout};
-pub use lower::lower;
+pub use lower::{lower, specialize};
 pub use spirv::spirv_exact;
 
 /// The workgroup size of [`GpuOptions::default`].

@@ -108,3 +108,45 @@ fn layout_of_scalars_dims_and_tensors() {
         "{text}"
     );
 }
+
+/// A store that reads its own destination is staged in workgroup memory:
+/// refused while its extent is symbolic, lowered once `specialize` fixes it
+/// from the dims (a staging tile, then a barrier before the copy), and
+/// refused with the sizes when the staging tile would not fit in 16 KiB.
+#[test]
+fn self_reading_stores_are_staged_in_workgroup_memory() {
+    let k = kernel(
+        "@autotune(R in [2])
+        kernel t(T1: tensor<f32>[M, N]) {
+          let r = ctx.block.x * R
+          T1[r :+ R, :] = T1[r :+ R, 0 :+ 1] + 1.0
+        }",
+    );
+    let e = lower(&k, &GpuOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("depends on a dim"), "{e}");
+    let dims = [5, 6];
+    let special = phobos_gpu::specialize(&k, &dims);
+    assert!(matches!(special, std::borrow::Cow::Owned(_)));
+    let c = phobos_gpu::compile(&special, &GpuOptions::default()).unwrap();
+    let text = c.wgsl();
+    assert!(
+        text.contains("var<workgroup> staging_f32_: array<f32, 12>"),
+        "{text}"
+    );
+    assert!(text.contains("storageBarrier()"), "{text}");
+    // A kernel with nothing to specialize comes back as it is.
+    let plain = kernel("kernel t(X: tensor<f32>[N], Y: tensor<f32>[N]) {\n Y = X + 1.0\n}");
+    assert!(matches!(
+        phobos_gpu::specialize(&plain, &[4]),
+        std::borrow::Cow::Borrowed(_)
+    ));
+    // 4,097 f32 elements do not fit in 16 KiB.
+    let big = kernel("kernel t(Y: tensor<f32>[N]) {\n Y[0 :+ 4097] = Y[1 :+ 4097]\n}");
+    let e = lower(&big, &GpuOptions::default()).unwrap_err();
+    assert!(
+        e.to_string().contains("16388 bytes") && e.to_string().contains("16384-byte limit"),
+        "{e}"
+    );
+    let fits = kernel("kernel t(Y: tensor<f32>[N]) {\n Y[0 :+ 4096] = Y[1 :+ 4096]\n}");
+    lower(&fits, &GpuOptions::default()).unwrap();
+}

@@ -2,14 +2,14 @@
 //! parameters, dims and grid (binding 0), one storage buffer per tensor
 //! (bindings 1..), and the homes of `let`/`var` locals.
 
-use super::{LocalHome, nscalar, unsupported};
+use super::{LocalHome, Lower, WORKGROUP_MEMORY_LIMIT, nscalar, unsupported};
 use crate::LowerError;
 use crate::layout::{FieldKind, Layout, UNIFORM_BINDING};
 use naga::{
     AddressSpace, ArraySize, Function, GlobalVariable, Handle, LocalVariable, Module,
     ResourceBinding, Span, StorageAccess, StructMember, Type, TypeInner,
 };
-use phobos_core::ir::Kernel;
+use phobos_core::ir::{Index, Kernel, Stmt};
 use phobos_core::types::{Dim, Scalar};
 use std::collections::HashMap;
 use std::num::NonZeroU32;
@@ -211,4 +211,104 @@ pub(super) fn locals(
         locals.push(LocalHome::Workgroup(g));
     }
     Ok(locals)
+}
+
+/// The staging tiles of stores whose value reads their own destination: one
+/// workgroup array per element type, as long as the largest such store's
+/// tile. The value is computed into it in full before any element of the
+/// destination is written (the interpreter's meaning), so its tile must have
+/// a constant extent and fit in workgroup memory with the kernel's
+/// `let`/`var` tiles ([`WORKGROUP_MEMORY_LIMIT`]); otherwise the kernel is
+/// refused with the sizes.
+pub(super) fn staging(lw: &Lower<'_>) -> Result<Vec<(Scalar, u32)>, LowerError> {
+    let k = lw.k;
+    let mut shared: u64 = 0;
+    for (l, local) in k.locals.iter().enumerate() {
+        if let LocalHome::Workgroup(_) = lw.locals[l] {
+            shared += tile_elements(&local.shape).unwrap_or(0) * 4;
+        }
+    }
+    let mut need: Vec<(Scalar, u64)> = Vec::new();
+    for s in &k.body {
+        let Stmt::Store {
+            place,
+            index,
+            value,
+        } = s
+        else {
+            continue;
+        };
+        if lw.is_private(*place) || !lw.reads(*value).contains(place) {
+            continue;
+        }
+        let name = lw.place_name(*place);
+        let tile: Vec<Dim> = index
+            .iter()
+            .filter_map(|i| match i {
+                Index::Range { len, .. } => Some(*len),
+                Index::Single(_) => None,
+            })
+            .collect();
+        let Some(count) = tile_elements(&tile) else {
+            return Err(unsupported(format!(
+                "a store to `{name}` whose value reads `{name}` itself, over a tile {} whose extent depends on a dim (its value is staged in workgroup memory first, which needs a constant size: lower `phobos_gpu::specialize(kernel, dims)`)",
+                k.shape_text(&tile)
+            )));
+        };
+        let elem = lw.place_elem(*place);
+        match need.iter_mut().find(|(e, _)| *e == elem) {
+            Some((_, n)) => *n = (*n).max(count),
+            None => need.push((elem, count)),
+        }
+        let staged: u64 = need.iter().map(|(_, n)| n * 4).sum();
+        if shared + staged > WORKGROUP_MEMORY_LIMIT {
+            return Err(unsupported(format!(
+                "a store to `{name}` whose value reads `{name}` itself, over a tile {} of {count} elements: staging it in workgroup memory needs {staged} bytes besides the {shared} bytes of let/var tiles, over the {WORKGROUP_MEMORY_LIMIT}-byte limit",
+                k.shape_text(&tile)
+            )));
+        }
+    }
+    Ok(need
+        .into_iter()
+        .map(|(elem, count)| (elem, count as u32))
+        .collect())
+}
+
+/// The workgroup array of `count` elements that stages stores of `elem`.
+pub(super) fn staging_tile(
+    m: &mut Module,
+    types: &HashMap<Scalar, Handle<Type>>,
+    elem: Scalar,
+    count: u32,
+) -> Handle<GlobalVariable> {
+    let arr = m.types.insert(
+        Type {
+            name: None,
+            inner: TypeInner::Array {
+                base: types[&elem],
+                size: ArraySize::Constant(NonZeroU32::new(count.max(1)).expect("positive")),
+                stride: elem.size() as u32,
+            },
+        },
+        Span::UNDEFINED,
+    );
+    m.global_variables.append(
+        GlobalVariable {
+            name: Some(format!("staging_{elem}")),
+            space: AddressSpace::WorkGroup,
+            binding: None,
+            ty: arr,
+            init: None,
+            memory_decorations: Default::default(),
+        },
+        Span::UNDEFINED,
+    )
+}
+
+/// The elements of a tile of constant extent; `None` when one depends on a dim.
+fn tile_elements(shape: &[Dim]) -> Option<u64> {
+    shape.iter().try_fold(1u64, |n, d| match d {
+        Dim::Const(v) => Some(n.saturating_mul(*v)),
+        Dim::Sym(_) => None,
+    })
 }

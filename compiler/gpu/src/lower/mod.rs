@@ -59,7 +59,15 @@ struct Lower<'k> {
     precision: Precision,
     workgroup_size: u32,
     exact: exact::ExactFns,
+    /// The workgroup tile of each element type that stores reading their own
+    /// destination compute their value into first (`stmt.rs`).
+    staging: HashMap<Scalar, Handle<GlobalVariable>>,
 }
+
+/// The workgroup memory a kernel may use: WebGPU's default
+/// `maxComputeWorkgroupStorageSize`, which lavapipe also reports (other
+/// adapters have 32 KiB or more).
+pub const WORKGROUP_MEMORY_LIMIT: u64 = 16 * 1024;
 
 fn unsupported(what: impl Into<String>) -> LowerError {
     LowerError::Unsupported(what.into())
@@ -77,6 +85,62 @@ pub(crate) fn nscalar(s: Scalar) -> Result<NScalar, LowerError> {
             )));
         }
     })
+}
+
+/// `kernel` with every extent the lowering needs constant made constant
+/// from a launch's `dims`: the extents of `let`/`var` tiles (workgroup
+/// memory) and the tiles of stores whose value reads their own destination
+/// (staged in workgroup memory first). The result is one pipeline per value
+/// of those dims, so a kernel that has neither is returned as it is. An
+/// extent of 0 becomes 1 for a `let`/`var` tile, which nothing can observe
+/// (workgroup arrays cannot be empty); a store tile keeps 0.
+pub fn specialize<'k>(kernel: &'k Kernel, dims: &[u64]) -> std::borrow::Cow<'k, Kernel> {
+    let symbolic = |shape: &[Dim]| shape.iter().any(|d| matches!(d, Dim::Sym(_)));
+    let staged = |s: &Stmt| match s {
+        Stmt::Store {
+            place,
+            index,
+            value,
+        } => {
+            index.iter().any(|i| {
+                matches!(
+                    i,
+                    Index::Range {
+                        len: Dim::Sym(_),
+                        ..
+                    }
+                )
+            }) && stmt::reads(kernel, *value).contains(place)
+        }
+        _ => false,
+    };
+    let locals = kernel.locals.iter().any(|l| symbolic(&l.shape));
+    if !locals && !kernel.body.iter().any(staged) {
+        return std::borrow::Cow::Borrowed(kernel);
+    }
+    let mut k = kernel.clone();
+    for l in &mut k.locals {
+        for d in &mut l.shape {
+            if let Dim::Sym(s) = *d {
+                *d = Dim::Const(dims[s].max(1));
+            }
+        }
+    }
+    for (n, s) in kernel.body.iter().enumerate() {
+        if !staged(s) {
+            continue;
+        }
+        if let Stmt::Store { index, .. } = &mut k.body[n] {
+            for i in index {
+                if let Index::Range { len, .. } = i
+                    && let Dim::Sym(s) = *len
+                {
+                    *len = Dim::Const(dims[s]);
+                }
+            }
+        }
+    }
+    std::borrow::Cow::Owned(k)
 }
 
 /// Lowers a checked kernel to a naga module with one compute entry point.
@@ -159,7 +223,12 @@ pub fn lower(kernel: &Kernel, options: &GpuOptions) -> Result<Module, LowerError
         precision: options.precision,
         workgroup_size: options.workgroup_size,
         exact: Default::default(),
+        staging: HashMap::new(),
     };
+    for (elem, count) in bindings::staging(&lw)? {
+        let g = bindings::staging_tile(&mut lw.m, &lw.types, elem, count);
+        lw.staging.insert(elem, g);
+    }
     let pv = lw.expr(Expression::GlobalVariable(uniforms.var));
     let member = |lw: &mut Lower<'_>, index: u32| {
         let p = lw.expr(Expression::AccessIndex { base: pv, index });

@@ -1,10 +1,10 @@
 //! Statements in order, barriers between conflicting ones, and the tile
 //! loop each statement runs across the workgroup.
 
-use super::{H, Lower, index_exprs, push_place, unsupported};
+use super::{H, Lower, index_exprs, push_place};
 use crate::LowerError;
 use naga::{BinaryOperator, Block, Expression, LocalVariable, Span, Statement};
-use phobos_core::ir::{ExprId, ExprKind, Index, Place, Stmt};
+use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, Place, Stmt};
 use phobos_core::types::{Dim, Scalar};
 use std::collections::HashMap;
 
@@ -32,16 +32,6 @@ impl<'k> Lower<'k> {
                 self.cur.push(Statement::ControlBarrier(barrier));
                 pending = Access::default();
             }
-            if let Stmt::Store { place, value, .. } = s
-                && !self.is_private(*place)
-                && self.reads(*value).contains(place)
-            {
-                return Err(unsupported(format!(
-                    "a store to `{}` whose value reads `{}` itself (needs a staging tile)",
-                    self.place_name(*place),
-                    self.place_name(*place)
-                )));
-            }
             self.stmt(s)?;
             for p in acc.reads.into_iter().filter(|p| !self.is_private(*p)) {
                 push_place(&mut pending.reads, p);
@@ -62,29 +52,7 @@ impl<'k> Lower<'k> {
 
     /// Every place the expression DAG under `root` reads.
     pub(super) fn reads(&self, root: ExprId) -> Vec<Place> {
-        let mut out = Vec::new();
-        let mut seen = vec![false; self.k.exprs.len()];
-        let mut stack = vec![root];
-        while let Some(id) = stack.pop() {
-            if std::mem::replace(&mut seen[id], true) {
-                continue;
-            }
-            match &self.k.exprs[id].kind {
-                ExprKind::Local(l) => {
-                    push_place(&mut out, Place::Local(*l));
-                }
-                ExprKind::Load { place, index } => {
-                    push_place(&mut out, *place);
-                    stack.extend(index_exprs(index));
-                }
-                ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => stack.push(*a),
-                ExprKind::Binary(_, a, b) => stack.extend([*a, *b]),
-                ExprKind::Select(c, a, b) => stack.extend([*c, *a, *b]),
-                ExprKind::Builtin(_, xs) => stack.extend(xs),
-                _ => {}
-            }
-        }
-        out
+        reads(self.k, root)
     }
 
     fn access(&self, s: &Stmt) -> Access {
@@ -179,6 +147,9 @@ impl<'k> Lower<'k> {
             .map(|d| self.extent(d))
             .collect();
         let index = index.to_vec();
+        if self.reads(value).contains(&place) {
+            return self.staged_store(place, &index, value, &lens, &pre);
+        }
         self.tile_loop(&lens, |lw, _flat, pos| {
             let mut cache = pre.clone();
             let (inside, flat) = lw.locate(place, &index, pos, &mut cache)?;
@@ -186,6 +157,77 @@ impl<'k> Lower<'k> {
                 let v = lw.node(value, pos, &mut cache)?;
                 let v = lw.stored(place, v);
                 let ptr = lw.element_ptr(place, Some(flat));
+                lw.cur.push(Statement::Store {
+                    pointer: ptr,
+                    value: v,
+                });
+                Ok(())
+            })?;
+            lw.cur.push(Statement::If {
+                condition: inside,
+                accept,
+                reject: Block::new(),
+            });
+            Ok(())
+        })
+    }
+
+    /// A store whose value reads its own destination: the interpreter
+    /// computes the whole value before writing, so the value goes to the
+    /// staging tile first (element `flat` of the tile at `flat`), then, after
+    /// a barrier that keeps every invocation's reads of the destination
+    /// before any write to it, into the destination. Invocation `i` stages
+    /// and copies the same elements (`i, i + n, ...`), so the staging tile
+    /// itself needs no barrier, and statements may share it.
+    fn staged_store(
+        &mut self,
+        place: Place,
+        index: &[Index],
+        value: ExprId,
+        lens: &[H],
+        pre: &HashMap<ExprId, H>,
+    ) -> Result<(), LowerError> {
+        let elem = self.place_elem(place);
+        let tile = *self
+            .staging
+            .get(&elem)
+            .expect("bindings::staging made a tile for every staged store");
+        let staged_ptr = |lw: &mut Self, flat: H| {
+            let base = lw.expr(Expression::GlobalVariable(tile));
+            lw.expr(Expression::Access { base, index: flat })
+        };
+        self.tile_loop(lens, |lw, flat, pos| {
+            let mut cache = pre.clone();
+            let (inside, _) = lw.locate(place, index, pos, &mut cache)?;
+            let accept = lw.nested(|lw| {
+                let v = lw.node(value, pos, &mut cache)?;
+                let v = lw.stored(place, v);
+                let ptr = staged_ptr(lw, flat);
+                lw.cur.push(Statement::Store {
+                    pointer: ptr,
+                    value: v,
+                });
+                Ok(())
+            })?;
+            lw.cur.push(Statement::If {
+                condition: inside,
+                accept,
+                reject: Block::new(),
+            });
+            Ok(())
+        })?;
+        let barrier = match place {
+            Place::Param(_) => naga::Barrier::STORAGE,
+            Place::Local(_) => naga::Barrier::WORK_GROUP,
+        };
+        self.cur.push(Statement::ControlBarrier(barrier));
+        self.tile_loop(lens, |lw, flat, pos| {
+            let mut cache = pre.clone();
+            let (inside, dest) = lw.locate(place, index, pos, &mut cache)?;
+            let accept = lw.nested(|lw| {
+                let from = staged_ptr(lw, flat);
+                let v = lw.expr(Expression::Load { pointer: from });
+                let ptr = lw.element_ptr(place, Some(dest));
                 lw.cur.push(Statement::Store {
                     pointer: ptr,
                     value: v,
@@ -283,4 +325,31 @@ impl<'k> Lower<'k> {
 struct Access {
     reads: Vec<Place>,
     writes: Vec<Place>,
+}
+
+/// Every place the expression DAG under `root` reads.
+pub(crate) fn reads(k: &Kernel, root: ExprId) -> Vec<Place> {
+    let mut out = Vec::new();
+    let mut seen = vec![false; k.exprs.len()];
+    let mut stack = vec![root];
+    while let Some(id) = stack.pop() {
+        if std::mem::replace(&mut seen[id], true) {
+            continue;
+        }
+        match &k.exprs[id].kind {
+            ExprKind::Local(l) => {
+                push_place(&mut out, Place::Local(*l));
+            }
+            ExprKind::Load { place, index } => {
+                push_place(&mut out, *place);
+                stack.extend(index_exprs(index));
+            }
+            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => stack.push(*a),
+            ExprKind::Binary(_, a, b) => stack.extend([*a, *b]),
+            ExprKind::Select(c, a, b) => stack.extend([*c, *a, *b]),
+            ExprKind::Builtin(_, xs) => stack.extend(xs),
+            _ => {}
+        }
+    }
+    out
 }
