@@ -21,7 +21,7 @@ use phobos_runtime::{Backend, Options, Precision, launch};
 const RUNS: u32 = 21;
 
 const FILLS: &str = "
-@autotune(B in [4096])
+@autotune(B in [256, 1024, 4096])
 kernel hash_fill(Y: tensor<u32>[N]) {
   let b = ctx.block.x * B
   Y[b :+ B] = u32(hash32(b + iota(0)))
@@ -54,7 +54,10 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) n:
 
 /// Seconds of each of `RUNS` passes after one warm-up, sorted, from GPU
 /// timestamps around each pass.
-fn timestamps(gpu: &Gpu, mut encode: impl FnMut(&mut wgpu::CommandEncoder, Option<(&wgpu::QuerySet, u32)>)) -> Vec<f64> {
+fn timestamps(
+    gpu: &Gpu,
+    mut encode: impl FnMut(&mut wgpu::CommandEncoder, Option<(&wgpu::QuerySet, u32)>),
+) -> Vec<f64> {
     let device = gpu.device();
     let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
         label: Some("bench"),
@@ -163,6 +166,11 @@ fn ceiling(gpu: &Gpu, wgsl: &str, bytes: u64, copy: bool) -> (f64, f64) {
     (t[t.len() / 2], t[0])
 }
 
+/// The workgroup size the GPU backend picks for `kernel`.
+fn phobos_gpu_workgroup(kernel: &phobos_core::ir::Kernel) -> u32 {
+    phobos_runtime::gpu::workgroup_size(kernel)
+}
+
 fn tensor(a: &Arg) -> &Tensor {
     match a {
         Arg::Tensor(t) => t,
@@ -187,17 +195,20 @@ fn measure(
     gpu: &Gpu,
     program: &Program,
     name: &str,
+    config: &[(String, i64)],
     args: &[Arg],
     small: &[Arg],
     precision: Precision,
     bytes: u64,
     ceiling: &'static str,
 ) -> Row {
-    let kernel = program.kernel(name, &[]).expect("checks");
+    let kernel = program.kernel(name, config).expect("checks");
     // Poison every output before the timed runs.
     let mut poisoned = args.to_vec();
     for (p, a) in kernel.params.iter().zip(&mut poisoned) {
-        if let (phobos_core::ir::ParamKind::Tensor { written: true, .. }, Arg::Tensor(t)) = (&p.kind, a) {
+        if let (phobos_core::ir::ParamKind::Tensor { written: true, .. }, Arg::Tensor(t)) =
+            (&p.kind, a)
+        {
             match &mut t.data {
                 Data::F32(v) => v.fill(f32::from_bits(0x7fbad000)),
                 Data::U32(v) => v.fill(0xdead_beef),
@@ -209,7 +220,8 @@ fn measure(
     let prepared = gpu.prepare(&kernel, &poisoned, precision).expect("prepare");
     let t = timestamps(gpu, |enc, ts| prepared.encode(enc, ts));
     let mut got = poisoned.clone();
-    gpu.read_back(&kernel, &prepared, &mut got).expect("read back");
+    gpu.read_back(&kernel, &prepared, &mut got)
+        .expect("read back");
 
     let mut cpu = args.to_vec();
     let options = Options {
@@ -227,7 +239,10 @@ fn measure(
         let (Arg::Tensor(g), Arg::Tensor(c)) = (&got[i], &cpu[i]) else {
             continue;
         };
-        if !matches!(kernel.params[i].kind, phobos_core::ir::ParamKind::Tensor { written: true, .. }) {
+        if !matches!(
+            kernel.params[i].kind,
+            phobos_core::ir::ParamKind::Tensor { written: true, .. }
+        ) {
             continue;
         }
         for j in 0..g.len() {
@@ -241,7 +256,16 @@ fn measure(
         }
     }
     Row {
-        what: format!("{name} ({})", precision.name()),
+        what: format!(
+            "{name} {} ({}, workgroup {})",
+            config
+                .iter()
+                .map(|(n, v)| format!("{n}={v}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            precision.name(),
+            phobos_gpu_workgroup(&kernel)
+        ),
         bytes,
         median: t[t.len() / 2],
         fastest: t[0],
@@ -254,37 +278,62 @@ fn measure(
 }
 
 fn main() {
-    let log2: u32 = std::env::args().nth(1).map_or(28, |s| s.parse().expect("LOG2_N"));
+    let log2: u32 = std::env::args()
+        .nth(1)
+        .map_or(28, |s| s.parse().expect("LOG2_N"));
     let n = 1usize << log2;
     let gpu = Gpu::shared().unwrap_or_else(|e| panic!("{e}"));
     println!("device: {}", gpu.describe());
-    println!("elements: 2^{log2} = {n}; median (fastest) of {RUNS} GPU timestamps after a warm-up\n");
+    println!(
+        "elements: 2^{log2} = {n}; median (fastest) of {RUNS} GPU timestamps after a warm-up\n"
+    );
 
     let bytes = 4 * n as u64;
     let copy = ceiling(gpu, COPY, bytes, true);
     let zero = ceiling(gpu, ZERO, bytes, false);
 
-    let dropout = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/dropout_rows.ph"))
-        .expect("examples/dropout_rows.ph");
+    let dropout = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/dropout_rows.ph"
+    ))
+    .expect("examples/dropout_rows.ph");
+    // The example's configuration, and smaller and larger blocks.
+    let dropout = dropout.replace("@autotune(R in [16])", "@autotune(R in [4, 16, 64])");
     let (program, diags) = Program::parse("dropout_rows.ph", &dropout);
     assert!(diags.is_empty());
     let rows = n / 256;
-    let x = Tensor::from_fn(Scalar::F32, &[rows, 256], |i| Value::F32(1.0 + (i % 1000) as f32 / 1000.0));
+    let x = Tensor::from_fn(Scalar::F32, &[rows, 256], |i| {
+        Value::F32(1.0 + (i % 1000) as f32 / 1000.0)
+    });
     let args = vec![
         Arg::Tensor(x.clone()),
         Arg::Tensor(Tensor::zeros(Scalar::F32, &[rows, 256])),
         Arg::Scalar(Value::I32(1)),
     ];
     let small_rows = 64.min(rows);
-    let xs = Tensor::from_fn(Scalar::F32, &[small_rows, 256], |i| Value::F32(1.0 + (i % 1000) as f32 / 1000.0));
+    let xs = Tensor::from_fn(Scalar::F32, &[small_rows, 256], |i| {
+        Value::F32(1.0 + (i % 1000) as f32 / 1000.0)
+    });
     let small = vec![
         Arg::Tensor(xs),
         Arg::Tensor(Tensor::zeros(Scalar::F32, &[small_rows, 256])),
         Arg::Scalar(Value::I32(1)),
     ];
     let mut table = Vec::new();
-    for precision in [Precision::Exact, Precision::Fast] {
-        table.push(measure(gpu, &program, "dropout_rows", &args, &small, precision, 2 * bytes, "copy"));
+    for config in program.configs("dropout_rows") {
+        for precision in [Precision::Exact, Precision::Fast] {
+            table.push(measure(
+                gpu,
+                &program,
+                "dropout_rows",
+                &config,
+                &args,
+                &small,
+                precision,
+                2 * bytes,
+                "copy",
+            ));
+        }
     }
 
     let (fills, diags) = Program::parse("fills.ph", FILLS);
@@ -292,10 +341,41 @@ fn main() {
     let small_n = 1 << 16;
     let hash = [Arg::Tensor(Tensor::zeros(Scalar::U32, &[n]))];
     let hash_small = [Arg::Tensor(Tensor::zeros(Scalar::U32, &[small_n]))];
-    table.push(measure(gpu, &fills, "hash_fill", &hash, &hash_small, Precision::Exact, bytes, "zero"));
-    let uni = [Arg::Tensor(Tensor::zeros(Scalar::F32, &[n])), Arg::Scalar(Value::I32(1))];
-    let uni_small = [Arg::Tensor(Tensor::zeros(Scalar::F32, &[small_n])), Arg::Scalar(Value::I32(1))];
-    table.push(measure(gpu, &fills, "uniform_fill", &uni, &uni_small, Precision::Exact, bytes, "zero"));
+    for config in fills.configs("hash_fill") {
+        for precision in [Precision::Exact, Precision::Fast] {
+            table.push(measure(
+                gpu,
+                &fills,
+                "hash_fill",
+                &config,
+                &hash,
+                &hash_small,
+                precision,
+                bytes,
+                "zero",
+            ));
+        }
+    }
+    let uni = [
+        Arg::Tensor(Tensor::zeros(Scalar::F32, &[n])),
+        Arg::Scalar(Value::I32(1)),
+    ];
+    let uni_small = [
+        Arg::Tensor(Tensor::zeros(Scalar::F32, &[small_n])),
+        Arg::Scalar(Value::I32(1)),
+    ];
+    let uni_config = vec![("B".to_string(), 4096)];
+    table.push(measure(
+        gpu,
+        &fills,
+        "uniform_fill",
+        &uni_config,
+        &uni,
+        &uni_small,
+        Precision::Exact,
+        bytes,
+        "zero",
+    ));
 
     println!("| what | GiB/s median (fastest) | ceiling of this run | % of ceiling | bits |");
     println!("|---|---|---|---|---|");

@@ -69,6 +69,16 @@ impl fmt::Display for GpuError {
 
 impl std::error::Error for GpuError {}
 
+/// The workgroup size for `kernel`: `PHOBOS_WORKGROUP_SIZE` when set (for
+/// tuning experiments; any size gives the same bits), else the lowering's
+/// heuristic.
+pub fn workgroup_size(kernel: &phobos_core::ir::Kernel) -> u32 {
+    std::env::var("PHOBOS_WORKGROUP_SIZE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| phobos_gpu::workgroup_size(kernel))
+}
+
 /// One opened device with its pipeline cache.
 pub struct Gpu {
     device: wgpu::Device,

@@ -30,7 +30,7 @@ impl Pipeline {
                 Precision::Exact => phobos_gpu::Precision::Exact,
                 Precision::Fast => phobos_gpu::Precision::Fast,
             },
-            ..phobos_gpu::GpuOptions::for_kernel(kernel)
+            workgroup_size: super::workgroup_size(kernel),
         };
         let compiled =
             phobos_gpu::compile(kernel, &options).map_err(|e| GpuError::Lower(e.to_string()))?;
