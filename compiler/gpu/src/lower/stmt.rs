@@ -121,6 +121,19 @@ impl<'k> Lower<'k> {
         index: &[Index],
         value: ExprId,
     ) -> Result<(), LowerError> {
+        if index.iter().any(|i| {
+            matches!(
+                i,
+                Index::Range {
+                    len: Dim::Const(0),
+                    ..
+                }
+            )
+        }) {
+            // An empty tile writes nothing (and its positions would divide
+            // by a constant 0, which naga refuses).
+            return Ok(());
+        }
         let mut pre = HashMap::new();
         self.hoist(value, &mut pre)?;
         for i in index_exprs(index) {
