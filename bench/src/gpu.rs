@@ -5,7 +5,7 @@
 //!
 //! `cargo run --release -p phobos-bench --bin phobos-bench-gpu [-- LOG2_N]`
 //!
-//! Each row: a warm-up, then the median (and fastest) of 21 GPU timestamps
+//! Each row: half a second of warm-up launches, then the median (and fastest) of 21 GPU timestamps
 //! around the pass, as GiB/s of bytes read + written. The output buffer is
 //! poisoned before timing and what the timed runs left in it is compared
 //! with the CPU backend on every element and with the reference
@@ -19,6 +19,8 @@ use phobos_runtime::gpu::Gpu;
 use phobos_runtime::{Backend, Options, Precision, launch};
 
 const RUNS: u32 = 21;
+/// Seconds of back-to-back launches before the timed ones.
+const WARM_UP_S: f64 = 0.5;
 
 const FILLS: &str = "
 @autotune(B in [256, 1024, 4096])
@@ -52,6 +54,39 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) n:
 }
 ";
 
+/// Experiments on the shape of a fill kernel, in the structure the lowering
+/// emits: `LOOP` is a grid-stride loop of 16 scalar stores per invocation
+/// with a bounds check against a uniform, as `phobosc` writes it.
+const LOOP: &str = "
+struct P { n: u32, a: u32, b: u32, c: u32 }
+@group(0) @binding(2) var<uniform> p: P;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) w: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
+  let blk = w.x + w.y * nw.x;
+  let base = blk * 4096u;
+  var i = li;
+  loop {
+    if i >= 4096u { break; }
+    let idx = base + i;
+    if idx < p.n { dst[idx] = idx * 2654435761u; }
+    continuing { i = i + 256u; }
+  }
+}
+";
+
+/// The same stores, one per invocation.
+const FLAT: &str = "
+struct P { n: u32, a: u32, b: u32, c: u32 }
+@group(0) @binding(2) var<uniform> p: P;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
+  let idx = g.x + g.y * nw.x * 256u;
+  if idx < p.n { dst[idx] = idx * 2654435761u; }
+}
+";
+
 /// Seconds of each of `RUNS` passes after one warm-up, sorted, from GPU
 /// timestamps around each pass.
 fn timestamps(
@@ -77,10 +112,18 @@ fn timestamps(
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    let mut warm = device.create_command_encoder(&Default::default());
-    encode(&mut warm, None);
-    gpu.queue().submit([warm.finish()]);
-    gpu.wait().expect("warm-up");
+    // Warm up for a while, not once: after the host-side checks the GPU has
+    // idled and clocked down, and one launch does not bring it back (on
+    // the H200 a single warm-up left kernels at a fifth of their speed).
+    let started = std::time::Instant::now();
+    while started.elapsed().as_secs_f64() < WARM_UP_S {
+        let mut warm = device.create_command_encoder(&Default::default());
+        for _ in 0..8 {
+            encode(&mut warm, None);
+        }
+        gpu.queue().submit([warm.finish()]);
+        gpu.wait().expect("warm-up");
+    }
     for r in 0..RUNS {
         // One submission per run, so that runs do not overlap.
         let mut enc = device.create_command_encoder(&Default::default());
@@ -111,14 +154,76 @@ fn gib(bytes: u64, secs: f64) -> f64 {
 /// A hand-written WGSL kernel over `bytes` of output (and as many of input
 /// for the copy): median and fastest seconds.
 fn ceiling(gpu: &Gpu, wgsl: &str, bytes: u64, copy: bool) -> (f64, f64) {
+    ceiling_with(
+        gpu,
+        wgsl_source(wgsl),
+        bytes,
+        copy,
+        wgpu::BufferUsages::STORAGE,
+        None,
+        256,
+    )
+}
+
+fn wgsl_source(text: &str) -> wgpu::ShaderSource<'static> {
+    wgpu::ShaderSource::Wgsl(text.to_string().into())
+}
+
+/// [`ceiling`] with the buffers' usage and, for kernels with a uniform at
+/// binding 2, the element count and the workgroups to dispatch.
+fn ceiling_with(
+    gpu: &Gpu,
+    source: wgpu::ShaderSource<'static>,
+    bytes: u64,
+    copy: bool,
+    usage: wgpu::BufferUsages,
+    uniform: Option<[u32; 4]>,
+    per_group: u32,
+) -> (f64, f64) {
     let device = gpu.device();
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some("ceiling"),
-        source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+        source,
+    });
+    let explicit = std::env::var("PHOBOS_BENCH_EXPLICIT_LAYOUT").is_ok();
+    let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
+    let mut layout_entries = vec![storage(1, false)];
+    if copy {
+        layout_entries.push(storage(0, true));
+    }
+    if uniform.is_some() {
+        layout_entries.push(wgpu::BindGroupLayoutEntry {
+            binding: 2,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        });
+    }
+    let bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: None,
+        entries: &layout_entries,
+    });
+    let pl = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: None,
+        bind_group_layouts: &[Some(&bgl)],
+        immediate_size: 0,
     });
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some("ceiling"),
-        layout: None,
+        layout: explicit.then_some(&pl),
         module: &module,
         entry_point: Some("main"),
         compilation_options: Default::default(),
@@ -128,10 +233,16 @@ fn ceiling(gpu: &Gpu, wgsl: &str, bytes: u64, copy: bool) -> (f64, f64) {
         device.create_buffer(&wgpu::BufferDescriptor {
             label: Some(label),
             size: bytes,
-            usage: wgpu::BufferUsages::STORAGE,
+            usage,
             mapped_at_creation: false,
         })
     };
+    let ubuf = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("n"),
+        size: 16,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
     let (src, dst) = (buffer("src"), buffer("dst"));
     let mut entries = vec![wgpu::BindGroupEntry {
         binding: 1,
@@ -143,12 +254,27 @@ fn ceiling(gpu: &Gpu, wgsl: &str, bytes: u64, copy: bool) -> (f64, f64) {
             resource: src.as_entire_binding(),
         });
     }
+    if let Some(words) = uniform {
+        gpu.queue()
+            .write_buffer(&ubuf, 0, bytemuck::cast_slice(&words));
+        entries.push(wgpu::BindGroupEntry {
+            binding: 2,
+            resource: ubuf.as_entire_binding(),
+        });
+    }
     let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: None,
-        layout: &pipeline.get_bind_group_layout(0),
+        layout: &if explicit {
+            bgl.clone()
+        } else {
+            pipeline.get_bind_group_layout(0)
+        },
         entries: &entries,
     });
-    let groups = (bytes / 16).div_ceil(256) as u32;
+    let groups = match uniform {
+        Some([n, ..]) => n.div_ceil(per_group),
+        None => (bytes / 16).div_ceil(256) as u32,
+    };
     let (x, y) = (groups.min(65535), groups.div_ceil(65535));
     let t = timestamps(gpu, |enc, ts| {
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -292,6 +418,122 @@ fn main() {
     let copy = ceiling(gpu, COPY, bytes, true);
     let zero = ceiling(gpu, ZERO, bytes, false);
 
+    let rw =
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
+    let zero_rw = ceiling_with(gpu, wgsl_source(ZERO), bytes, false, rw, None, 256);
+    let lp = ceiling_with(
+        gpu,
+        wgsl_source(LOOP),
+        bytes,
+        false,
+        wgpu::BufferUsages::STORAGE,
+        Some([n as u32, 0, 0, 0]),
+        4096,
+    );
+    let flat = ceiling_with(
+        gpu,
+        wgsl_source(FLAT),
+        bytes,
+        false,
+        wgpu::BufferUsages::STORAGE,
+        Some([n as u32, 0, 0, 0]),
+        256,
+    );
+    println!(
+        "experiments, GiB/s: zero fill on COPY_SRC|COPY_DST buffers {:.0}; scalar stores in a 16-step loop {:.0}; one scalar store per invocation {:.0}\n",
+        gib(bytes, zero_rw.0),
+        gib(bytes, lp.0),
+        gib(bytes, flat.0)
+    );
+    // Variants of a generated fill (`phobosc build`, 4096 elements a
+    // block, uniform {dim, grid_x, grid_y, grid_z} moved to binding 2).
+    if let Ok(dir) = std::env::var("PHOBOS_BENCH_WGSL") {
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .expect("dir")
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        files.sort();
+        for f in files
+            .iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "wgsl"))
+        {
+            let text = std::fs::read_to_string(f)
+                .unwrap()
+                .replace("@binding(0)", "@binding(2)");
+            let blocks = (n as u32).div_ceil(4096);
+            let t = ceiling_with(
+                gpu,
+                wgsl_source(&text),
+                bytes,
+                false,
+                wgpu::BufferUsages::STORAGE,
+                Some([n as u32, blocks, 1, 1]),
+                4096,
+            );
+            println!("{}: {:.0} GiB/s", f.display(), gib(bytes, t.0));
+        }
+    }
+    // The lowering's own module for hash_fill B=4096, in the same harness:
+    // as a naga module, and as its WGSL text (uniform moved to binding 2).
+    {
+        let (fills, _) = Program::parse("fills.ph", FILLS);
+        let kernel = fills
+            .kernel("hash_fill", &[("B".to_string(), 4096)])
+            .expect("checks");
+        let options = phobos_gpu::GpuOptions {
+            precision: phobos_gpu::Precision::Fast,
+            ..phobos_gpu::GpuOptions::for_kernel(&kernel)
+        };
+        let compiled = phobos_gpu::compile(&kernel, &options).expect("lowers");
+        let blocks = (n as u32).div_ceil(4096);
+        let mut module = compiled.module.clone();
+        for (_, g) in module.global_variables.iter_mut() {
+            if let Some(b) = &mut g.binding
+                && b.binding == 0
+            {
+                b.binding = 2;
+            }
+        }
+        let naga = ceiling_with(
+            gpu,
+            wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(module)),
+            bytes,
+            false,
+            wgpu::BufferUsages::STORAGE,
+            Some([n as u32, blocks, 1, 1]),
+            4096,
+        );
+        let text = compiled.wgsl().replace("@binding(0)", "@binding(2)");
+        let wgsl = ceiling_with(
+            gpu,
+            wgsl_source(&text),
+            bytes,
+            false,
+            wgpu::BufferUsages::STORAGE,
+            Some([n as u32, blocks, 1, 1]),
+            4096,
+        );
+        println!(
+            "hash_fill B=4096 in the harness: naga module {:.0} GiB/s, its WGSL {:.0} GiB/s",
+            gib(bytes, naga.0),
+            gib(bytes, wgsl.0)
+        );
+        for precision in [Precision::Fast, Precision::Exact] {
+            let args = [Arg::Tensor(Tensor::zeros(Scalar::U32, &[n]))];
+            let prepared = gpu.prepare(&kernel, &args, precision).expect("prepare");
+            let t = timestamps(gpu, |enc, ts| prepared.encode(enc, ts));
+            println!(
+                "hash_fill B=4096 through the runtime ({}): {:.0} GiB/s, workgroups {:?}",
+                precision.name(),
+                gib(bytes, t[t.len() / 2]),
+                prepared.workgroups()
+            );
+        }
+    }
+    if std::env::var("PHOBOS_BENCH_ONLY_EXPERIMENTS").is_ok() {
+        return;
+    }
     let dropout = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../examples/dropout_rows.ph"

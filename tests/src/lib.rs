@@ -180,15 +180,15 @@ pub fn matches_on_gpu(k: &Kernel, inputs: &[Arg], want: &[Arg]) -> Result<bool, 
         Err(e) => return Err(format!("gpu: {e}")),
     }
     for (i, (a, b)) in want.iter().zip(&got).enumerate() {
-        if let (Arg::Tensor(a), Arg::Tensor(b)) = (a, b) {
-            if let Some(j) = (0..a.len()).find(|&j| a.get(j).bits() != b.get(j).bits()) {
-                return Err(format!(
-                    "`{}` element {j}: interp {} but gpu {}",
-                    k.params[i].name,
-                    a.get(j),
-                    b.get(j)
-                ));
-            }
+        if let (Arg::Tensor(a), Arg::Tensor(b)) = (a, b)
+            && let Some(j) = (0..a.len()).find(|&j| a.get(j).bits() != b.get(j).bits())
+        {
+            return Err(format!(
+                "`{}` element {j}: interp {} but gpu {}",
+                k.params[i].name,
+                a.get(j),
+                b.get(j)
+            ));
         }
     }
     Ok(true)

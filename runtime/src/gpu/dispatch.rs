@@ -6,8 +6,7 @@ use crate::{Precision, RuntimeError};
 use phobos_core::ir::{Kernel, ParamKind};
 use phobos_core::launch::{Arg, ArgShape, Bound, bind, bind_shapes};
 use phobos_core::tensor::Data;
-use phobos_core::types::{Dim, Scalar, Value};
-use std::borrow::Cow;
+use phobos_core::types::{Scalar, Value};
 use std::sync::Arc;
 
 /// An argument of [`Gpu::dispatch`]: a tensor already in a buffer of the
@@ -82,28 +81,6 @@ fn uniform_block(layout: &phobos_gpu::Layout, bound: &Bound, scalars: &[Option<V
     bytes
 }
 
-/// `kernel` with the extents of its `let`/`var` tiles made constant from the
-/// launch's dims: tiles live in workgroup memory, whose size a shader fixes,
-/// so a kernel with a tile of extent `N` gets one pipeline per value of `N`
-/// (the cache key is the printed IR plus these extents). A tile of extent 0
-/// gets one element instead, which nothing can observe: workgroup arrays
-/// cannot be empty.
-fn specialize<'k>(kernel: &'k Kernel, bound: &Bound) -> Cow<'k, Kernel> {
-    let symbolic = |l: &phobos_core::ir::Local| l.shape.iter().any(|d| matches!(d, Dim::Sym(_)));
-    if !kernel.locals.iter().any(symbolic) {
-        return Cow::Borrowed(kernel);
-    }
-    let mut k = kernel.clone();
-    for l in &mut k.locals {
-        for d in &mut l.shape {
-            if let Dim::Sym(s) = *d {
-                *d = Dim::Const(bound.dims[s].max(1));
-            }
-        }
-    }
-    Cow::Owned(k)
-}
-
 /// Storage buffers are padded to a multiple of 4 bytes and at least 16.
 fn padded(bytes: u64) -> u64 {
     bytes.next_multiple_of(4).max(16)
@@ -149,7 +126,7 @@ impl Gpu {
             .into());
         }
         let workgroups = phobos_gpu::dispatch_size(bound.grid.map(|g| g as u32), max);
-        let kernel = specialize(kernel, &bound);
+        let kernel = phobos_gpu::specialize(kernel, &bound.dims);
         let (pipeline, cache_hit) = self.pipeline(&kernel, precision)?;
         Ok((pipeline, bound, workgroups, cache_hit))
     }
@@ -160,14 +137,16 @@ impl Gpu {
         uniform: &[u8],
         buffers: &[Option<&wgpu::Buffer>],
     ) -> wgpu::BindGroup {
-        use wgpu::util::DeviceExt;
-        let ubuf = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("phobos params"),
-                contents: uniform,
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
+        // Device-local and written through the queue: a buffer created
+        // mapped may live in host memory, and every invocation reads it
+        // (measured on the H200: 6x slower kernels).
+        let ubuf = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("phobos params"),
+            size: uniform.len() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        self.queue.write_buffer(&ubuf, 0, uniform);
         let mut entries = vec![wgpu::BindGroupEntry {
             binding: 0,
             resource: ubuf.as_entire_binding(),
@@ -386,6 +365,11 @@ impl Gpu {
 }
 
 impl Prepared {
+    /// The workgroups each dispatch launches.
+    pub fn workgroups(&self) -> [u32; 3] {
+        self.workgroups
+    }
+
     /// Records the dispatch into `encoder`, with timestamps written at the
     /// pass's start and end into `timestamps` (a query set and its first
     /// index) when given.
