@@ -1,0 +1,205 @@
+//! The GPU runtime through its public API, on whatever adapter wgpu finds
+//! (lavapipe in CI): grids beyond one dispatch dimension, the caller's own
+//! buffers, precision in the provenance, and errors that name what is wrong.
+//! Without an adapter each test skips and says so (`PHOBOS_REQUIRE_GPU=1`
+//! makes that a failure).
+
+use phobos_core::Program;
+use phobos_core::ir::Kernel;
+use phobos_core::launch::Arg;
+use phobos_core::tensor::{Data, Tensor};
+use phobos_core::types::{Scalar, Value};
+use phobos_runtime::gpu::{Gpu, GpuArg, GpuError};
+use phobos_runtime::{Backend, Options, Precision, RuntimeError, launch};
+use phobos_tests::gpu_available;
+
+fn kernel(src: &str, name: &str) -> Kernel {
+    let (program, diags) = Program::parse("t.ph", src);
+    assert!(diags.is_empty(), "{diags:?}");
+    program.kernel(name, &[]).expect("checks")
+}
+
+fn gpu_options(precision: Precision) -> Options {
+    Options {
+        backend: Backend::Gpu,
+        precision,
+        ..Options::default()
+    }
+}
+
+const COUNTER: &str = "
+@autotune(B in [1])
+kernel counter(Y: tensor<u32>[N]) {
+  let b = ctx.block.x * B
+  Y[b :+ B] = u32(hash32(b + iota(0)))
+}
+";
+
+#[test]
+fn more_blocks_than_one_dispatch_dimension_holds() {
+    if !gpu_available() {
+        return;
+    }
+    let k = kernel(COUNTER, "counter");
+    // 70,000 one-element blocks: more than 65,535 workgroups along x.
+    let n = 70_000;
+    let mut want = vec![Arg::Tensor(Tensor::zeros(Scalar::U32, &[n]))];
+    let mut got = want.clone();
+    phobos_core::interp::run(&k, &mut want).unwrap();
+    let prov = launch(&k, &mut got, &gpu_options(Precision::Exact)).unwrap();
+    assert_eq!(prov.bound.grid, [n as u64, 1, 1]);
+    assert_eq!(want, got, "every block ran exactly once");
+}
+
+#[test]
+fn provenance_names_the_device_and_the_precision() {
+    if !gpu_available() {
+        return;
+    }
+    let k = kernel(COUNTER, "counter");
+    for precision in [Precision::Exact, Precision::Fast] {
+        let mut args = vec![Arg::Tensor(Tensor::zeros(Scalar::U32, &[16]))];
+        let prov = launch(&k, &mut args, &gpu_options(precision)).unwrap();
+        assert_eq!(prov.backend, Backend::Gpu);
+        assert_eq!(prov.precision, precision);
+        assert_eq!(prov.device, Gpu::shared().unwrap().describe());
+        assert!(prov.compile_ms.is_some() && prov.cache_hit.is_some());
+    }
+    // The second launch of one kernel and precision comes from the cache.
+    let mut args = vec![Arg::Tensor(Tensor::zeros(Scalar::U32, &[16]))];
+    let prov = launch(&k, &mut args, &gpu_options(Precision::Exact)).unwrap();
+    assert_eq!(prov.cache_hit, Some(true));
+}
+
+#[test]
+fn the_callers_own_buffers_give_the_same_bits() {
+    if !gpu_available() {
+        return;
+    }
+    let src = "
+@autotune(B in [64])
+kernel noisy(X: tensor<f32>[N], Y: tensor<f32>[N], s: f32, seed: i32) {
+  let b = ctx.block.x * B
+  Y[b :+ B] = X[b :+ B] + s * randn(seed, b + iota(0))
+}
+";
+    let k = kernel(src, "noisy");
+    let n = 1000;
+    let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+    let mut want = vec![
+        Arg::Tensor(Tensor {
+            shape: vec![n],
+            data: Data::F32(x.clone()),
+        }),
+        Arg::Tensor(Tensor::zeros(Scalar::F32, &[n])),
+        Arg::Scalar(Value::F32(0.5)),
+        Arg::Scalar(Value::I32(3)),
+    ];
+    phobos_core::interp::run(&k, &mut want).unwrap();
+
+    let gpu = Gpu::shared().unwrap();
+    let device = gpu.device();
+    let buffer = |usage| {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: 4 * n as u64,
+            usage,
+            mapped_at_creation: false,
+        })
+    };
+    let xb = buffer(wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST);
+    gpu.queue().write_buffer(&xb, 0, bytemuck::cast_slice(&x));
+    let yb = buffer(wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC);
+    let shape = [n];
+    let args = [
+        GpuArg::Tensor {
+            buffer: &xb,
+            elem: Scalar::F32,
+            shape: &shape,
+        },
+        GpuArg::Tensor {
+            buffer: &yb,
+            elem: Scalar::F32,
+            shape: &shape,
+        },
+        GpuArg::Scalar(Value::F32(0.5)),
+        GpuArg::Scalar(Value::I32(3)),
+    ];
+    gpu.dispatch(&k, &args, Precision::Exact).unwrap();
+    let staging = buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
+    let mut enc = device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&yb, 0, &staging, 0, 4 * n as u64);
+    gpu.queue().submit([enc.finish()]);
+    staging.map_async(wgpu::MapMode::Read, .., |_| {});
+    gpu.wait().unwrap();
+    let got: Vec<u32> = bytemuck::cast_slice(&staging.get_mapped_range(..).unwrap()).to_vec();
+    let Arg::Tensor(Tensor {
+        data: Data::F32(y), ..
+    }) = &want[1]
+    else {
+        unreachable!()
+    };
+    let want: Vec<u32> = y.iter().map(|v| v.to_bits()).collect();
+    assert_eq!(got, want);
+
+    // A buffer smaller than its tensor is refused by name.
+    let small = buffer(wgpu::BufferUsages::STORAGE);
+    let short = [n + 1];
+    let mut bad = args;
+    bad[1] = GpuArg::Tensor {
+        buffer: &small,
+        elem: Scalar::F32,
+        shape: &short,
+    };
+    bad[0] = GpuArg::Tensor {
+        buffer: &xb,
+        elem: Scalar::F32,
+        shape: &short,
+    };
+    let e = gpu.dispatch(&k, &bad, Precision::Exact).unwrap_err();
+    assert!(e.to_string().contains('X'), "{e}");
+}
+
+#[test]
+fn bad_launches_name_the_parameter() {
+    if !gpu_available() {
+        return;
+    }
+    let k = kernel(COUNTER, "counter");
+    // Wrong element type.
+    let mut args = vec![Arg::Tensor(Tensor::zeros(Scalar::F32, &[4]))];
+    let e = launch(&k, &mut args, &gpu_options(Precision::Exact)).unwrap_err();
+    assert!(matches!(e, RuntimeError::Launch(_)), "{e}");
+    assert!(e.to_string().contains("`Y`"), "{e}");
+
+    // A tensor larger than the device's largest storage binding.
+    let limit = Gpu::shared()
+        .unwrap()
+        .device()
+        .limits()
+        .max_storage_buffer_binding_size;
+    if limit > 1 << 30 {
+        eprintln!("skipping the too-large tensor: this device binds {limit} bytes");
+        return;
+    }
+    let n = (limit / 4 + 1) as usize;
+    let mut args = vec![Arg::Tensor(Tensor::zeros(Scalar::U32, &[n]))];
+    let e = launch(&k, &mut args, &gpu_options(Precision::Exact)).unwrap_err();
+    match &e {
+        RuntimeError::Gpu(GpuError::TooLarge { param, .. }) => assert_eq!(param, "Y"),
+        other => panic!("expected TooLarge, got {other}"),
+    }
+    assert!(e.to_string().contains("tensor `Y`"), "{e}");
+}
+
+#[test]
+fn types_the_gpu_lacks_are_refused_by_name() {
+    if !gpu_available() {
+        return;
+    }
+    let src = "kernel wide(Y: tensor<f64>[N]) { Y = 1.0 }";
+    let k = kernel(src, "wide");
+    let mut args = vec![Arg::Tensor(Tensor::zeros(Scalar::F64, &[4]))];
+    let e = launch(&k, &mut args, &gpu_options(Precision::Exact)).unwrap_err();
+    assert!(e.to_string().contains("f64"), "{e}");
+}
