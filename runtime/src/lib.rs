@@ -137,10 +137,10 @@ impl std::error::Error for RuntimeError {}
 impl From<gpu::GpuError> for RuntimeError {
     fn from(e: gpu::GpuError) -> Self {
         match e {
-            gpu::GpuError::NoAdapter(why) | gpu::GpuError::Device(why) => {
+            e @ (gpu::GpuError::NoAdapter(_) | gpu::GpuError::Device(_)) => {
                 RuntimeError::Unavailable {
                     backend: Backend::Gpu,
-                    why,
+                    why: e.to_string(),
                 }
             }
             e => RuntimeError::Gpu(e),

@@ -49,7 +49,11 @@ pub enum GpuError {
 impl fmt::Display for GpuError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            GpuError::NoAdapter(why) => write!(f, "no GPU adapter found ({why})"),
+            GpuError::NoAdapter(why) => write!(
+                f,
+                "no GPU adapter found; install a Vulkan driver (on Debian, `mesa-vulkan-drivers` \
+                 gives a software one) or use --backend cpu (wgpu: {why})"
+            ),
             GpuError::Device(why) => write!(f, "the GPU adapter would not open a device: {why}"),
             GpuError::Lost(why) => write!(f, "the GPU device was lost: {why}"),
             GpuError::TooLarge {
