@@ -42,6 +42,20 @@ pub(crate) trait IntOps {
     fn select(&mut self, c: Self::B, yes: Self::V, no: Self::V) -> Self::V;
     /// 1 for true, 0 for false.
     fn to_u32(&mut self, b: Self::B) -> Self::V;
+    /// Wrapping `a * b` (the low 32 bits of the product).
+    fn mul(&mut self, a: Self::V, b: Self::V) -> Self::V;
+    /// The device's native f32 division of the bit patterns `a` and `b`, as
+    /// bits. Nothing is assumed of it: it is an estimate that [`div`]
+    /// checks exactly and falls back from.
+    fn fdiv(&mut self, a: Self::V, b: Self::V) -> Self::V;
+    /// `if ok { fast } else { slow() }`, where `slow` is computed only when
+    /// `ok` is false (an `if` around it in the emitted code).
+    fn unless(
+        &mut self,
+        ok: Self::B,
+        fast: Self::V,
+        slow: impl FnOnce(&mut Self) -> Self::V,
+    ) -> Self::V;
 }
 
 const NAN: u32 = 0x7fc0_0000;
@@ -103,8 +117,151 @@ fn round_pack<O: IntOps>(o: &mut O, mm: O::V, e: O::V) -> O::V {
     o.add(r, up)
 }
 
-/// `a / b` on f32 bit patterns, correctly rounded.
+/// `a / b` on f32 bit patterns, correctly rounded: the device's native
+/// division as an estimate, corrected exactly with integer arithmetic, and
+/// [`div_long`] where the estimate cannot be used.
+///
+/// The common path takes normal `a` and `b` and an estimate `q` whose
+/// exponent field `eq` lies in `[1, 254]`. With `ma`, `mb`, `Q` the 24-bit
+/// significands (hidden bit set) of `a`, `b` and `q`, `a / b` equals
+/// `ma * 2^s / mb * 2^(eq - 150)` with `s = ea - eb - eq + 150`; the estimate
+/// is usable when `s` is 23 or 24. Then:
+///
+/// 1. A coarse check bounds the remainder `R = ma * 2^s - Q * mb` (a 49-bit
+///    quantity in general) to `|R| < 2^30` from the high bits of the product
+///    (two 32-bit products), so that `R` is exactly its low 32 bits, which a
+///    wrapping multiply gives.
+/// 2. Up to [`DIV_STEPS`] steps move `Q` by one and `R` by `mb` towards
+///    `0 <= R < mb`, i.e. `Q = floor(ma * 2^s / mb)`.
+/// 3. If `R` is then in range and `Q` in `[2^23, 2^24)`, the result is `Q`
+///    with exponent `eq`, rounded up when `2R + (Q & 1) > mb` (nearest, ties
+///    to even; a carry out of the significand increments the exponent, up to
+///    infinity). The result is normal, or infinite by correct rounding.
+///
+/// Anything else (special, subnormal operands, subnormal or zero results,
+/// an estimate that is 0, infinite, NaN, subnormal or more than a few ulp
+/// off) takes [`div_long`], which is exact on every input. Nothing about the
+/// estimate is trusted: every path that uses it checks it exactly.
 pub(crate) fn div<O: IntOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
+    let q = o.fdiv(a, b);
+    let abs_mask = o.c(ABS);
+    let aa = o.and(a, abs_mask);
+    let ab = o.and(b, abs_mask);
+    let qa = o.and(q, abs_mask);
+    let c23 = o.c(23);
+    let ea = o.shr(aa, c23);
+    let eb = o.shr(ab, c23);
+    let eq = o.shr(qa, c23);
+    let frac_mask = o.c(FRAC);
+    let hidden = o.c(HIDDEN);
+    let fa = o.and(a, frac_mask);
+    let ma = o.or(fa, hidden);
+    let fb = o.and(b, frac_mask);
+    let mb = o.or(fb, hidden);
+    let fq = o.and(q, frac_mask);
+    let mut qq = o.or(fq, hidden);
+
+    // Exponent fields in [1, 254]: e - 1 < 254.
+    let one = o.c(1);
+    let c254 = o.c(254);
+    let ea1 = o.sub(ea, one);
+    let ok_a = o.lt(ea1, c254);
+    let eb1 = o.sub(eb, one);
+    let ok_b = o.lt(eb1, c254);
+    let eq1 = o.sub(eq, one);
+    let ok_q = o.lt(eq1, c254);
+    // d = s - 23 = ea - eb - eq + 127, 0 or 1.
+    let c127 = o.c(127);
+    let d = o.add(ea, c127);
+    let d = o.sub(d, eb);
+    let d = o.sub(d, eq);
+    let two = o.c(2);
+    let ok_d = o.lt(d, two);
+    let ok = o.band(ok_a, ok_b);
+    let ok = o.band(ok, ok_q);
+    let ok = o.band(ok, ok_d);
+    // Keeps the shift counts below 32 whatever d is.
+    let d = o.and(d, one);
+
+    // R = ma * 2^s - Q * mb, modulo 2^32.
+    let s = o.add(d, c23);
+    let x = o.shl(ma, s);
+    let p = o.mul(qq, mb);
+    let mut r = o.sub(x, p);
+
+    // The coarse check. With Q4 = Q >> 4 and mb = Mh * 2^12 + Ml,
+    // A = Q4 * Mh + (Q4 * Ml >> 12) satisfies 0 <= Q * mb / 2^16 - A < 3841,
+    // and X16 = ma * 2^(s - 16) = X / 2^16 exactly. Both lie in
+    // [2^30, 2^32), so Ra = X16 - A, a difference in (-2^32 + 2^30,
+    // 2^32 - 2^30), is known from its low 32 bits; requiring
+    // Ra in [-2^13, 2^13) gives R / 2^16 in (-2^13 - 3841, 2^13), so
+    // |R| < 2^30, and admits every estimate within 3 of the floor
+    // (R in [-3 mb, 4 mb) gives Ra in (-768, 1024 + 3841)).
+    let c4 = o.c(4);
+    let q4 = o.shr(qq, c4);
+    let c12 = o.c(12);
+    let mh = o.shr(mb, c12);
+    let c_fff = o.c(0xfff);
+    let ml = o.and(mb, c_fff);
+    let p1 = o.mul(q4, mh);
+    let p2 = o.mul(q4, ml);
+    let p2 = o.shr(p2, c12);
+    let approx = o.add(p1, p2);
+    let c7 = o.c(7);
+    let s16 = o.add(d, c7);
+    let x16 = o.shl(ma, s16);
+    let ra = o.sub(x16, approx);
+    let c2_13 = o.c(1 << 13);
+    let ra = o.add(ra, c2_13);
+    let c2_14 = o.c(1 << 14);
+    let near = o.lt(ra, c2_14);
+    let ok = o.band(ok, near);
+
+    // Steps towards 0 <= R < mb (R signed, |R| < 2^30 + DIV_STEPS * mb).
+    let zero = o.c(0);
+    let neg_mb = o.sub(zero, mb);
+    let minus_one = o.c(u32::MAX);
+    let max_pos = o.c(0x7fff_ffff);
+    for _ in 0..DIV_STEPS {
+        let neg = o.lt(max_pos, r);
+        let inb = o.lt(r, mb);
+        let dr = o.select(neg, neg_mb, mb);
+        let dq = o.select(neg, minus_one, one);
+        let dr = o.select(inb, zero, dr);
+        let dq = o.select(inb, zero, dq);
+        r = o.sub(r, dr);
+        qq = o.add(qq, dq);
+    }
+    let inb = o.lt(r, mb);
+    let ok = o.band(ok, inb);
+    let qh = o.sub(qq, hidden);
+    let q_in = o.lt(qh, hidden);
+    let ok = o.band(ok, q_in);
+
+    // Round to nearest even and pack with exponent eq.
+    let r2 = o.add(r, r);
+    let lsb = o.and(qq, one);
+    let t = o.add(r2, lsb);
+    let up = o.lt(mb, t);
+    let up = o.to_u32(up);
+    let exp_mask = o.c(INF);
+    let qe = o.and(qa, exp_mask);
+    let packed = o.add(qe, qh);
+    let packed = o.add(packed, up);
+    let x = o.xor(a, b);
+    let sign_mask = o.c(0x8000_0000);
+    let sign = o.and(x, sign_mask);
+    let fast = o.or(packed, sign);
+    o.unless(ok, fast, |o| div_long(o, a, b))
+}
+
+/// The correction steps of [`div`]'s common path: enough for an estimate
+/// within 2 ulp of the correctly rounded quotient (within 3 of the floor).
+const DIV_STEPS: usize = 3;
+
+/// `a / b` on f32 bit patterns, correctly rounded, by long division: no
+/// estimate, exact on every input.
+pub(crate) fn div_long<O: IntOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
     let abs_mask = o.c(ABS);
     let sign_mask = o.c(0x8000_0000);
     let inf = o.c(INF);
@@ -265,8 +422,16 @@ pub(crate) fn sqrt<O: IntOps>(o: &mut O, a: O::V) -> O::V {
 }
 
 /// The algorithms run on the host: the model the tests check.
+///
+/// `fdiv` gives `estimate` when it is set (the tests' stand-in for an
+/// inaccurate or broken device), else Rust's correctly rounded `/`;
+/// `fell_back` records whether `div` took the long division.
 #[cfg(test)]
-pub(crate) struct Host;
+#[derive(Default)]
+pub(crate) struct Host {
+    pub(crate) estimate: Option<u32>,
+    pub(crate) fell_back: bool,
+}
 
 #[cfg(test)]
 impl IntOps for Host {
@@ -322,6 +487,21 @@ impl IntOps for Host {
     fn to_u32(&mut self, b: bool) -> u32 {
         b as u32
     }
+    fn mul(&mut self, a: u32, b: u32) -> u32 {
+        a.wrapping_mul(b)
+    }
+    fn fdiv(&mut self, a: u32, b: u32) -> u32 {
+        self.estimate
+            .unwrap_or_else(|| (f32::from_bits(a) / f32::from_bits(b)).to_bits())
+    }
+    fn unless(&mut self, ok: bool, fast: u32, slow: impl FnOnce(&mut Self) -> u32) -> u32 {
+        if ok {
+            fast
+        } else {
+            self.fell_back = true;
+            slow(self)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -329,10 +509,27 @@ mod tests;
 
 #[cfg(test)]
 pub(crate) fn host_div(a: f32, b: f32) -> f32 {
-    f32::from_bits(div(&mut Host, a.to_bits(), b.to_bits()))
+    f32::from_bits(div(&mut Host::default(), a.to_bits(), b.to_bits()))
+}
+
+/// [`div`] on the host with the native division's result replaced by
+/// `estimate`; also says whether the long division was taken.
+#[cfg(test)]
+pub(crate) fn host_div_est(a: u32, b: u32, estimate: u32) -> (u32, bool) {
+    let mut h = Host {
+        estimate: Some(estimate),
+        fell_back: false,
+    };
+    let r = div(&mut h, a, b);
+    (r, h.fell_back)
+}
+
+#[cfg(test)]
+pub(crate) fn host_div_long(a: f32, b: f32) -> f32 {
+    f32::from_bits(div_long(&mut Host::default(), a.to_bits(), b.to_bits()))
 }
 
 #[cfg(test)]
 pub(crate) fn host_sqrt(a: f32) -> f32 {
-    f32::from_bits(sqrt(&mut Host, a.to_bits()))
+    f32::from_bits(sqrt(&mut Host::default(), a.to_bits()))
 }

@@ -1,6 +1,6 @@
 //! The integer algorithms on the host against Rust's `/` and `sqrt`.
 
-use super::{host_div, host_sqrt};
+use super::{host_div, host_div_est, host_div_long, host_sqrt};
 
 /// Equal bits, or both NaN with the result the canonical quiet NaN.
 fn same(got: f32, want: f32) -> bool {
@@ -179,4 +179,173 @@ fn division_of_random_bits_long() {
             });
         }
     });
+}
+
+fn check_div_long(a: f32, b: f32) {
+    let got = host_div_long(a, b);
+    let want = a / b;
+    assert!(
+        same(got, want),
+        "long: {a:e} ({:#010x}) / {b:e} ({:#010x}): got {:#010x}, want {:#010x}",
+        a.to_bits(),
+        b.to_bits(),
+        got.to_bits(),
+        want.to_bits()
+    );
+}
+
+/// `div` with the given estimate must still give `a / b`'s bits; returns
+/// whether it fell back to the long division.
+fn check_div_est(a: u32, b: u32, est: u32) -> bool {
+    let (got, fell_back) = host_div_est(a, b, est);
+    let want = f32::from_bits(a) / f32::from_bits(b);
+    assert!(
+        same(f32::from_bits(got), want),
+        "{a:#010x} / {b:#010x} with estimate {est:#010x}: got {got:#010x}, want {:#010x}",
+        want.to_bits()
+    );
+    fell_back
+}
+
+/// Estimates a device might give, and some it should not: the correctly
+/// rounded quotient moved by up to 3 ulp (across binades too), and 0,
+/// infinities, NaN, garbage, and the right value with the wrong sign or
+/// far off.
+fn estimates(rng: &mut Rng, want: u32) -> Vec<u32> {
+    let mut v: Vec<u32> = (-3i32..=3).map(|d| want.wrapping_add(d as u32)).collect();
+    v.extend([
+        0,
+        0x8000_0000,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0x7f80_0001,
+        want ^ 0x8000_0000,
+        want.wrapping_add(4),
+        want.wrapping_sub(4),
+        want.wrapping_add(200),
+        want.wrapping_sub(4096),
+        want.wrapping_add(1 << 23),
+        want.wrapping_sub(1 << 23),
+        want ^ (1 << 22),
+        want ^ (1 << 14),
+        want ^ (1 << 9),
+        rng.next(),
+    ]);
+    v
+}
+
+#[test]
+fn long_division_of_edge_values_and_random_bits() {
+    let e = edges();
+    for &a in &e {
+        for &b in &e {
+            check_div_long(a, b);
+        }
+    }
+    let mut rng = Rng(7);
+    for _ in 0..100_000 {
+        check_div_long(f32::from_bits(rng.next()), f32::from_bits(rng.next()));
+    }
+}
+
+#[test]
+fn division_with_adversarial_estimates_of_edge_values() {
+    let mut rng = Rng(3);
+    let e = edges();
+    for &a in &e {
+        for &b in &e {
+            let want = (a / b).to_bits();
+            for est in estimates(&mut rng, want) {
+                check_div_est(a.to_bits(), b.to_bits(), est);
+            }
+        }
+    }
+}
+
+#[test]
+fn division_with_perturbed_estimates_uses_the_common_path() {
+    // Normal operands and quotients: estimates within 2 ulp of the correctly
+    // rounded quotient must (nearly always) be corrected, not fall back.
+    let mut rng = Rng(11);
+    let (mut n, mut fell) = (0u64, 0u64);
+    for _ in 0..300_000 {
+        let a = rng.with_exp(64, 190).to_bits();
+        let b = rng.with_exp(64, 190).to_bits();
+        let want = (f32::from_bits(a) / f32::from_bits(b)).to_bits();
+        let d = (rng.next() % 5) as i32 - 2;
+        n += 1;
+        fell += check_div_est(a, b, want.wrapping_add(d as u32)) as u64;
+    }
+    assert!(fell * 100 < n, "{fell} of {n} fell back");
+}
+
+#[test]
+fn division_with_adversarial_estimates_of_random_operands() {
+    let mut rng = Rng(5);
+    for i in 0..100_000 {
+        let (a, b) = match i % 4 {
+            0 => (rng.next(), rng.next()),
+            1 => (
+                rng.with_exp(0, 40).to_bits(),
+                rng.with_exp(100, 180).to_bits(),
+            ),
+            2 => (
+                rng.with_exp(200, 254).to_bits(),
+                rng.with_exp(60, 130).to_bits(),
+            ),
+            _ => (
+                rng.with_exp(60, 190).to_bits(),
+                rng.with_exp(60, 190).to_bits(),
+            ),
+        };
+        let want = (f32::from_bits(a) / f32::from_bits(b)).to_bits();
+        for est in estimates(&mut rng, want) {
+            check_div_est(a, b, est);
+        }
+    }
+}
+
+/// `cargo test --release -p phobos-gpu -- --ignored many_divisions`:
+/// hundreds of millions of pairs with perturbed estimates.
+#[test]
+#[ignore]
+fn many_divisions_with_perturbed_estimates() {
+    let n: u64 = std::env::var("PHOBOS_DIV_PAIRS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(400_000_000);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()) as u64;
+    let fell: u64 = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..threads)
+            .map(|t| {
+                s.spawn(move || {
+                    let mut rng = Rng(0x1234_5678 + t * 0x9e37_79b9);
+                    let mut fell = 0u64;
+                    for i in 0..n / threads {
+                        let (a, b) = if i % 2 == 0 {
+                            (rng.next(), rng.next())
+                        } else {
+                            (
+                                rng.with_exp(1, 254).to_bits(),
+                                rng.with_exp(1, 254).to_bits(),
+                            )
+                        };
+                        let want = (f32::from_bits(a) / f32::from_bits(b)).to_bits();
+                        let r = rng.next();
+                        let est = match r % 16 {
+                            0 => rng.next(),
+                            1 => want.wrapping_add(3),
+                            2 => want.wrapping_sub(3),
+                            _ => want.wrapping_add((r >> 8) % 5).wrapping_sub(2),
+                        };
+                        fell += check_div_est(a, b, est) as u64;
+                    }
+                    fell
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).sum()
+    });
+    eprintln!("{n} divisions, {fell} took the long division");
 }

@@ -154,4 +154,35 @@ impl IntOps for Lower<'_> {
         let zero = self.lit(Value::U32(0));
         Lower::select(self, b, one, zero)
     }
+    fn mul(&mut self, a: H, b: H) -> H {
+        self.binary(B::Multiply, a, b)
+    }
+    fn fdiv(&mut self, a: H, b: H) -> H {
+        let fa = self.bitcast(a, ScalarKind::Float);
+        let fb = self.bitcast(b, ScalarKind::Float);
+        let q = self.binary(B::Divide, fa, fb);
+        self.bitcast(q, ScalarKind::Uint)
+    }
+    /// `var r = fast; if !ok { r = slow(); }` (as `if ok {} else {...}`),
+    /// then `r`.
+    fn unless(&mut self, ok: H, fast: H, slow: impl FnOnce(&mut Self) -> H) -> H {
+        let var = self.temp(Scalar::U32);
+        self.cur.push(Statement::Store {
+            pointer: var,
+            value: fast,
+        });
+        let outer = std::mem::take(&mut self.cur);
+        let value = slow(self);
+        self.cur.push(Statement::Store {
+            pointer: var,
+            value,
+        });
+        let reject = Block::from_vec(std::mem::replace(&mut self.cur, outer));
+        self.cur.push(Statement::If {
+            condition: ok,
+            accept: Block::new(),
+            reject,
+        });
+        self.expr(Expression::Load { pointer: var })
+    }
 }
