@@ -21,68 +21,129 @@ fn function<'m>(m: &'m Module, name: &str) -> &'m Function {
         .unwrap_or_else(|| panic!("no function {name}"))
 }
 
-/// Evaluates a straight-line function of f32 arguments to its returned
-/// bits. Values are u32 bit patterns; bools are 0 and 1.
-fn eval(f: &Function, args: &[u32]) -> u32 {
+/// Evaluates a function of f32 arguments to its returned bits, walking its
+/// statements (`Emit`, `Store`, `If`, `Return`). Values are u32 bit
+/// patterns; bools are 0 and 1; a local variable's pointer is its index.
+/// The one float operation, `Divide`, is the native division estimate:
+/// `div_estimate(a_bits, b_bits)` gives its bits.
+fn eval(f: &Function, args: &[u32], div_estimate: &mut dyn FnMut(u32, u32) -> u32) -> u32 {
     let mut v = vec![0u32; f.expressions.len()];
+    let mut vars = vec![0u32; f.local_variables.len()];
+    // Expressions naga never emits: literals, arguments, variables.
     for (h, e) in f.expressions.iter() {
-        let g = |x: naga::Handle<Expression>| v[x.index()];
         v[h.index()] = match *e {
             Expression::Literal(Literal::U32(x)) => x,
             Expression::Literal(Literal::Bool(b)) => b as u32,
             Expression::FunctionArgument(i) => args[i as usize],
-            Expression::As {
-                expr,
-                convert: None,
-                ..
-            } => g(expr),
-            Expression::Math {
-                fun: MathFunction::CountLeadingZeros,
-                arg,
-                ..
-            } => g(arg).leading_zeros(),
-            Expression::Select {
-                condition,
-                accept,
-                reject,
-            } => {
-                if g(condition) != 0 {
-                    g(accept)
-                } else {
-                    g(reject)
-                }
-            }
-            Expression::Binary { op, left, right } => {
-                let (a, b) = (g(left), g(right));
-                match op {
-                    B::Add => a.wrapping_add(b),
-                    B::Subtract => a.wrapping_sub(b),
-                    B::And => a & b,
-                    B::InclusiveOr => a | b,
-                    B::ExclusiveOr => a ^ b,
-                    B::ShiftLeft => {
-                        assert!(b < 32);
-                        a << b
-                    }
-                    B::ShiftRight => {
-                        assert!(b < 32);
-                        a >> b
-                    }
-                    B::Equal => (a == b) as u32,
-                    B::NotEqual => (a != b) as u32,
-                    B::Less => (a < b) as u32,
-                    B::LogicalAnd => (a != 0 && b != 0) as u32,
-                    B::LogicalOr => (a != 0 || b != 0) as u32,
-                    op => panic!("unexpected operator {op:?}"),
-                }
-            }
-            ref other => panic!("unexpected expression {other:?}"),
+            Expression::LocalVariable(lv) => lv.index() as u32,
+            _ => continue,
         };
     }
-    match f.body.last() {
-        Some(Statement::Return { value: Some(r) }) => v[r.index()],
-        other => panic!("the body ends with {other:?}"),
+    run(f, &f.body, &mut v, &mut vars, div_estimate)
+        .unwrap_or_else(|| panic!("the body ends without a return"))
+}
+
+fn run(
+    f: &Function,
+    block: &naga::Block,
+    v: &mut Vec<u32>,
+    vars: &mut Vec<u32>,
+    div_estimate: &mut dyn FnMut(u32, u32) -> u32,
+) -> Option<u32> {
+    for st in block.iter() {
+        match *st {
+            Statement::Emit(ref range) => {
+                for h in range.clone() {
+                    v[h.index()] = compute(&f.expressions[h], v, vars, div_estimate);
+                }
+            }
+            Statement::Store { pointer, value } => {
+                vars[v[pointer.index()] as usize] = v[value.index()]
+            }
+            Statement::If {
+                condition,
+                ref accept,
+                ref reject,
+            } => {
+                let b = if v[condition.index()] != 0 {
+                    accept
+                } else {
+                    reject
+                };
+                if let Some(r) = run(f, b, v, vars, div_estimate) {
+                    return Some(r);
+                }
+            }
+            Statement::Return { value: Some(r) } => return Some(v[r.index()]),
+            ref other => panic!("unexpected statement {other:?}"),
+        }
     }
+    None
+}
+
+fn compute(
+    e: &Expression,
+    v: &[u32],
+    vars: &[u32],
+    div_estimate: &mut dyn FnMut(u32, u32) -> u32,
+) -> u32 {
+    let g = |x: naga::Handle<Expression>| v[x.index()];
+    match *e {
+        Expression::As {
+            expr,
+            convert: None,
+            ..
+        } => g(expr),
+        Expression::Load { pointer } => vars[g(pointer) as usize],
+        Expression::Math {
+            fun: MathFunction::CountLeadingZeros,
+            arg,
+            ..
+        } => g(arg).leading_zeros(),
+        Expression::Select {
+            condition,
+            accept,
+            reject,
+        } => {
+            if g(condition) != 0 {
+                g(accept)
+            } else {
+                g(reject)
+            }
+        }
+        Expression::Binary { op, left, right } => {
+            let (a, b) = (g(left), g(right));
+            match op {
+                B::Add => a.wrapping_add(b),
+                B::Subtract => a.wrapping_sub(b),
+                B::Multiply => a.wrapping_mul(b),
+                B::Divide => div_estimate(a, b),
+                B::And => a & b,
+                B::InclusiveOr => a | b,
+                B::ExclusiveOr => a ^ b,
+                B::ShiftLeft => {
+                    assert!(b < 32);
+                    a << b
+                }
+                B::ShiftRight => {
+                    assert!(b < 32);
+                    a >> b
+                }
+                B::Equal => (a == b) as u32,
+                B::NotEqual => (a != b) as u32,
+                B::Less => (a < b) as u32,
+                B::LogicalAnd => (a != 0 && b != 0) as u32,
+                B::LogicalOr => (a != 0 || b != 0) as u32,
+                op => panic!("unexpected operator {op:?}"),
+            }
+        }
+        ref other => panic!("unexpected expression {other:?}"),
+    }
+}
+
+/// Rust's correctly rounded division on bits.
+fn rust_div(a: u32, b: u32) -> u32 {
+    (f32::from_bits(a) / f32::from_bits(b)).to_bits()
 }
 
 fn same(got: u32, want: f32) -> bool {
@@ -133,17 +194,77 @@ fn emitted_exact_div_matches_rust_division() {
         module("kernel t(X: tensor<f32>[N], Z: tensor<f32>[N], Y: tensor<f32>[N]) { Y = X / Z }");
     let f = function(&m, "exact_div");
     let xs = inputs();
-    for &a in &xs {
-        for &b in &xs {
-            let want = f32::from_bits(a) / f32::from_bits(b);
-            let got = eval(f, &[a, b]);
-            assert!(
-                same(got, want),
-                "{a:#010x} / {b:#010x}: got {got:#010x}, want {:#010x}",
-                want.to_bits()
-            );
+    // The estimate: correctly rounded, then moved by -3..=3 ulp, then
+    // broken ones (0, infinity, NaN, random bits, far off).
+    let mut s = 0x2545_f491u32;
+    let mut estimates: Vec<Box<dyn FnMut(u32, u32) -> u32>> = vec![Box::new(rust_div)];
+    for d in -3i32..=3 {
+        estimates.push(Box::new(move |a, b| rust_div(a, b).wrapping_add(d as u32)));
+    }
+    for bad in [0u32, 0x7f80_0000, 0x7fc0_0000, 0xff80_0000] {
+        estimates.push(Box::new(move |_, _| bad));
+    }
+    estimates.push(Box::new(move |_, _| {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        s
+    }));
+    estimates.push(Box::new(|a, b| rust_div(a, b).wrapping_add(300)));
+    estimates.push(Box::new(|a, b| rust_div(a, b) ^ (1 << 20)));
+    for est in &mut estimates {
+        for &a in &xs {
+            for &b in &xs {
+                let want = f32::from_bits(a) / f32::from_bits(b);
+                let got = eval(f, &[a, b], est);
+                assert!(
+                    same(got, want),
+                    "{a:#010x} / {b:#010x}: got {got:#010x}, want {:#010x}",
+                    want.to_bits()
+                );
+            }
         }
     }
+}
+
+/// The number of expressions evaluated by one `exact_div` call that takes
+/// the common path, and by one that falls back.
+#[test]
+fn exact_div_expression_counts() {
+    let m =
+        module("kernel t(X: tensor<f32>[N], Z: tensor<f32>[N], Y: tensor<f32>[N]) { Y = X / Z }");
+    let f = function(&m, "exact_div");
+    let count = |b: &naga::Block| -> (usize, usize) {
+        // (emitted in this block, emitted in nested blocks)
+        let mut own = 0;
+        let mut nested = 0;
+        for st in b.iter() {
+            match st {
+                Statement::Emit(r) => own += r.clone().count(),
+                Statement::If { accept, reject, .. } => {
+                    for blk in [accept, reject] {
+                        for st in blk.iter() {
+                            if let Statement::Emit(r) = st {
+                                nested += r.clone().count();
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        (own, nested)
+    };
+    let (common, fallback) = count(&f.body);
+    let literals = f
+        .expressions
+        .iter()
+        .filter(|(_, e)| matches!(e, Expression::Literal(_)))
+        .count();
+    eprintln!(
+        "exact_div: {common} emitted expressions on the common path, {fallback} more in the fallback; {literals} literals in all"
+    );
+    assert!(common < 120, "{common}");
 }
 
 #[test]
@@ -154,7 +275,7 @@ fn emitted_exact_sqrt_matches_rust_sqrt() {
     xs.extend((0..20_000u32).map(|i| i.wrapping_mul(2_147_483)));
     for a in xs {
         let want = f32::from_bits(a).sqrt();
-        let got = eval(f, &[a]);
+        let got = eval(f, &[a], &mut rust_div);
         assert!(
             same(got, want),
             "sqrt({a:#010x}): got {got:#010x}, want {:#010x}",
