@@ -123,6 +123,72 @@ fn dropout_rows_wgsl_snapshot() {
 }
 
 #[test]
+fn dropout_rows_uses_16_byte_loads_and_stores() {
+    // Rows of 256 f32 from a block-aligned row: each invocation stores 4
+    // elements with one vec4 store and reads X with one vec4 load.
+    for precision in [Precision::Exact, Precision::Fast] {
+        let (module, info) = dropout_rows_with(precision);
+        let text = wgsl(&module, &info);
+        assert!(text.contains("X: array<vec4<f32>>"), "{text}");
+        assert!(text.contains("Y: array<vec4<f32>>"), "{text}");
+        let stores: Vec<&str> = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("Y["))
+            .collect();
+        assert_eq!(stores.len(), 1, "{text}");
+        assert!(
+            stores[0].contains(">> 2u)] = vec4<f32>("),
+            "{}",
+            stores[0]
+        );
+        let loads = text.matches("= X[").count();
+        assert_eq!(loads, 1, "{text}");
+        assert!(!text.contains("][("), "no scalar access into a vec4: {text}");
+    }
+}
+
+/// The WGSL of the one kernel in `src`.
+fn kernel_wgsl(src: &str) -> String {
+    let (program, diags) = Program::parse("t.ph", src);
+    assert!(diags.is_empty(), "{diags:?}");
+    let name = src
+        .split("kernel ")
+        .nth(1)
+        .and_then(|s| s.split('(').next())
+        .unwrap();
+    let kernel = program.kernel(name, &[]).unwrap();
+    let c = compile(&kernel, &GpuOptions::default()).unwrap();
+    wgsl(&c.module, &c.info)
+}
+
+#[test]
+fn groups_of_4_only_where_rows_are_aligned() {
+    // A column start that is not provably a multiple of 4: scalar.
+    let t = kernel_wgsl(
+        "kernel t(X: tensor<f32>[M, 8], Y: tensor<f32>[M, 8], c: i32) { Y[:, c :+ 4] = X[:, c :+ 4] }",
+    );
+    assert!(t.contains("Y: array<f32>") && t.contains("X: array<f32>"), "{t}");
+    // Rows of a symbolic length: scalar.
+    let t = kernel_wgsl("kernel t(X: tensor<f32>[N], Y: tensor<f32>[N]) { Y = X + 1.0 }");
+    assert!(t.contains("Y: array<f32>"), "{t}");
+    // A block-aligned start (a product with 8) and constant rows of 12:
+    // grouped; a broadcast column operand stays scalar.
+    let t = kernel_wgsl(
+        "kernel t(X: tensor<i32>[M, 12], B: tensor<i32>[M, 1], Y: tensor<i32>[M, 12]) {\n  let r = ctx.block.x * 8\n  Y[r :+ 8, :] = X[r :+ 8, :] + B[r :+ 8, :]\n}",
+    );
+    assert!(t.contains("Y: array<vec4<i32>>"), "{t}");
+    assert!(t.contains("X: array<vec4<i32>>"), "{t}");
+    assert!(t.contains("B: array<i32>"), "{t}");
+    // A tensor stored by groups and also read element by element elsewhere:
+    // `t[i >> 2][i & 3]`.
+    let t = kernel_wgsl(
+        "kernel t(Y: tensor<u32>[4, 4], Z: tensor<u32>[4, 3]) {\n  Y = u32(iota(1))\n  Z = Y[:, 1 :+ 3]\n}",
+    );
+    assert!(t.contains("Y: array<vec4<u32>>"), "{t}");
+    assert!(t.contains("& 3u)]"), "{t}");
+}
+
+#[test]
 fn exact_division_and_sqrt_wgsl_snapshot() {
     // Exact mode: `/` and `sqrt` call functions of integer operations.
     let (program, diags) = Program::parse(

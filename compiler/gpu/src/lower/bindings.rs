@@ -97,22 +97,31 @@ pub(super) fn uniforms(
     }
 }
 
-/// One storage buffer per tensor parameter, as the layout says.
+/// One storage buffer per tensor parameter, as the layout says: an array of
+/// its elements, or of `vec4`s of them for the tensors marked in `quad`
+/// (accessed in aligned groups of 4 somewhere; their element count is a
+/// multiple of 4, see `stmt::quad_tensors`).
 pub(super) fn tensors(
     layout: &Layout,
     kernel: &Kernel,
     m: &mut Module,
     types: &HashMap<Scalar, Handle<Type>>,
+    quad: &[bool],
 ) -> Vec<Option<Handle<GlobalVariable>>> {
     let mut tensors = vec![None; kernel.params.len()];
     for t in &layout.tensors {
+        let (base, stride) = if quad[t.param_index] {
+            (vec4_type(m, t.elem), 4 * t.elem.size() as u32)
+        } else {
+            (types[&t.elem], t.elem.size() as u32)
+        };
         let arr = m.types.insert(
             Type {
                 name: None,
                 inner: TypeInner::Array {
-                    base: types[&t.elem],
+                    base,
                     size: ArraySize::Dynamic,
-                    stride: t.elem.size() as u32,
+                    stride,
                 },
             },
             Span::UNDEFINED,
@@ -138,6 +147,20 @@ pub(super) fn tensors(
         ));
     }
     tensors
+}
+
+/// `vec4<elem>` (elem a 32-bit type).
+pub(super) fn vec4_type(m: &mut Module, elem: Scalar) -> Handle<Type> {
+    m.types.insert(
+        Type {
+            name: None,
+            inner: TypeInner::Vector {
+                size: naga::VectorSize::Quad,
+                scalar: nscalar(elem).expect("a 32-bit element type"),
+            },
+        },
+        Span::UNDEFINED,
+    )
 }
 
 /// Scalars private, constant tiles in workgroup memory.

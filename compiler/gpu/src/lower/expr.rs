@@ -33,6 +33,17 @@ impl<'k> Lower<'k> {
     pub(super) fn element_ptr(&mut self, p: Place, flat: Option<H>) -> H {
         let base = match p {
             Place::Param(i) => {
+                if self.quad[i] {
+                    // `t[i >> 2][i & 3]` in an array of vec4.
+                    let index = flat.expect("a tile element has a flat index");
+                    let v = self.quad_ptr(p, index);
+                    let three = self.u32c(3);
+                    let lane = self.binary(BinaryOperator::And, index, three);
+                    return self.expr(Expression::Access {
+                        base: v,
+                        index: lane,
+                    });
+                }
                 let g = self.tensors[i].expect("stores and loads name tensors");
                 self.expr(Expression::GlobalVariable(g))
             }
@@ -42,6 +53,20 @@ impl<'k> Lower<'k> {
             },
         };
         let index = flat.expect("a tile element has a flat index");
+        self.expr(Expression::Access { base, index })
+    }
+
+    /// A pointer to the vec4 that holds element `flat` (`flat` a multiple
+    /// of 4 for a whole group) of a tensor bound as `array<vec4<T>>`.
+    pub(super) fn quad_ptr(&mut self, p: Place, flat: H) -> H {
+        let Place::Param(i) = p else {
+            unreachable!("only tensors are bound as vec4 arrays")
+        };
+        debug_assert!(self.quad[i]);
+        let g = self.tensors[i].expect("stores and loads name tensors");
+        let base = self.expr(Expression::GlobalVariable(g));
+        let two = self.u32c(2);
+        let index = self.binary(BinaryOperator::ShiftRight, flat, two);
         self.expr(Expression::Access { base, index })
     }
 
@@ -188,8 +213,12 @@ impl<'k> Lower<'k> {
                 }
             }
             ExprKind::Load { place, index } => {
-                let q = self.aligned(&shape, pos);
-                self.load(*place, index, &q, cache)?
+                if self.lane.is_some() && super::stmt::quad_load(self.k, id) {
+                    self.quad_load(id, *place, index, &shape, cache)?
+                } else {
+                    let q = self.aligned(&shape, pos);
+                    self.load(*place, index, &q, cache)?
+                }
             }
             ExprKind::Unary(op, a) => {
                 let x = self.node(*a, pos, cache)?;
@@ -239,6 +268,68 @@ impl<'k> Lower<'k> {
         };
         cache.insert(id, h);
         Ok(h)
+    }
+
+    /// This lane's element of a load made once per group of 4 with one
+    /// 16-byte load (`stmt::quad_load` holds: the group's 4 elements are
+    /// consecutive, start at a multiple of 4 and are all inside or all
+    /// outside, so the group reads 4 zeros when outside).
+    fn quad_load(
+        &mut self,
+        id: ExprId,
+        place: Place,
+        index: &[Index],
+        shape: &[Dim],
+        cache: &mut HashMap<ExprId, H>,
+    ) -> Result<H, LowerError> {
+        let lane = self.lane.as_ref().expect("in a group");
+        let (l, known) = (lane.lane, lane.loads.get(&id).copied());
+        let v4 = match known {
+            Some(v4) => v4,
+            None => {
+                let pos0 = lane.pos0.clone();
+                let q = self.aligned(shape, &pos0);
+                let (inside, flat) = self.locate(place, index, &q, cache)?;
+                let elem = self.place_elem(place);
+                let ty = super::bindings::vec4_type(&mut self.m, elem);
+                let var = self.f.local_variables.append(
+                    naga::LocalVariable {
+                        name: None,
+                        ty,
+                        init: None,
+                    },
+                    naga::Span::UNDEFINED,
+                );
+                let tmp = self.expr(Expression::LocalVariable(var));
+                let zero = self.lit(elem.zero());
+                let zeros = self.expr(Expression::Splat {
+                    size: naga::VectorSize::Quad,
+                    value: zero,
+                });
+                self.cur.push(Statement::Store {
+                    pointer: tmp,
+                    value: zeros,
+                });
+                let accept = self.nested(|lw| {
+                    let ptr = lw.quad_ptr(place, flat);
+                    let v = lw.expr(Expression::Load { pointer: ptr });
+                    lw.cur.push(Statement::Store {
+                        pointer: tmp,
+                        value: v,
+                    });
+                    Ok(())
+                })?;
+                self.cur.push(Statement::If {
+                    condition: inside,
+                    accept,
+                    reject: Block::new(),
+                });
+                let v4 = self.expr(Expression::Load { pointer: tmp });
+                self.lane.as_mut().expect("in a group").loads.insert(id, v4);
+                v4
+            }
+        };
+        Ok(self.expr(Expression::AccessIndex { base: v4, index: l }))
     }
 
     /// A masked load: inside the place it reads the element, outside it

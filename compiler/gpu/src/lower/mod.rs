@@ -62,6 +62,21 @@ struct Lower<'k> {
     /// The workgroup tile of each element type that stores reading their own
     /// destination compute their value into first (`stmt.rs`).
     staging: HashMap<Scalar, Handle<GlobalVariable>>,
+    /// Tensors (by parameter index) bound as `array<vec4<T>>`: some
+    /// statement stores or loads them in aligned groups of 4 (`stmt.rs`);
+    /// a single element `i` of one is `t[i >> 2][i & 3]`.
+    quad: Vec<bool>,
+    /// Set while a group of 4 elements is computed lane by lane.
+    lane: Option<Lane>,
+}
+
+/// The lane of a group of 4 consecutive elements being computed, and the
+/// 16-byte loads made for the group (one per load node, shared by lanes).
+struct Lane {
+    lane: u32,
+    /// The tile position of lane 0.
+    pos0: Vec<H>,
+    loads: HashMap<ExprId, H>,
 }
 
 /// The workgroup memory a kernel may use: WebGPU's default
@@ -177,7 +192,8 @@ pub fn lower(kernel: &Kernel, options: &GpuOptions) -> Result<Module, LowerError
 
     let layout = crate::layout::layout(kernel)?;
     let uniforms = bindings::uniforms(&layout, kernel, &mut m, &types);
-    let tensors = bindings::tensors(&layout, kernel, &mut m, &types);
+    let quad = stmt::quad_tensors(kernel);
+    let tensors = bindings::tensors(&layout, kernel, &mut m, &types, &quad);
 
     let mut f = Function {
         name: Some(ENTRY_POINT.into()),
@@ -224,6 +240,8 @@ pub fn lower(kernel: &Kernel, options: &GpuOptions) -> Result<Module, LowerError
         workgroup_size: options.workgroup_size,
         exact: Default::default(),
         staging: HashMap::new(),
+        quad,
+        lane: None,
     };
     for (elem, count) in bindings::staging(&lw)? {
         let g = bindings::staging_tile(&mut lw.m, &lw.types, elem, count);

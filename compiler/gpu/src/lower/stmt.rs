@@ -163,6 +163,9 @@ impl<'k> Lower<'k> {
         if self.reads(value).contains(&place) {
             return self.staged_store(place, &index, value, &lens, &pre);
         }
+        if quad_slice(self.k, place, &index) {
+            return self.quad_store(place, &index, value, &lens, &pre);
+        }
         self.tile_loop(&lens, |lw, _flat, pos| {
             let mut cache = pre.clone();
             let (inside, flat) = lw.locate(place, &index, pos, &mut cache)?;
@@ -173,6 +176,73 @@ impl<'k> Lower<'k> {
                 lw.cur.push(Statement::Store {
                     pointer: ptr,
                     value: v,
+                });
+                Ok(())
+            })?;
+            lw.cur.push(Statement::If {
+                condition: inside,
+                accept,
+                reject: Block::new(),
+            });
+            Ok(())
+        })
+    }
+
+    /// A store by groups of 4 consecutive elements of a row (`quad_slice`
+    /// holds): invocation `i` of `n` takes groups `i, i + n, ...`, computes
+    /// the value of each lane (loads that `quad_load` allows are one
+    /// 16-byte load per group) and stores the 4 with one 16-byte store. A
+    /// group is inside or outside the destination as a whole (its first
+    /// element is at a multiple of 4 in a row whose length is a multiple
+    /// of 4), so the first element's test masks it.
+    fn quad_store(
+        &mut self,
+        place: Place,
+        index: &[Index],
+        value: ExprId,
+        lens: &[H],
+        pre: &HashMap<ExprId, H>,
+    ) -> Result<(), LowerError> {
+        let elem = self.place_elem(place);
+        let ty = super::bindings::vec4_type(&mut self.m, elem);
+        self.tile_loop_by(lens, 4, |lw, _flat, pos| {
+            let mut cache = pre.clone();
+            let (inside, flat) = lw.locate(place, index, pos, &mut cache)?;
+            let accept = lw.nested(|lw| {
+                lw.lane = Some(super::Lane {
+                    lane: 0,
+                    pos0: pos.to_vec(),
+                    loads: HashMap::new(),
+                });
+                let last = pos.len() - 1;
+                let mut lanes = Vec::new();
+                for l in 0..4u32 {
+                    let mut at = pos.to_vec();
+                    if l > 0 {
+                        let d = lw.u32c(l);
+                        at[last] = lw.binary(BinaryOperator::Add, pos[last], d);
+                    }
+                    lw.lane.as_mut().expect("in a group").lane = l;
+                    let mut c = cache.clone();
+                    let v = lw.node(value, &at, &mut c);
+                    let v = match v {
+                        Ok(v) => v,
+                        Err(e) => {
+                            lw.lane = None;
+                            return Err(e);
+                        }
+                    };
+                    lanes.push(lw.stored(place, v));
+                }
+                lw.lane = None;
+                let v4 = lw.expr(Expression::Compose {
+                    ty,
+                    components: lanes,
+                });
+                let ptr = lw.quad_ptr(place, flat);
+                lw.cur.push(Statement::Store {
+                    pointer: ptr,
+                    value: v4,
                 });
                 Ok(())
             })?;
@@ -275,9 +345,26 @@ impl<'k> Lower<'k> {
         ext: &[H],
         body: impl FnOnce(&mut Self, H, &[H]) -> Result<(), LowerError>,
     ) -> Result<(), LowerError> {
+        self.tile_loop_by(ext, 1, body)
+    }
+
+    /// [`Self::tile_loop`] over groups of `group` consecutive flat elements
+    /// (the element count a multiple of `group`, a power of 2): invocation
+    /// `i` takes groups `i, i + n, ...`; `body` gets the flat index and
+    /// position of each group's first element.
+    pub(super) fn tile_loop_by(
+        &mut self,
+        ext: &[H],
+        group: u32,
+        body: impl FnOnce(&mut Self, H, &[H]) -> Result<(), LowerError>,
+    ) -> Result<(), LowerError> {
         let mut n = self.u32c(1);
         for e in ext {
             n = self.binary(BinaryOperator::Multiply, n, *e);
+        }
+        if group > 1 {
+            let shift = self.u32c(group.trailing_zeros());
+            n = self.binary(BinaryOperator::ShiftRight, n, shift);
         }
         let counter = self.f.local_variables.append(
             LocalVariable {
@@ -295,13 +382,19 @@ impl<'k> Lower<'k> {
         });
         let ext = ext.to_vec();
         let loop_body = self.nested(|lw| {
-            let flat = lw.expr(Expression::Load { pointer: cp });
-            let done = lw.binary(BinaryOperator::GreaterEqual, flat, n);
+            let g = lw.expr(Expression::Load { pointer: cp });
+            let done = lw.binary(BinaryOperator::GreaterEqual, g, n);
             lw.cur.push(Statement::If {
                 condition: done,
                 accept: Block::from_vec(vec![Statement::Break]),
                 reject: Block::new(),
             });
+            let flat = if group > 1 {
+                let shift = lw.u32c(group.trailing_zeros());
+                lw.binary(BinaryOperator::ShiftLeft, g, shift)
+            } else {
+                g
+            };
             let mut pos = vec![flat; ext.len()];
             let mut rest = flat;
             for k in (0..ext.len()).rev() {
@@ -331,6 +424,132 @@ impl<'k> Lower<'k> {
         });
         Ok(())
     }
+}
+
+/// Whether a store to or load from `place` at `index` goes by groups of 4:
+/// `place` is a tensor of a 32-bit type whose rows (last axis) have a
+/// constant length that is a multiple of 4, and the slice's last axis is a
+/// range of a constant, positive multiple of 4 starting at a multiple of 4
+/// (see [`quad_offset`]). Then the 4 elements of a group of the tile (4
+/// consecutive positions from a multiple of 4 along the last axis) are
+/// consecutive in memory from a flat index that is a multiple of 4, and lie
+/// all inside the tensor or all outside.
+pub(crate) fn quad_slice(k: &Kernel, place: Place, index: &[Index]) -> bool {
+    let Place::Param(i) = place else {
+        return false;
+    };
+    let phobos_core::ir::ParamKind::Tensor { shape, elem, .. } = &k.params[i].kind else {
+        return false;
+    };
+    if !matches!(elem, Scalar::I32 | Scalar::U32 | Scalar::F32) {
+        return false;
+    }
+    let (Some(Dim::Const(row)), Some(last)) = (shape.last(), index.last()) else {
+        return false;
+    };
+    match last {
+        Index::Range {
+            start,
+            len: Dim::Const(len),
+        } => {
+            row % 4 == 0
+                && *len > 0
+                && len % 4 == 0
+                && start.is_none_or(|s| quad_offset(k, s))
+                // A row of other ranges: the same positions in every group.
+                && index.len() == shape.len()
+        }
+        _ => false,
+    }
+}
+
+/// Whether an integer node is a multiple of 4 (modulo 2^32, which keeps the
+/// property since 4 divides 2^32): a constant, a product with such a
+/// factor, a sum or difference of two.
+pub(crate) fn quad_offset(k: &Kernel, id: ExprId) -> bool {
+    match &k.exprs[id].kind {
+        ExprKind::Const(v) => match v {
+            phobos_core::types::Value::I32(x) => x % 4 == 0,
+            phobos_core::types::Value::U32(x) => x % 4 == 0,
+            _ => false,
+        },
+        ExprKind::Binary(op, a, b) => {
+            use phobos_core::syntax::ast::BinOp;
+            match op {
+                BinOp::Mul => quad_offset(k, *a) || quad_offset(k, *b),
+                BinOp::Add | BinOp::Sub => quad_offset(k, *a) && quad_offset(k, *b),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// Whether a load node is made once per group of 4 with a 16-byte load in
+/// a statement stored by groups: a tile load ([`quad_slice`]) whose last
+/// axis is the statement tile's last axis (not broadcast).
+pub(crate) fn quad_load(k: &Kernel, id: ExprId) -> bool {
+    let e = &k.exprs[id];
+    match &e.kind {
+        ExprKind::Load { place, index } => {
+            matches!(e.shape.last(), Some(Dim::Const(n)) if *n != 1) && quad_slice(k, *place, index)
+        }
+        _ => false,
+    }
+}
+
+/// Which tensors (by parameter index) some statement stores or loads by
+/// groups of 4: they are bound as `array<vec4<T>>` (their element count is
+/// a multiple of 4, their rows' length being one).
+pub(crate) fn quad_tensors(k: &Kernel) -> Vec<bool> {
+    let mut quad = vec![false; k.params.len()];
+    for s in &k.body {
+        let Stmt::Store {
+            place,
+            index,
+            value,
+        } = s
+        else {
+            continue;
+        };
+        let empty = index.iter().any(|i| {
+            matches!(
+                i,
+                Index::Range {
+                    len: Dim::Const(0),
+                    ..
+                }
+            )
+        });
+        if empty || !quad_slice(k, *place, index) || reads(k, *value).contains(place) {
+            continue;
+        }
+        if let Place::Param(i) = place {
+            quad[*i] = true;
+        }
+        let mut seen = vec![false; k.exprs.len()];
+        let mut stack = vec![*value];
+        while let Some(id) = stack.pop() {
+            if std::mem::replace(&mut seen[id], true) {
+                continue;
+            }
+            match &k.exprs[id].kind {
+                ExprKind::Load { place, .. } => {
+                    if quad_load(k, id)
+                        && let Place::Param(i) = place
+                    {
+                        quad[*i] = true;
+                    }
+                }
+                ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => stack.push(*a),
+                ExprKind::Binary(_, a, b) => stack.extend([*a, *b]),
+                ExprKind::Select(c, a, b) => stack.extend([*c, *a, *b]),
+                ExprKind::Builtin(_, xs) => stack.extend(xs),
+                _ => {}
+            }
+        }
+    }
+    quad
 }
 
 /// The places a statement reads and writes, for barriers.
