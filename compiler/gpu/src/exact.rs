@@ -5,12 +5,16 @@
 //!
 //! Every value is a u32 (exponents carry a positive offset, so no signed
 //! arithmetic is needed); every shift count is a constant or provably below
-//! 32, since SPIR-V leaves larger counts undefined. The code has no branches:
-//! the special cases (NaN, infinities, zeros) are computed alongside the
-//! general path, whose operations stay defined on any input, and picked with
-//! selects at the end. NaN results are the canonical quiet NaN `0x7FC00000`.
+//! 32, since SPIR-V leaves larger counts undefined. The code has one branch,
+//! division's fallback from its common path to the long division
+//! ([`IntOps::unless`]); otherwise the special cases (NaN, infinities, zeros)
+//! are computed alongside the general path, whose operations stay defined on
+//! any input, and picked with selects at the end. NaN results are the
+//! canonical quiet NaN `0x7FC00000`.
 //!
-//! The general path: unpack each operand to a 24-bit significand in
+//! Division's common path corrects the device's native quotient exactly (see
+//! [`div`]); the long division below is its fallback. The long division and
+//! square root: unpack each operand to a 24-bit significand in
 //! `[2^23, 2^24)` and an exponent (subnormals normalised with
 //! `countLeadingZeros`); compute the result's significand to 26 bits (24 and
 //! 2 more) by restoring long division or digit-by-digit square root, one bit
