@@ -55,6 +55,7 @@ mod exact;
 mod layout;
 mod lower;
 mod spirv;
+pub mod tandem;
 
 use naga::Module;
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};

@@ -14,9 +14,11 @@
 
 mod device;
 mod dispatch;
+mod fill;
 mod pipeline;
 
 pub use dispatch::GpuArg;
+pub use fill::{PreparedFill, fill_map};
 
 use crate::Precision;
 use pipeline::Pipeline;
@@ -44,6 +46,9 @@ pub enum GpuError {
     Lower(String),
     /// wgpu reported an error: a bug in Phobos, with its message.
     Wgpu(String),
+    /// A Tandem fill the GPU cannot make (a type without a GPU port yet, or
+    /// bad parameters); the message says which and what to use instead.
+    Fill(String),
 }
 
 impl fmt::Display for GpuError {
@@ -67,6 +72,7 @@ impl fmt::Display for GpuError {
             GpuError::NotExact(why) => write!(f, "{why}"),
             GpuError::Lower(why) => write!(f, "{why}"),
             GpuError::Wgpu(why) => write!(f, "internal error in the GPU runtime: {why}"),
+            GpuError::Fill(why) => write!(f, "{why}"),
         }
     }
 }
@@ -89,6 +95,7 @@ pub struct Gpu {
     queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
     pipelines: Mutex<HashMap<(String, Precision), Arc<Pipeline>>>,
+    fills: Mutex<HashMap<phobos_gpu::tandem::FillMap, Arc<fill::FillPipeline>>>,
     lost: Arc<Mutex<Option<String>>>,
 }
 
@@ -124,6 +131,7 @@ impl Gpu {
             queue,
             info,
             pipelines: Mutex::new(HashMap::new()),
+            fills: Mutex::new(HashMap::new()),
             lost,
         }
     }
