@@ -5,6 +5,7 @@
 use crate::BackendArg;
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
+use phobos_runtime::gpu::{Gpu, fill_map};
 use phobos_tandem::{AliasTable, Bulk, Dist, Error as TandemError, Key, Tandem};
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -43,7 +44,7 @@ pub struct FillArgs {
     start: String,
     /// `auto` and `cpu`: the fast CPU fill; `interp`: the reference
     /// implementation element by element (slow, for cross-checks); `gpu`:
-    /// not available yet.
+    /// the GPU fill (types u8, u16, u32, u64, f16, f32 and f64).
     #[arg(long, value_enum, default_value = "auto")]
     backend: BackendArg,
     /// `raw`: little-endian elements, nothing else; `npy`: a NumPy .npy
@@ -251,13 +252,24 @@ fn npy_header(d: &Dist, n: u64) -> Result<Vec<u8>> {
 enum Engine {
     Fast(Bulk),
     Reference(Tandem),
+    Gpu(&'static Gpu, Tandem),
 }
 
 impl Engine {
-    fn fill(&self, d: &Dist, start: u64, out: &mut [u8]) -> Result<(), TandemError> {
+    fn fill(&self, d: &Dist, start: u64, out: &mut [u8]) -> Result<()> {
         match self {
-            Engine::Fast(b) => b.fill_bytes(d, start, out),
-            Engine::Reference(r) => reference_fill(r, d, start, out),
+            Engine::Fast(b) => b.fill_bytes(d, start, out).map_err(|e| anyhow!("{e}")),
+            Engine::Reference(r) => reference_fill(r, d, start, out).map_err(|e| anyhow!("{e}")),
+            Engine::Gpu(g, r) => g.fill(d, *r, start, out).map_err(|e| anyhow!("{e}")),
+        }
+    }
+
+    /// Bytes per piece: larger on the GPU, where each piece is a dispatch
+    /// and a readback.
+    fn piece_bytes(&self) -> usize {
+        match self {
+            Engine::Gpu(..) => GPU_PIECE_BYTES,
+            _ => PIECE_BYTES,
         }
     }
 }
@@ -306,6 +318,9 @@ fn reference_fill(r: &Tandem, d: &Dist, start: u64, out: &mut [u8]) -> Result<()
 /// Bytes per piece written: large enough to amortise starting the threads,
 /// small enough to start a pipe's reader at once.
 const PIECE_BYTES: usize = 4 << 20;
+
+/// Bytes per piece on the GPU.
+const GPU_PIECE_BYTES: usize = 64 << 20;
 
 pub fn fill(a: &FillArgs) -> Result<ExitCode> {
     let dist = parse_type(&a.ty)?;
@@ -358,9 +373,18 @@ pub fn fill(a: &FillArgs) -> Result<ExitCode> {
             (Engine::Fast(b), "cpu", b.thread_count())
         }
         BackendArg::Interp => (Engine::Reference(rng), "interp (reference)", 1),
-        BackendArg::Gpu => bail!(
-            "--backend gpu: the GPU fill is not available yet; use --backend cpu (the default) or interp"
-        ),
+        BackendArg::Gpu => {
+            if let Err(e) = fill_map(&dist) {
+                bail!(
+                    "--backend gpu, TYPE `{}`: {e} (the default) or interp",
+                    a.ty
+                );
+            }
+            let g = Gpu::shared().map_err(|e| {
+                anyhow!("--backend gpu: {e}; use --backend cpu (the default) or interp")
+            })?;
+            (Engine::Gpu(g, rng), "gpu", 1)
+        }
     };
     let to_stdout = a.output.is_none() || a.output.as_deref() == Some("-".as_ref());
     let mut sink: Box<dyn Write> = if to_stdout {
@@ -418,16 +442,14 @@ fn stream(
     if format == Format::Npy {
         out.write_all(&npy_header(dist, count as u64)?)?;
     }
-    let per_piece = (PIECE_BYTES / size) as u128;
+    let per_piece = (engine.piece_bytes() / size) as u128;
     let mut buf = vec![0u8; (per_piece.min(count) as usize) * size];
     let mut done = 0u128;
     while done < count {
         let n = (count - done).min(per_piece) as usize;
         let piece = &mut buf[..n * size];
         // start + done < 2^64 because done < count <= 2^64 - start.
-        engine
-            .fill(dist, (u128::from(start) + done) as u64, piece)
-            .map_err(|e| anyhow!("{e}"))?;
+        engine.fill(dist, (u128::from(start) + done) as u64, piece)?;
         out.write_all(piece)?;
         done += n as u128;
     }

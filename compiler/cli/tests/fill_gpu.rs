@@ -1,0 +1,78 @@
+//! `phobosc fill --backend gpu`: the same bytes as the CPU fill for every
+//! type the GPU fills, at unaligned starts; other types name `--backend cpu`.
+//! Skips without an adapter unless `PHOBOS_REQUIRE_GPU=1`.
+
+use std::process::Command;
+
+fn gpu_available() -> bool {
+    match phobos_runtime::gpu::Gpu::shared() {
+        Ok(_) => true,
+        Err(e) => {
+            assert!(
+                std::env::var("PHOBOS_REQUIRE_GPU").map_or(true, |v| v != "1"),
+                "PHOBOS_REQUIRE_GPU=1 but the GPU backend is not available: {e}"
+            );
+            eprintln!("skipping the GPU: {e}");
+            false
+        }
+    }
+}
+
+fn fill(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_phobosc"))
+        .arg("fill")
+        .args(args)
+        .output()
+        .expect("runs phobosc")
+}
+
+#[test]
+fn gpu_fill_equals_cpu_fill() {
+    if !gpu_available() {
+        return;
+    }
+    for ty in ["u8", "u16", "u32", "u64", "f16", "f32", "f64"] {
+        for (start, count) in [("0", "1"), ("7", "100003"), ("0xfffffffffffffff0", "16")] {
+            let args = ["--key", "3", "--start", start, "--count", count];
+            let gpu = fill(&[&[ty, "--backend", "gpu"], &args[..]].concat());
+            let cpu = fill(&[&[ty, "--backend", "cpu"], &args[..]].concat());
+            assert!(
+                gpu.status.success(),
+                "{ty}: {}",
+                String::from_utf8_lossy(&gpu.stderr)
+            );
+            assert!(cpu.status.success());
+            assert!(
+                gpu.stdout == cpu.stdout,
+                "{ty} --start {start} --count {count}: the GPU bytes differ"
+            );
+        }
+    }
+    // .npy output too.
+    let gpu = fill(&[
+        "f32",
+        "--key",
+        "9",
+        "--count",
+        "1000",
+        "--format",
+        "npy",
+        "--backend",
+        "gpu",
+    ]);
+    let cpu = fill(&["f32", "--key", "9", "--count", "1000", "--format", "npy"]);
+    assert!(gpu.status.success() && gpu.stdout == cpu.stdout);
+}
+
+#[test]
+fn other_types_name_the_cpu_backend() {
+    if !gpu_available() {
+        return;
+    }
+    for ty in ["normal_f32", "bool", "below:6", "choice:1,2"] {
+        let out = fill(&[ty, "--key", "1", "--count", "4", "--backend", "gpu"]);
+        assert!(!out.status.success(), "{ty}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--backend cpu"), "{ty}: {err}");
+    }
+}
