@@ -1,0 +1,240 @@
+//! Tandem fills on the GPU (issue 5, item 3) against the zero-fill ceiling
+//! measured in the same run, with the output compared to the CPU bulk fill.
+//!
+//! `cargo run --release -p phobos-bench --bin phobos-bench-tandem-gpu [-- LOG2_N]`
+//!
+//! Rows: u32 and f32 fills of 2^LOG2_N elements (default 28, 1 GiB) and an
+//! f64 fill of the same bytes, each the median (and fastest) of 21 GPU
+//! timestamps around the pass after half a second of warm-up launches, as
+//! GiB/s of bytes written; then `Gpu::fill` into host memory (dispatch,
+//! copy and readback, wall clock) against `Bulk` on every core.
+//! `PHOBOS_TANDEM_K` picks the chunk length (default 32). A benchmark, not a
+//! test: CI does not run it.
+
+use phobos_runtime::gpu::Gpu;
+use phobos_tandem::{Bulk, Dist, Key, Tandem};
+use std::time::Instant;
+
+const RUNS: u32 = 21;
+/// Seconds of back-to-back launches before the timed ones (one launch is
+/// not enough on the H200: it stays clocked down).
+const WARM_UP_S: f64 = 0.5;
+
+const ZERO: &str = "
+@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>) {
+  let i = g.x + g.y * n.x * 256u;
+  if i < arrayLength(&dst) { dst[i] = vec4<u32>(0u); }
+}
+";
+
+/// Seconds of each of `RUNS` passes after the warm-up, sorted, from GPU
+/// timestamps around each pass (as `timestamps` in gpu.rs).
+fn timestamps(
+    gpu: &Gpu,
+    mut encode: impl FnMut(&mut wgpu::CommandEncoder, Option<(&wgpu::QuerySet, u32)>),
+) -> Vec<f64> {
+    let device = gpu.device();
+    let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
+        label: Some("bench"),
+        ty: wgpu::QueryType::Timestamp,
+        count: 2 * RUNS,
+    });
+    let bytes = 16 * u64::from(RUNS);
+    let resolve = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: bytes,
+        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let read = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: bytes,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let started = Instant::now();
+    while started.elapsed().as_secs_f64() < WARM_UP_S {
+        let mut warm = device.create_command_encoder(&Default::default());
+        for _ in 0..8 {
+            encode(&mut warm, None);
+        }
+        gpu.queue().submit([warm.finish()]);
+        gpu.wait().expect("warm-up");
+    }
+    for r in 0..RUNS {
+        let mut enc = device.create_command_encoder(&Default::default());
+        encode(&mut enc, Some((&queries, 2 * r)));
+        gpu.queue().submit([enc.finish()]);
+    }
+    let mut enc = device.create_command_encoder(&Default::default());
+    enc.resolve_query_set(&queries, 0..2 * RUNS, &resolve, 0);
+    enc.copy_buffer_to_buffer(&resolve, 0, &read, 0, bytes);
+    gpu.queue().submit([enc.finish()]);
+    read.map_async(wgpu::MapMode::Read, .., |_| {});
+    gpu.wait().expect("timestamps");
+    let period = f64::from(gpu.queue().get_timestamp_period()) * 1e-9;
+    let view = read.get_mapped_range(..).expect("mapped");
+    let ticks: &[u64] = bytemuck::cast_slice(&view);
+    let mut secs: Vec<f64> = ticks
+        .chunks(2)
+        .map(|t| t[1].wrapping_sub(t[0]) as f64 * period)
+        .collect();
+    secs.sort_by(f64::total_cmp);
+    secs
+}
+
+fn gib(bytes: u64, secs: f64) -> f64 {
+    bytes as f64 / secs / (1u64 << 30) as f64
+}
+
+fn storage(gpu: &Gpu, bytes: u64) -> wgpu::Buffer {
+    gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("dst"),
+        size: bytes,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+/// The zero-fill ceiling over `bytes`: median and fastest seconds.
+fn zero_ceiling(gpu: &Gpu, dst: &wgpu::Buffer) -> (f64, f64) {
+    let device = gpu.device();
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("zero"),
+        source: wgpu::ShaderSource::Wgsl(ZERO.into()),
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("zero"),
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &[wgpu::BindGroupEntry {
+            binding: 1,
+            resource: dst.as_entire_binding(),
+        }],
+    });
+    let groups = (dst.size() / 16).div_ceil(256) as u32;
+    let (x, y) = (groups.min(65535), groups.div_ceil(65535));
+    let t = timestamps(gpu, |enc, ts| {
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: None,
+            timestamp_writes: ts.map(|(q, i)| wgpu::ComputePassTimestampWrites {
+                query_set: q,
+                beginning_of_pass_write_index: Some(i),
+                end_of_pass_write_index: Some(i + 1),
+            }),
+        });
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bind, &[]);
+        pass.dispatch_workgroups(x, y, 1);
+    });
+    (t[t.len() / 2], t[0])
+}
+
+fn read_back(gpu: &Gpu, src: &wgpu::Buffer) -> Vec<u8> {
+    let device = gpu.device();
+    let read = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("read"),
+        size: src.size(),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut enc = device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(src, 0, &read, 0, src.size());
+    gpu.queue().submit([enc.finish()]);
+    read.map_async(wgpu::MapMode::Read, .., |_| {});
+    gpu.wait().expect("read back");
+    read.get_mapped_range(..).expect("mapped").to_vec()
+}
+
+/// Elements that differ between `got` and `want` (`size` bytes each).
+fn differing(got: &[u8], want: &[u8], size: usize) -> usize {
+    got.chunks(size)
+        .zip(want.chunks(size))
+        .filter(|(a, b)| a != b)
+        .count()
+}
+
+fn main() {
+    let log2: u32 = std::env::args()
+        .nth(1)
+        .map_or(28, |s| s.parse().expect("LOG2_N"));
+    let k: u32 = std::env::var("PHOBOS_TANDEM_K")
+        .ok()
+        .map_or(32, |s| s.parse().expect("PHOBOS_TANDEM_K"));
+    let n = 1u64 << log2;
+    let bytes = 4 * n;
+    let gpu = Gpu::shared().unwrap_or_else(|e| panic!("{e}"));
+    let rng = Tandem::with_k(Key::from_seed(1), k).expect("K");
+    let bulk = Bulk::new(rng);
+    println!("device: {}", gpu.describe());
+    println!(
+        "Tandem fills, key from_seed(1), K {k}: 2^{log2} 4-byte elements ({bytes} bytes); median (fastest) of {RUNS} GPU timestamps after {WARM_UP_S} s of warm-up; CPU check with {} threads\n",
+        bulk.thread_count()
+    );
+    let dst = storage(gpu, bytes);
+    let zero = zero_ceiling(gpu, &dst);
+    println!("| what | GiB/s median (fastest) | % of zero-fill ceiling | bits vs CPU bulk fill |");
+    println!("|---|---|---|---|");
+    println!(
+        "| zero-fill ceiling (WGSL, vec4) | {:.0} ({:.0}) | | |",
+        gib(bytes, zero.0),
+        gib(bytes, zero.1)
+    );
+    let mut want = vec![0u8; bytes as usize];
+    for (dist, name) in [(Dist::U32, "u32"), (Dist::F32, "f32"), (Dist::F64, "f64")] {
+        let count = bytes / dist.elem_size() as u64;
+        // Poison the output so that a dispatch that writes nothing fails.
+        let poison = vec![0xA5u8; 1 << 24];
+        for off in (0..bytes).step_by(poison.len()) {
+            let len = (bytes - off).min(poison.len() as u64) as usize;
+            gpu.queue().write_buffer(&dst, off, &poison[..len]);
+        }
+        let prepared = gpu
+            .prepare_fill(&dist, rng, 0, count, &dst)
+            .expect("prepare the fill");
+        let t = timestamps(gpu, |enc, ts| prepared.encode(enc, ts));
+        let got = read_back(gpu, &dst);
+        let c0 = Instant::now();
+        bulk.fill_bytes(&dist, 0, &mut want).expect("cpu fill");
+        let cpu_s = c0.elapsed().as_secs_f64();
+        let diff = differing(&got, &want, dist.elem_size());
+        let g = gib(bytes, t[t.len() / 2]);
+        println!(
+            "| Tandem {name} fill, 2^{} elements ({} dispatch{}) | {g:.0} ({:.0}) | {:.1}% | {diff} of {count} differ (CPU bulk fill {:.1} GiB/s) |",
+            count.trailing_zeros(),
+            prepared.dispatch_count(),
+            if prepared.dispatch_count() == 1 {
+                ""
+            } else {
+                "es"
+            },
+            gib(bytes, t[0]),
+            100.0 * g / gib(bytes, zero.0),
+            gib(bytes, cpu_s)
+        );
+    }
+    // Into host memory, as `phobosc fill --backend gpu` does (64 MiB pieces
+    // there; here one call over the whole output, 256 MiB pieces).
+    let mut host = vec![0u8; bytes as usize];
+    gpu.fill(&Dist::U32, rng, 0, &mut host).expect("warm");
+    let h0 = Instant::now();
+    gpu.fill(&Dist::U32, rng, 0, &mut host).expect("host fill");
+    let host_s = h0.elapsed().as_secs_f64();
+    bulk.fill_bytes(&Dist::U32, 0, &mut want).expect("cpu fill");
+    println!(
+        "\nGpu::fill u32 into host memory (dispatch, copy, map, copy out; wall clock): {:.2} GiB/s, {} of {n} differ from the CPU bulk fill",
+        gib(bytes, host_s),
+        differing(&host, &want, 4)
+    );
+}
