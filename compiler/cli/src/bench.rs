@@ -2,14 +2,17 @@
 //!
 //! One warm-up launch (which compiles), then the median and fastest of
 //! `--runs` launches, as GiB/s of the bytes the kernel must move: every
-//! tensor it reads plus every tensor it writes, once.
+//! tensor it reads plus every tensor it writes, once. On the GPU the time is
+//! the device's own (timestamps around each dispatch, after half a second of
+//! warm-up launches), not the uploads and readbacks a wall clock would see.
 
 use crate::run::{Prepared, RunArgs, prepare};
 use anyhow::Result;
 use clap::Args;
 use phobos_core::ir::ParamKind;
 use phobos_core::launch::Arg;
-use phobos_runtime::launch;
+use phobos_runtime::gpu::{Gpu, time_passes};
+use phobos_runtime::{Backend, launch};
 use serde_json::json;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -50,19 +53,30 @@ pub fn bench(a: &BenchArgs) -> Result<ExitCode> {
         }
     }
     let first = launch(&kernel, &mut args, &options)?;
-    let mut secs = Vec::with_capacity(a.runs.max(1));
-    for _ in 0..a.runs.max(1) {
-        let t = Instant::now();
-        launch(&kernel, &mut args, &options)?;
-        secs.push(t.elapsed().as_secs_f64());
-    }
-    secs.sort_by(f64::total_cmp);
+    let secs = if first.backend == Backend::Gpu {
+        let gpu = Gpu::shared()?;
+        let prepared = gpu.prepare(&kernel, &args, options.precision)?;
+        time_passes(gpu, a.runs.max(1) as u32, 0.5, |enc, ts| {
+            prepared.encode(enc, ts)
+        })?
+    } else {
+        let mut secs = Vec::with_capacity(a.runs.max(1));
+        for _ in 0..a.runs.max(1) {
+            let t = Instant::now();
+            launch(&kernel, &mut args, &options)?;
+            secs.push(t.elapsed().as_secs_f64());
+        }
+        secs.sort_by(f64::total_cmp);
+        secs
+    };
     let (median, fastest) = (secs[secs.len() / 2], secs[0]);
     let gib = |s: f64| bytes as f64 / s / (1u64 << 30) as f64;
     let report = json!({
         "kernel": name,
         "backend": first.backend.name(),
         "device": first.device,
+        "precision": first.precision.name(),
+        "timing": if first.backend == Backend::Gpu { "gpu timestamps" } else { "wall clock" },
         "threads": first.threads,
         "config": first.config.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
         "compile_ms": first.compile_ms,
@@ -76,11 +90,22 @@ pub fn bench(a: &BenchArgs) -> Result<ExitCode> {
     if a.run.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
+        let on = if first.backend == Backend::Gpu {
+            format!(
+                "gpu ({}, {} mode, GPU timestamps)",
+                first.device,
+                first.precision.name()
+            )
+        } else {
+            format!(
+                "{} ({} thread{})",
+                first.backend.name(),
+                first.threads,
+                if first.threads == 1 { "" } else { "s" }
+            )
+        };
         println!(
-            "{name} on {} ({} thread{}): median {:.3} ms, {:.2} GiB/s; fastest {:.3} ms, {:.2} GiB/s ({} bytes, {} runs{})",
-            first.backend.name(),
-            first.threads,
-            if first.threads == 1 { "" } else { "s" },
+            "{name} on {on}: median {:.3} ms, {:.2} GiB/s; fastest {:.3} ms, {:.2} GiB/s ({} bytes, {} runs{})",
             median * 1e3,
             gib(median),
             fastest * 1e3,

@@ -56,6 +56,12 @@ pub enum PrecisionArg {
 }
 
 fn main() -> ExitCode {
+    // Mesa's Vulkan device-select layer prints a harmless XDG_RUNTIME_DIR
+    // error when it probes for a display; Phobos never presents, so skip it.
+    if std::env::var_os("NODEVICE_SELECT").is_none() {
+        // SAFETY: at the top of main, before any other thread exists.
+        unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check { files } => check::check(&files),

@@ -16,9 +16,11 @@ mod device;
 mod dispatch;
 mod fill;
 mod pipeline;
+mod timing;
 
-pub use dispatch::GpuArg;
+pub use dispatch::{GpuArg, Prepared};
 pub use fill::{PreparedFill, fill_map};
+pub use timing::time_passes;
 
 use crate::Precision;
 use pipeline::Pipeline;
