@@ -136,14 +136,13 @@ fn dropout_rows_uses_16_byte_loads_and_stores() {
             .filter(|l| l.trim_start().starts_with("Y["))
             .collect();
         assert_eq!(stores.len(), 1, "{text}");
-        assert!(
-            stores[0].contains(">> 2u)] = vec4<f32>("),
-            "{}",
-            stores[0]
-        );
+        assert!(stores[0].contains(">> 2u)] = vec4<f32>("), "{}", stores[0]);
         let loads = text.matches("= X[").count();
         assert_eq!(loads, 1, "{text}");
-        assert!(!text.contains("][("), "no scalar access into a vec4: {text}");
+        assert!(
+            !text.contains("][("),
+            "no scalar access into a vec4: {text}"
+        );
     }
 }
 
@@ -167,7 +166,10 @@ fn groups_of_4_only_where_rows_are_aligned() {
     let t = kernel_wgsl(
         "kernel t(X: tensor<f32>[M, 8], Y: tensor<f32>[M, 8], c: i32) { Y[:, c :+ 4] = X[:, c :+ 4] }",
     );
-    assert!(t.contains("Y: array<f32>") && t.contains("X: array<f32>"), "{t}");
+    assert!(
+        t.contains("Y: array<f32>") && t.contains("X: array<f32>"),
+        "{t}"
+    );
     // Rows of a symbolic length: scalar.
     let t = kernel_wgsl("kernel t(X: tensor<f32>[N], Y: tensor<f32>[N]) { Y = X + 1.0 }");
     assert!(t.contains("Y: array<f32>"), "{t}");
@@ -179,6 +181,17 @@ fn groups_of_4_only_where_rows_are_aligned() {
     assert!(t.contains("Y: array<vec4<i32>>"), "{t}");
     assert!(t.contains("X: array<vec4<i32>>"), "{t}");
     assert!(t.contains("B: array<i32>"), "{t}");
+    // A 1-D fill from a block-aligned `let` start over constant rows.
+    let t = kernel_wgsl(
+        "kernel t(Y: tensor<u32>[1024]) {\n  let b = ctx.block.x * 256\n  Y[b :+ 256] = u32(b + iota(0))\n}",
+    );
+    assert!(t.contains("Y: array<vec4<u32>>"), "{t}");
+    assert!(t.contains("= vec4<u32>("), "{t}");
+    // A `let` start that is not provably a multiple of 4: scalar.
+    let t = kernel_wgsl(
+        "@grid(4)\nkernel t(Y: tensor<u32>[1024]) {\n  let b = ctx.block.x * 256 + 2\n  Y[b :+ 256] = u32(iota(0))\n}",
+    );
+    assert!(t.contains("Y: array<u32>"), "{t}");
     // A tensor stored by groups and also read element by element elsewhere:
     // `t[i >> 2][i & 3]`.
     let t = kernel_wgsl(

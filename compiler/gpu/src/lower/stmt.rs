@@ -465,9 +465,22 @@ pub(crate) fn quad_slice(k: &Kernel, place: Place, index: &[Index]) -> bool {
 
 /// Whether an integer node is a multiple of 4 (modulo 2^32, which keeps the
 /// property since 4 divides 2^32): a constant, a product with such a
-/// factor, a sum or difference of two.
+/// factor, a sum or difference of two, or a scalar `let` of one (written
+/// by its one `let` statement and nothing else).
 pub(crate) fn quad_offset(k: &Kernel, id: ExprId) -> bool {
     match &k.exprs[id].kind {
+        ExprKind::Local(l) => {
+            let mut writes = k.body.iter().filter_map(|s| match s {
+                Stmt::Let { local, value } if local == l => Some(Some(*value)),
+                Stmt::Var { local, .. } if local == l => Some(None),
+                Stmt::Store { place, .. } if *place == Place::Local(*l) => Some(None),
+                _ => None,
+            });
+            match (writes.next(), writes.next()) {
+                (Some(Some(value)), None) => quad_offset(k, value),
+                _ => false,
+            }
+        }
         ExprKind::Const(v) => match v {
             phobos_core::types::Value::I32(x) => x % 4 == 0,
             phobos_core::types::Value::U32(x) => x % 4 == 0,
