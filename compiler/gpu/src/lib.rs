@@ -10,7 +10,10 @@
 //!   decomposes into `ctx.block`, x fastest, so grids beyond 65,535 blocks
 //!   per axis run; surplus workgroups do nothing;
 //! - a statement's tile is flattened and invocation `i` of `n` handles its
-//!   elements `i, i + n, ...`;
+//!   elements `i, i + n, ...`; where the layout allows (a 32-bit tensor
+//!   whose rows are a constant multiple of 4 long, stored over an aligned
+//!   range) it handles groups of 4 instead, with one 16-byte store and
+//!   16-byte loads of operands aligned the same way;
 //! - every tensor is a `storage` buffer binding (`read` or `read_write`) in
 //!   group 0, binding 1 + its position among the tensor parameters; scalar
 //!   parameters, dims and the grid live in one uniform struct at binding 0
@@ -43,7 +46,10 @@
 //!
 //! TODO (not done here):
 //! - i64/u64/f64 and bool tensors (one byte per element) are `Unsupported`;
-//! - 16-byte loads and stores;
+//! - 16-byte loads and stores over rows of a symbolic length (`[N]`):
+//!   they need a run-time `N % 4 == 0` test and buffers padded to 16 bytes;
+//! - tensors larger than the device's largest storage binding (2 GiB on
+//!   the H200, 128 MiB on lavapipe) are refused by the runtime, not split;
 //! - stores whose value reads their own destination over a tile of more
 //!   than 16 KiB (with the `let`/`var` tiles): their value is staged in
 //!   workgroup memory before the destination is written (see [`specialize`]
