@@ -5,9 +5,8 @@
 //!
 //! Every value is a u32 (exponents carry a positive offset, so no signed
 //! arithmetic is needed); every shift count is a constant or provably below
-//! 32, since SPIR-V leaves larger counts undefined. The code has one branch,
-//! division's fallback from its common path to the long division
-//! ([`IntOps::unless`]); otherwise the special cases (NaN, infinities, zeros)
+//! 32, since SPIR-V leaves larger counts undefined. Division's fallback from its
+//! common path to the long division is [`IntOps::unless`]; the special cases (NaN, infinities, zeros)
 //! are computed alongside the general path, whose operations stay defined on
 //! any input, and picked with selects at the end. NaN results are the
 //! canonical quiet NaN `0x7FC00000`.
@@ -18,7 +17,7 @@
 //! `[2^23, 2^24)` and an exponent (subnormals normalised with
 //! `countLeadingZeros`); compute the result's significand to 26 bits (24 and
 //! 2 more) by restoring long division or digit-by-digit square root, one bit
-//! per step (unrolled), with a sticky bit from the remainder; shift right with
+//! per step (a counted loop, [`IntOps::repeat`]), with a sticky bit from the remainder; shift right with
 //! sticky into the subnormal range if needed; round to nearest even; and
 //! repack, letting a carry out of the significand increment the exponent
 //! (up to infinity).
@@ -52,14 +51,25 @@ pub(crate) trait IntOps {
     /// bits. Nothing is assumed of it: it is an estimate that [`div`]
     /// checks exactly and falls back from.
     fn fdiv(&mut self, a: Self::V, b: Self::V) -> Self::V;
-    /// `if ok { fast } else { slow() }`, where `slow` is computed only when
-    /// `ok` is false (an `if` around it in the emitted code).
+    /// `if ok { fast } else { slow() }`. The host model computes `slow`
+    /// only when `ok` is false; the emitted code computes both and selects
+    /// (see `lower/exact.rs` for why).
     fn unless(
         &mut self,
         ok: Self::B,
         fast: Self::V,
         slow: impl FnOnce(&mut Self) -> Self::V,
     ) -> Self::V;
+    /// `for _ in 0..n { state = step(state) }`: a loop with a counter in
+    /// the emitted code (local variables carry the state), not `n` unrolled
+    /// copies of `step`, which make some drivers' shader compilers (Mesa's
+    /// lavapipe) take minutes.
+    fn repeat<const K: usize>(
+        &mut self,
+        n: u32,
+        state: [Self::V; K],
+        step: impl FnMut(&mut Self, [Self::V; K]) -> [Self::V; K],
+    ) -> [Self::V; K];
 }
 
 const NAN: u32 = 0x7fc0_0000;
@@ -304,18 +314,18 @@ pub(crate) fn div_long<O: IntOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
     let e = o.sub(e, adj);
     // Restoring division: 26 quotient bits, q in [2^25, 2^26). The
     // remainder stays below 2 mb < 2^25, so r << 1 fits.
-    let mut r = ma;
-    let mut q = zero;
     let one = o.c(1);
-    for _ in 0..26 {
+    let [r, q] = o.repeat(26, [ma, zero], |o, [r, q]| {
         let less = o.lt(r, mb);
         let r_sub = o.sub(r, mb);
+        let one = o.c(1);
         let q2 = o.shl(q, one);
         let q2_1 = o.or(q2, one);
-        q = o.select(less, q2, q2_1);
-        r = o.select(less, r, r_sub);
-        r = o.shl(r, one);
-    }
+        let q = o.select(less, q2, q2_1);
+        let r = o.select(less, r, r_sub);
+        let r = o.shl(r, one);
+        [r, q]
+    });
     let sticky = o.ne(r, zero);
     let sticky = o.to_u32(sticky);
     let q1 = o.shl(q, one);
@@ -381,29 +391,29 @@ pub(crate) fn sqrt<O: IntOps>(o: &mut O, a: O::V) -> O::V {
     let m = o.shl(m, s);
     // Digit-by-digit square root of m' * 4^13: 13 pairs of bits from m',
     // then 13 pairs of zeros; q = floor(sqrt(m') * 2^13) in [2^25, 2^26),
-    // the remainder at most 2q < 2^27, so r << 2 fits.
-    let mut r = zero;
-    let mut q = zero;
-    let three = o.c(3);
-    for i in (0..26).rev() {
+    // the remainder at most 2q < 2^27, so r << 2 fits. Step k takes bits
+    // 25 - 2k and 24 - 2k of m' as bits 25 and 24 of `rest` = m' << 2k
+    // (zeros from step 13 on).
+    let [r, q, _] = o.repeat(26, [zero, zero, m], |o, [r, q, rest]| {
+        let one = o.c(1);
+        let two = o.c(2);
+        let three = o.c(3);
+        let c24 = o.c(24);
         let r4 = o.shl(r, two);
-        r = if i >= 13 {
-            let sh = o.c(2 * (i - 13));
-            let pair = o.shr(m, sh);
-            let pair = o.and(pair, three);
-            o.or(r4, pair)
-        } else {
-            r4
-        };
+        let pair = o.shr(rest, c24);
+        let pair = o.and(pair, three);
+        let r = o.or(r4, pair);
+        let rest = o.shl(rest, two);
         let q4 = o.shl(q, two);
         let t = o.or(q4, one);
         let less = o.lt(r, t);
         let r_sub = o.sub(r, t);
         let q2 = o.shl(q, one);
         let q2_1 = o.or(q2, one);
-        q = o.select(less, q2, q2_1);
-        r = o.select(less, r, r_sub);
-    }
+        let q = o.select(less, q2, q2_1);
+        let r = o.select(less, r, r_sub);
+        [r, q, rest]
+    });
     let sticky = o.ne(r, zero);
     let sticky = o.to_u32(sticky);
     let q1 = o.shl(q, one);
@@ -505,6 +515,17 @@ impl IntOps for Host {
             self.fell_back = true;
             slow(self)
         }
+    }
+    fn repeat<const K: usize>(
+        &mut self,
+        n: u32,
+        mut state: [u32; K],
+        mut step: impl FnMut(&mut Self, [u32; K]) -> [u32; K],
+    ) -> [u32; K] {
+        for _ in 0..n {
+            state = step(self, state);
+        }
+        state
     }
 }
 

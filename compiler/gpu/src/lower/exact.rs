@@ -163,26 +163,59 @@ impl IntOps for Lower<'_> {
         let q = self.binary(B::Divide, fa, fb);
         self.bitcast(q, ScalarKind::Uint)
     }
-    /// `var r = fast; if !ok { r = slow(); }` (as `if ok {} else {...}`),
-    /// then `r`.
+    /// `select(slow(), fast, ok)`: the long division is computed on every
+    /// call, not in an `if` around it. A uniform `if` (as when a scalar
+    /// argument's `exact_sqrt` feeds `exact_div`) makes Mesa's lavapipe
+    /// spend minutes creating the pipeline; a select does not.
     fn unless(&mut self, ok: H, fast: H, slow: impl FnOnce(&mut Self) -> H) -> H {
-        let var = self.temp(Scalar::U32);
+        let slow = slow(self);
+        Lower::select(self, ok, fast, slow)
+    }
+    /// `var s = state; var i = 0u; loop { if !(i < n) { break; }
+    /// s = step(s); i += 1u; }`, then `s`.
+    fn repeat<const K: usize>(
+        &mut self,
+        n: u32,
+        state: [H; K],
+        mut step: impl FnMut(&mut Self, [H; K]) -> [H; K],
+    ) -> [H; K] {
+        let vars = state.map(|value| {
+            let pointer = self.temp(Scalar::U32);
+            self.cur.push(Statement::Store { pointer, value });
+            pointer
+        });
+        let counter = self.temp(Scalar::U32);
+        let zero = self.u32c(0);
         self.cur.push(Statement::Store {
-            pointer: var,
-            value: fast,
+            pointer: counter,
+            value: zero,
         });
         let outer = std::mem::take(&mut self.cur);
-        let value = slow(self);
-        self.cur.push(Statement::Store {
-            pointer: var,
-            value,
-        });
-        let reject = Block::from_vec(std::mem::replace(&mut self.cur, outer));
+        let i = self.expr(Expression::Load { pointer: counter });
+        let n = self.u32c(n);
+        let more = self.binary(B::Less, i, n);
         self.cur.push(Statement::If {
-            condition: ok,
+            condition: more,
             accept: Block::new(),
-            reject,
+            reject: Block::from_vec(vec![Statement::Break]),
         });
-        self.expr(Expression::Load { pointer: var })
+        let loaded = vars.map(|pointer| self.expr(Expression::Load { pointer }));
+        let next = step(self, loaded);
+        for (pointer, value) in vars.into_iter().zip(next) {
+            self.cur.push(Statement::Store { pointer, value });
+        }
+        let one = self.u32c(1);
+        let i1 = self.binary(B::Add, i, one);
+        self.cur.push(Statement::Store {
+            pointer: counter,
+            value: i1,
+        });
+        let body = Block::from_vec(std::mem::replace(&mut self.cur, outer));
+        self.cur.push(Statement::Loop {
+            body,
+            continuing: Block::new(),
+            break_if: None,
+        });
+        vars.map(|pointer| self.expr(Expression::Load { pointer }))
     }
 }
