@@ -375,3 +375,30 @@ fn exact_spirv_has_float_controls_and_no_contraction() {
         r.expect("spirv-val accepts the post-processed module");
     }
 }
+
+#[test]
+fn bool_tiles_in_workgroup_memory_are_u32() {
+    // A workgroup `array<bool>` may be one byte per element, and
+    // neighbouring invocations writing bytes of one word race (NVIDIA):
+    // bool `let`/`var` tiles and bool staging tiles hold u32 0/1.
+    let t = kernel_wgsl(
+        "@grid(2)\nkernel t(X: tensor<u32>[8], Y: tensor<i32>[8]) {\n  let r = ctx.block.x * 4\n  var v: tile<bool>[4] = X[r :+ 4] > u32(3)\n  v = v[3 :+ 1] | v[3]\n  Y[r :+ 4] = i32(v)\n}",
+    );
+    let decl = t
+        .lines()
+        .find(|l| l.starts_with("var<workgroup> v_"))
+        .unwrap_or_else(|| panic!("no workgroup tile for v: {t}"));
+    assert!(decl.ends_with(": array<u32, 4>;"), "{t}");
+    assert!(!t.contains("array<bool"), "{t}");
+    assert!(t.contains("select(0u, 1u, "), "{t}");
+    assert!(t.contains("!= 0u"), "{t}");
+    // A bool staging tile (a store whose value reads its own destination).
+    let t = kernel_wgsl(
+        "kernel t(Y: tensor<i32>[4]) {\n  var v: tile<bool>[4] = iota(0) > 1\n  v[0 :+ 4] = !v[3 :+ 1]\n  Y = i32(v)\n}",
+    );
+    assert!(
+        t.contains("var<workgroup> staging_bool: array<u32, 4>;"),
+        "{t}"
+    );
+    assert!(!t.contains("array<bool"), "{t}");
+}

@@ -209,13 +209,22 @@ pub(super) fn locals(
                     local.name
                 ))
             })?;
+        // A bool tile holds u32 0/1: a workgroup `array<bool>` may be one
+        // byte per element, and neighbouring invocations writing bytes of
+        // one word race on some devices (NVIDIA); `Lower::store_element`
+        // and `Lower::load_element` convert.
+        let (base, stride) = if local.elem == Scalar::Bool {
+            (types[&Scalar::U32], 4)
+        } else {
+            (ty, local.elem.size() as u32)
+        };
         let arr = m.types.insert(
             Type {
                 name: None,
                 inner: TypeInner::Array {
-                    base: ty,
+                    base,
                     size: ArraySize::Constant(size),
-                    stride: local.elem.size() as u32,
+                    stride,
                 },
             },
             Span::UNDEFINED,
@@ -297,20 +306,27 @@ pub(super) fn staging(lw: &Lower<'_>) -> Result<Vec<(Scalar, u32)>, LowerError> 
         .collect())
 }
 
-/// The workgroup array of `count` elements that stages stores of `elem`.
+/// The workgroup array of `count` elements that stages stores of `elem`
+/// (u32 0/1 for bool).
 pub(super) fn staging_tile(
     m: &mut Module,
     types: &HashMap<Scalar, Handle<Type>>,
     elem: Scalar,
     count: u32,
 ) -> Handle<GlobalVariable> {
+    // A bool tile holds u32 0/1, as `locals` does (`stmt.rs` converts).
+    let (base, stride) = if elem == Scalar::Bool {
+        (types[&Scalar::U32], 4)
+    } else {
+        (types[&elem], elem.size() as u32)
+    };
     let arr = m.types.insert(
         Type {
             name: None,
             inner: TypeInner::Array {
-                base: types[&elem],
+                base,
                 size: ArraySize::Constant(NonZeroU32::new(count.max(1)).expect("positive")),
-                stride: elem.size() as u32,
+                stride,
             },
         },
         Span::UNDEFINED,

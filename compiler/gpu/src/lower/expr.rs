@@ -56,6 +56,50 @@ impl<'k> Lower<'k> {
         self.expr(Expression::Access { base, index })
     }
 
+    /// Whether `p` is a bool tile in workgroup memory, held as u32 0/1: a
+    /// workgroup `array<bool>` may be one byte per element, and neighbouring
+    /// invocations writing bytes of one word race on some devices (NVIDIA).
+    pub(super) fn word_bool(&self, p: Place) -> bool {
+        matches!(p, Place::Local(l)
+            if self.k.locals[l].elem == Scalar::Bool
+                && matches!(self.locals[l], LocalHome::Workgroup(_)))
+    }
+
+    /// A bool as the u32 0 or 1 that workgroup memory holds.
+    pub(super) fn bool_to_word(&mut self, b: H) -> H {
+        let (zero, one) = (self.u32c(0), self.u32c(1));
+        self.select(b, one, zero)
+    }
+
+    /// The bool a u32 0 or 1 of workgroup memory holds.
+    pub(super) fn word_to_bool(&mut self, w: H) -> H {
+        let zero = self.u32c(0);
+        self.binary(BinaryOperator::NotEqual, w, zero)
+    }
+
+    /// Loads the element of `p` at `ptr` (from [`Self::element_ptr`]).
+    pub(super) fn load_element(&mut self, p: Place, ptr: H) -> H {
+        let v = self.expr(Expression::Load { pointer: ptr });
+        if self.word_bool(p) {
+            self.word_to_bool(v)
+        } else {
+            v
+        }
+    }
+
+    /// Stores `v` to the element of `p` at `ptr` (from [`Self::element_ptr`]).
+    pub(super) fn store_element(&mut self, p: Place, ptr: H, v: H) {
+        let value = if self.word_bool(p) {
+            self.bool_to_word(v)
+        } else {
+            v
+        };
+        self.cur.push(Statement::Store {
+            pointer: ptr,
+            value,
+        });
+    }
+
     /// A pointer to the vec4 that holds element `flat` (`flat` a multiple
     /// of 4 for a whole group) of a tensor bound as `array<vec4<T>>`.
     pub(super) fn quad_ptr(&mut self, p: Place, flat: H) -> H {
@@ -209,7 +253,7 @@ impl<'k> Lower<'k> {
                         flat = self.binary(BinaryOperator::Add, scaled, *c);
                     }
                     let ptr = self.element_ptr(place, Some(flat));
-                    self.expr(Expression::Load { pointer: ptr })
+                    self.load_element(place, ptr)
                 }
             }
             ExprKind::Load { place, index } => {
@@ -356,7 +400,7 @@ impl<'k> Lower<'k> {
         });
         let accept = self.nested(|lw| {
             let ptr = lw.element_ptr(place, Some(flat));
-            let v = lw.expr(Expression::Load { pointer: ptr });
+            let v = lw.load_element(place, ptr);
             lw.cur.push(Statement::Store {
                 pointer: tmp,
                 value: v,

@@ -100,10 +100,7 @@ impl<'k> Lower<'k> {
                     let mut cache = pre.clone();
                     let v = lw.node(*value, pos, &mut cache)?;
                     let ptr = lw.element_ptr(place, Some(flat));
-                    lw.cur.push(Statement::Store {
-                        pointer: ptr,
-                        value: v,
-                    });
+                    lw.store_element(place, ptr, v);
                     Ok(())
                 })
             }
@@ -173,10 +170,7 @@ impl<'k> Lower<'k> {
                 let v = lw.node(value, pos, &mut cache)?;
                 let v = lw.stored(place, v);
                 let ptr = lw.element_ptr(place, Some(flat));
-                lw.cur.push(Statement::Store {
-                    pointer: ptr,
-                    value: v,
-                });
+                lw.store_element(place, ptr, v);
                 Ok(())
             })?;
             lw.cur.push(Statement::If {
@@ -285,6 +279,12 @@ impl<'k> Lower<'k> {
             let accept = lw.nested(|lw| {
                 let v = lw.node(value, pos, &mut cache)?;
                 let v = lw.stored(place, v);
+                // A bool staging tile holds u32 0/1 (`bindings::staging_tile`).
+                let v = if elem == Scalar::Bool {
+                    lw.bool_to_word(v)
+                } else {
+                    v
+                };
                 let ptr = staged_ptr(lw, flat);
                 lw.cur.push(Statement::Store {
                     pointer: ptr,
@@ -310,11 +310,13 @@ impl<'k> Lower<'k> {
             let accept = lw.nested(|lw| {
                 let from = staged_ptr(lw, flat);
                 let v = lw.expr(Expression::Load { pointer: from });
+                let v = if elem == Scalar::Bool {
+                    lw.word_to_bool(v)
+                } else {
+                    v
+                };
                 let ptr = lw.element_ptr(place, Some(dest));
-                lw.cur.push(Statement::Store {
-                    pointer: ptr,
-                    value: v,
-                });
+                lw.store_element(place, ptr, v);
                 Ok(())
             })?;
             lw.cur.push(Statement::If {
