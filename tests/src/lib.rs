@@ -193,3 +193,9 @@ pub fn matches_on_gpu(k: &Kernel, inputs: &[Arg], want: &[Arg]) -> Result<bool, 
     }
     Ok(true)
 }
+
+/// Whether the GPU adapter is Mesa's lavapipe (llvmpipe), whose known
+/// deviations some tests name.
+pub fn gpu_is_lavapipe() -> bool {
+    phobos_runtime::gpu::Gpu::shared().is_ok_and(|g| g.info().name.contains("llvmpipe"))
+}
