@@ -103,6 +103,13 @@ pub struct GpuOptions {
     /// Invocations per workgroup (one workgroup runs one block), in
     /// `1..=MAX_WORKGROUP_SIZE`; see [`workgroup_size`] for a good choice.
     pub workgroup_size: u32,
+    /// Whether exact division's rare long-division fallback sits behind an
+    /// `if` (true: the common path skips it; what GPUs want) or is computed
+    /// always and selected (false). Mesa's lavapipe takes minutes to create
+    /// a pipeline where that `if` is uniform, so runtimes turn it off there;
+    /// on the H200 it makes exact `dropout_rows` 4x faster. Same bits
+    /// either way.
+    pub branch_fallback: bool,
 }
 
 impl Default for GpuOptions {
@@ -111,6 +118,7 @@ impl Default for GpuOptions {
         GpuOptions {
             precision: Precision::Exact,
             workgroup_size: DEFAULT_WORKGROUP_SIZE,
+            branch_fallback: true,
         }
     }
 }
@@ -121,6 +129,7 @@ impl GpuOptions {
         GpuOptions {
             precision: Precision::Exact,
             workgroup_size: workgroup_size(kernel),
+            branch_fallback: true,
         }
     }
 }

@@ -694,6 +694,7 @@ pub fn fill_spirv(map: FillMap, precision: Precision) -> Result<Vec<u32>, LowerE
     let options = GpuOptions {
         precision,
         workgroup_size: FILL_WORKGROUP_SIZE,
+        branch_fallback: true,
     };
     Ok(crate::spirv(&module, &info, &options))
 }

@@ -256,15 +256,14 @@ fn emitted_exact_div_matches_rust_division() {
     }
 }
 
-/// The number of expressions `exact_div` emits: straight-line ones, and
-/// those of the long division's loop body (run 26 times). The fallback is
-/// selected, not branched to (a uniform branch around it makes lavapipe's
-/// pipeline creation take minutes), so every call evaluates all of them.
+/// The number of expressions `exact_div` emits on its common path, and in
+/// the long division's loop body (run 26 times). With `branch_fallback`
+/// (the default) the fallback sits in an `if` the common path skips;
+/// without it (what the runtime uses on lavapipe, whose pipeline creation
+/// takes minutes on a uniform branch there) it is selected, so every call
+/// evaluates it.
 #[test]
 fn exact_div_expression_counts() {
-    let m =
-        module("kernel t(X: tensor<f32>[N], Z: tensor<f32>[N], Y: tensor<f32>[N]) { Y = X / Z }");
-    let f = function(&m, "exact_div");
     fn count(b: &naga::Block) -> usize {
         b.iter()
             .map(|st| match st {
@@ -273,26 +272,39 @@ fn exact_div_expression_counts() {
             })
             .sum()
     }
-    let straight = count(&f.body);
-    let loops: Vec<usize> = f
-        .body
-        .iter()
-        .filter_map(|st| match st {
-            Statement::Loop { body, .. } => Some(count(body)),
-            _ => None,
-        })
-        .collect();
-    let literals = f
-        .expressions
-        .iter()
-        .filter(|(_, e)| matches!(e, Expression::Literal(_)))
-        .count();
-    eprintln!(
-        "exact_div: {straight} straight-line emitted expressions, loop bodies {loops:?}; {literals} literals in all"
-    );
-    assert!(straight < 200, "{straight}");
-    assert_eq!(loops.len(), 1);
-    assert!(loops[0] < 20, "{loops:?}");
+    fn loops(b: &naga::Block, out: &mut Vec<usize>) {
+        for st in b.iter() {
+            match st {
+                Statement::Loop { body, .. } => out.push(count(body)),
+                Statement::If { accept, reject, .. } => {
+                    loops(accept, out);
+                    loops(reject, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let source = "kernel t(X: tensor<f32>[N], Z: tensor<f32>[N], Y: tensor<f32>[N]) { Y = X / Z }";
+    let (program, _) = Program::parse("t.ph", source);
+    let kernel = program.kernel("t", &[]).unwrap();
+    for branch_fallback in [true, false] {
+        let options = GpuOptions {
+            branch_fallback,
+            ..GpuOptions::default()
+        };
+        let m = lower(&kernel, &options).unwrap();
+        let f = function(&m, "exact_div");
+        let straight = count(&f.body);
+        let mut bodies = Vec::new();
+        loops(&f.body, &mut bodies);
+        eprintln!(
+            "exact_div (branch {branch_fallback}): {straight} on the common path, loop bodies {bodies:?}"
+        );
+        let limit = if branch_fallback { 120 } else { 200 };
+        assert!(straight < limit, "{straight}");
+        assert_eq!(bodies.len(), 1);
+        assert!(bodies[0] < 20, "{bodies:?}");
+    }
 }
 
 #[test]

@@ -31,6 +31,8 @@ impl Pipeline {
                 Precision::Fast => phobos_gpu::Precision::Fast,
             },
             workgroup_size: super::workgroup_size(kernel),
+            // Lavapipe hangs on the branch (see `GpuOptions::branch_fallback`).
+            branch_fallback: !gpu.info.name.contains("llvmpipe"),
         };
         let compiled =
             phobos_gpu::compile(kernel, &options).map_err(|e| GpuError::Lower(e.to_string()))?;

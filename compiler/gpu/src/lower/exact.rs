@@ -163,13 +163,35 @@ impl IntOps for Lower<'_> {
         let q = self.binary(B::Divide, fa, fb);
         self.bitcast(q, ScalarKind::Uint)
     }
-    /// `select(slow(), fast, ok)`: the long division is computed on every
-    /// call, not in an `if` around it. A uniform `if` (as when a scalar
-    /// argument's `exact_sqrt` feeds `exact_div`) makes Mesa's lavapipe
-    /// spend minutes creating the pipeline; a select does not.
+    /// With `branch_fallback`: `var r = fast; if !ok { r = slow(); }`, then
+    /// `r`, so the common path skips the slow one. Without it:
+    /// `select(slow(), fast, ok)`, the slow path computed on every call: a
+    /// uniform `if` (as when a scalar argument's `exact_sqrt` feeds
+    /// `exact_div`) makes Mesa's lavapipe spend minutes creating the
+    /// pipeline, and a select does not.
     fn unless(&mut self, ok: H, fast: H, slow: impl FnOnce(&mut Self) -> H) -> H {
-        let slow = slow(self);
-        Lower::select(self, ok, fast, slow)
+        if !self.branch_fallback {
+            let slow = slow(self);
+            return Lower::select(self, ok, fast, slow);
+        }
+        let var = self.temp(Scalar::U32);
+        self.cur.push(Statement::Store {
+            pointer: var,
+            value: fast,
+        });
+        let outer = std::mem::take(&mut self.cur);
+        let value = slow(self);
+        self.cur.push(Statement::Store {
+            pointer: var,
+            value,
+        });
+        let reject = Block::from_vec(std::mem::replace(&mut self.cur, outer));
+        self.cur.push(Statement::If {
+            condition: ok,
+            accept: Block::new(),
+            reject,
+        });
+        self.expr(Expression::Load { pointer: var })
     }
     /// `var s = state; var i = 0u; loop { if !(i < n) { break; }
     /// s = step(s); i += 1u; }`, then `s`.

@@ -58,6 +58,7 @@ struct Lower<'k> {
     scalars: Vec<Option<H>>,
     precision: Precision,
     workgroup_size: u32,
+    branch_fallback: bool,
     exact: exact::ExactFns,
     /// The workgroup tile of each element type that stores reading their own
     /// destination compute their value into first (`stmt.rs`).
@@ -238,6 +239,7 @@ pub fn lower(kernel: &Kernel, options: &GpuOptions) -> Result<Module, LowerError
         scalars: vec![None; kernel.params.len()],
         precision: options.precision,
         workgroup_size: options.workgroup_size,
+        branch_fallback: options.branch_fallback,
         exact: Default::default(),
         staging: HashMap::new(),
         quad,
