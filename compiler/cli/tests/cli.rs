@@ -215,10 +215,6 @@ fn bad_arguments_name_the_parameter() {
             "`Q` is not a tuning parameter of `dropout_rows`",
         ),
         (
-            &["--dim", "M=4", "--backend", "gpu"],
-            "backend `gpu` is not available",
-        ),
-        (
             &["--dim", "M=4", "--kernel", "nope"],
             "no kernel named `nope`",
         ),
@@ -231,6 +227,43 @@ fn bad_arguments_name_the_parameter() {
         assert_eq!(o.status.code(), Some(1), "{extra:?}: {err}");
         assert!(err.contains(want), "{extra:?}:\n{err}");
     }
+}
+
+/// Without a Vulkan driver, `--backend gpu` says how to get one and `auto`
+/// falls back to the CPU backend.
+#[test]
+fn no_gpu_adapter_is_a_clear_error() {
+    let run = |backend: &str| {
+        Command::new(env!("CARGO_BIN_EXE_phobosc"))
+            .args([
+                "run",
+                "examples/dropout_rows.ph",
+                "--dim",
+                "M=4",
+                "--json",
+                "--backend",
+                backend,
+            ])
+            .current_dir(root())
+            .env("WGPU_BACKEND", "vulkan")
+            .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
+            .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
+            .env_remove("PHOBOS_BACKEND")
+            .output()
+            .expect("phobosc runs")
+    };
+    let o = run("gpu");
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("backend `gpu` is not available: no GPU adapter found"),
+        "{err}"
+    );
+    assert!(err.contains("mesa-vulkan-drivers"), "{err}");
+    let o = run("auto");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(out.contains("\"backend\": \"cpu\""), "{out}");
 }
 
 #[test]
