@@ -29,60 +29,13 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) n:
 }
 ";
 
-/// Seconds of each of `RUNS` passes after the warm-up, sorted, from GPU
-/// timestamps around each pass (as `timestamps` in gpu.rs).
+/// Sorted seconds of `RUNS` passes after `WARM_UP_S` of warm-up launches
+/// (the runtime's `time_passes`, as in gpu.rs).
 fn timestamps(
     gpu: &Gpu,
-    mut encode: impl FnMut(&mut wgpu::CommandEncoder, Option<(&wgpu::QuerySet, u32)>),
+    encode: impl FnMut(&mut wgpu::CommandEncoder, Option<(&wgpu::QuerySet, u32)>),
 ) -> Vec<f64> {
-    let device = gpu.device();
-    let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
-        label: Some("bench"),
-        ty: wgpu::QueryType::Timestamp,
-        count: 2 * RUNS,
-    });
-    let bytes = 16 * u64::from(RUNS);
-    let resolve = device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: bytes,
-        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
-    });
-    let read = device.create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: bytes,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let started = Instant::now();
-    while started.elapsed().as_secs_f64() < WARM_UP_S {
-        let mut warm = device.create_command_encoder(&Default::default());
-        for _ in 0..8 {
-            encode(&mut warm, None);
-        }
-        gpu.queue().submit([warm.finish()]);
-        gpu.wait().expect("warm-up");
-    }
-    for r in 0..RUNS {
-        let mut enc = device.create_command_encoder(&Default::default());
-        encode(&mut enc, Some((&queries, 2 * r)));
-        gpu.queue().submit([enc.finish()]);
-    }
-    let mut enc = device.create_command_encoder(&Default::default());
-    enc.resolve_query_set(&queries, 0..2 * RUNS, &resolve, 0);
-    enc.copy_buffer_to_buffer(&resolve, 0, &read, 0, bytes);
-    gpu.queue().submit([enc.finish()]);
-    read.map_async(wgpu::MapMode::Read, .., |_| {});
-    gpu.wait().expect("timestamps");
-    let period = f64::from(gpu.queue().get_timestamp_period()) * 1e-9;
-    let view = read.get_mapped_range(..).expect("mapped");
-    let ticks: &[u64] = bytemuck::cast_slice(&view);
-    let mut secs: Vec<f64> = ticks
-        .chunks(2)
-        .map(|t| t[1].wrapping_sub(t[0]) as f64 * period)
-        .collect();
-    secs.sort_by(f64::total_cmp);
-    secs
+    phobos_runtime::gpu::time_passes(gpu, RUNS, WARM_UP_S, encode).expect("timestamps")
 }
 
 fn gib(bytes: u64, secs: f64) -> f64 {
