@@ -37,10 +37,10 @@
 use crate::{ENTRY_POINT, GpuOptions, LowerError, Precision};
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{
-    AddressSpace, ArraySize, BinaryOperator, Binding, Block, BuiltIn, EntryPoint, Expression,
-    Function, FunctionArgument, GlobalVariable, Handle, Literal, LocalVariable, MathFunction,
-    Module, Range, ResourceBinding, Scalar as NScalar, ScalarKind, ShaderStage, Span, Statement,
-    StorageAccess, StructMember, Type, TypeInner, VectorSize,
+    AddressSpace, ArraySize, BinaryOperator, Block, EntryPoint, Expression, Function,
+    GlobalVariable, Handle, Literal, LocalVariable, MathFunction, Module, Range, ResourceBinding,
+    Scalar as NScalar, ScalarKind, ShaderStage, Span, Statement, StorageAccess, StructMember, Type,
+    TypeInner, VectorSize,
 };
 
 /// Invocations per workgroup of the fill kernel (one chunk each).
@@ -516,23 +516,7 @@ pub fn fill_module(map: FillMap) -> Module {
 
     let f = Function {
         name: Some(ENTRY_POINT.into()),
-        arguments: vec![
-            FunctionArgument {
-                name: Some("local_index".into()),
-                ty: u32_ty,
-                binding: Some(Binding::BuiltIn(BuiltIn::LocalInvocationIndex)),
-            },
-            FunctionArgument {
-                name: Some("workgroup_id".into()),
-                ty: vec3,
-                binding: Some(Binding::BuiltIn(BuiltIn::WorkGroupId)),
-            },
-            FunctionArgument {
-                name: Some("num_workgroups".into()),
-                ty: vec3,
-                binding: Some(Binding::BuiltIn(BuiltIn::NumWorkGroups)),
-            },
-        ],
+        arguments: crate::lower::entry_arguments(u32_ty, vec3),
         ..Default::default()
     };
     let mut b = Fb {

@@ -160,6 +160,22 @@ pub fn specialize<'k>(kernel: &'k Kernel, dims: &[u64]) -> std::borrow::Cow<'k, 
 }
 
 /// Lowers a checked kernel to a naga module with one compute entry point.
+/// The entry point's arguments, shared by kernels and the Tandem fills:
+/// the invocation's index in its workgroup, the workgroup's id and the
+/// dispatch's size (from which the linear block number is made).
+pub(crate) fn entry_arguments(u32_ty: Handle<Type>, vec3: Handle<Type>) -> Vec<FunctionArgument> {
+    let arg = |name: &str, ty, builtin| FunctionArgument {
+        name: Some(name.into()),
+        ty,
+        binding: Some(Binding::BuiltIn(builtin)),
+    };
+    vec![
+        arg("local_index", u32_ty, BuiltIn::LocalInvocationIndex),
+        arg("workgroup_id", vec3, BuiltIn::WorkGroupId),
+        arg("num_workgroups", vec3, BuiltIn::NumWorkGroups),
+    ]
+}
+
 pub fn lower(kernel: &Kernel, options: &GpuOptions) -> Result<Module, LowerError> {
     if !(1..=MAX_WORKGROUP_SIZE).contains(&options.workgroup_size) {
         return Err(unsupported(format!(
@@ -198,23 +214,7 @@ pub fn lower(kernel: &Kernel, options: &GpuOptions) -> Result<Module, LowerError
 
     let mut f = Function {
         name: Some(ENTRY_POINT.into()),
-        arguments: vec![
-            FunctionArgument {
-                name: Some("local_index".into()),
-                ty: u32_ty,
-                binding: Some(Binding::BuiltIn(BuiltIn::LocalInvocationIndex)),
-            },
-            FunctionArgument {
-                name: Some("workgroup_id".into()),
-                ty: vec3,
-                binding: Some(Binding::BuiltIn(BuiltIn::WorkGroupId)),
-            },
-            FunctionArgument {
-                name: Some("num_workgroups".into()),
-                ty: vec3,
-                binding: Some(Binding::BuiltIn(BuiltIn::NumWorkGroups)),
-            },
-        ],
+        arguments: entry_arguments(u32_ty, vec3),
         ..Default::default()
     };
 
