@@ -11,16 +11,16 @@
 //! with the CPU backend on every element and with the reference
 //! interpreter on a prefix. A benchmark, not a test: CI does not run it.
 
+#[path = "common.rs"]
+mod common;
+
+use common::{RUNS, ZERO, gib, time_dispatch, timestamps};
 use phobos_core::Program;
 use phobos_core::launch::Arg;
 use phobos_core::tensor::{Data, Tensor};
 use phobos_core::types::{Scalar, Value};
 use phobos_runtime::gpu::Gpu;
 use phobos_runtime::{Backend, Options, Precision, launch};
-
-const RUNS: u32 = 21;
-/// Seconds of back-to-back launches before the timed ones.
-const WARM_UP_S: f64 = 0.5;
 
 const FILLS: &str = "
 @autotune(B in [256, 1024, 4096])
@@ -42,15 +42,6 @@ const COPY: &str = "
 fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>) {
   let i = g.x + g.y * n.x * 256u;
   if i < arrayLength(&dst) { dst[i] = src[i]; }
-}
-";
-
-const ZERO: &str = "
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>) {
-  let i = g.x + g.y * n.x * 256u;
-  if i < arrayLength(&dst) { dst[i] = vec4<u32>(0u); }
 }
 ";
 
@@ -86,18 +77,6 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw
   if idx < p.n { dst[idx] = idx * 2654435761u; }
 }
 ";
-
-/// Sorted seconds of `RUNS` passes after `WARM_UP_S` of warm-up launches.
-fn timestamps(
-    gpu: &Gpu,
-    encode: impl FnMut(&mut wgpu::CommandEncoder, Option<(&wgpu::QuerySet, u32)>),
-) -> Vec<f64> {
-    phobos_runtime::gpu::time_passes(gpu, RUNS, WARM_UP_S, encode).expect("timestamps")
-}
-
-fn gib(bytes: u64, secs: f64) -> f64 {
-    bytes as f64 / secs / (1u64 << 30) as f64
-}
 
 /// A hand-written WGSL kernel over `bytes` of output (and as many of input
 /// for the copy): median and fastest seconds.
@@ -223,21 +202,7 @@ fn ceiling_with(
         Some([n, ..]) => n.div_ceil(per_group),
         None => (bytes / 16).div_ceil(256) as u32,
     };
-    let (x, y) = (groups.min(65535), groups.div_ceil(65535));
-    let t = timestamps(gpu, |enc, ts| {
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: None,
-            timestamp_writes: ts.map(|(q, i)| wgpu::ComputePassTimestampWrites {
-                query_set: q,
-                beginning_of_pass_write_index: Some(i),
-                end_of_pass_write_index: Some(i + 1),
-            }),
-        });
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind, &[]);
-        pass.dispatch_workgroups(x, y, 1);
-    });
-    (t[t.len() / 2], t[0])
+    time_dispatch(gpu, &pipeline, &bind, groups)
 }
 
 /// The workgroup size the GPU backend picks for `kernel`.

@@ -11,36 +11,13 @@
 //! `PHOBOS_TANDEM_K` picks the chunk length (default 32). A benchmark, not a
 //! test: CI does not run it.
 
+#[path = "common.rs"]
+mod common;
+
+use common::{RUNS, WARM_UP_S, ZERO, gib, time_dispatch, timestamps};
 use phobos_runtime::gpu::Gpu;
 use phobos_tandem::{Bulk, Dist, Key, Tandem};
 use std::time::Instant;
-
-const RUNS: u32 = 21;
-/// Seconds of back-to-back launches before the timed ones (one launch is
-/// not enough on the H200: it stays clocked down).
-const WARM_UP_S: f64 = 0.5;
-
-const ZERO: &str = "
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>) {
-  let i = g.x + g.y * n.x * 256u;
-  if i < arrayLength(&dst) { dst[i] = vec4<u32>(0u); }
-}
-";
-
-/// Sorted seconds of `RUNS` passes after `WARM_UP_S` of warm-up launches
-/// (the runtime's `time_passes`, as in gpu.rs).
-fn timestamps(
-    gpu: &Gpu,
-    encode: impl FnMut(&mut wgpu::CommandEncoder, Option<(&wgpu::QuerySet, u32)>),
-) -> Vec<f64> {
-    phobos_runtime::gpu::time_passes(gpu, RUNS, WARM_UP_S, encode).expect("timestamps")
-}
-
-fn gib(bytes: u64, secs: f64) -> f64 {
-    bytes as f64 / secs / (1u64 << 30) as f64
-}
 
 fn storage(gpu: &Gpu, bytes: u64) -> wgpu::Buffer {
     gpu.device().create_buffer(&wgpu::BufferDescriptor {
@@ -77,21 +54,7 @@ fn zero_ceiling(gpu: &Gpu, dst: &wgpu::Buffer) -> (f64, f64) {
         }],
     });
     let groups = (dst.size() / 16).div_ceil(256) as u32;
-    let (x, y) = (groups.min(65535), groups.div_ceil(65535));
-    let t = timestamps(gpu, |enc, ts| {
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: None,
-            timestamp_writes: ts.map(|(q, i)| wgpu::ComputePassTimestampWrites {
-                query_set: q,
-                beginning_of_pass_write_index: Some(i),
-                end_of_pass_write_index: Some(i + 1),
-            }),
-        });
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind, &[]);
-        pass.dispatch_workgroups(x, y, 1);
-    });
-    (t[t.len() / 2], t[0])
+    time_dispatch(gpu, &pipeline, &bind, groups)
 }
 
 fn read_back(gpu: &Gpu, src: &wgpu::Buffer) -> Vec<u8> {
