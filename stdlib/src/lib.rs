@@ -10,5 +10,13 @@ pub const RANDOM: &str = include_str!("../std/random.ph");
 /// `std/math.ph`: `log` and `cos` built from exact operations.
 pub const MATH: &str = include_str!("../std/math.ph");
 
+/// `std/tandem.ph`: Tandem draws inside kernels (`tandem_u32`, `tandem_uniform`,
+/// `tandem_bool`, `tandem_normal`, `tandem_exponential`, `tandem_below`).
+pub const TANDEM: &str = include_str!("../std/tandem.ph");
+
 /// Every stdlib file in prelude order, as `(path, source)`.
-pub const FILES: &[(&str, &str)] = &[("std/math.ph", MATH), ("std/random.ph", RANDOM)];
+pub const FILES: &[(&str, &str)] = &[
+    ("std/math.ph", MATH),
+    ("std/random.ph", RANDOM),
+    ("std/tandem.ph", TANDEM),
+];

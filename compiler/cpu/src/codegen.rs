@@ -467,7 +467,11 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             ExprKind::Builtin(f, xs) => {
                 let vals: Vec<Value> = xs.iter().map(|x| self.emit(*x, pos, cache)).collect();
-                ops::builtin(self.b, *f, ty, &vals)
+                if f.is_tandem() {
+                    self.tandem(id, *f, &vals)
+                } else {
+                    ops::builtin(self.b, *f, ty, &vals)
+                }
             }
         };
         cache.insert(id, v);

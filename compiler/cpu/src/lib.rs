@@ -29,6 +29,7 @@ mod layout;
 mod ops;
 mod parallel;
 mod simd;
+mod tandem;
 
 pub use compile::{CompileError, Compiled, compile};
 pub use exec::{RunError, RunInfo, run};

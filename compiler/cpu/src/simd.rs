@@ -97,7 +97,9 @@ impl Gen<'_, '_> {
                         }
                         ExprKind::Select(c, a, b) => kids_ok(self, &[*c, *a, *b], memo),
                         ExprKind::Builtin(f, xs) => {
-                            (*f != Builtin::Abs || e.ty != Scalar::U32) && kids_ok(self, xs, memo)
+                            !f.is_tandem()
+                                && (*f != Builtin::Abs || e.ty != Scalar::U32)
+                                && kids_ok(self, xs, memo)
                         }
                         _ => false,
                     }

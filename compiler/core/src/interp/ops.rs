@@ -221,7 +221,48 @@ pub fn builtin(f: Builtin, args: &[Value]) -> Value {
         (Builtin::Abs, [I64(x)]) => I64(x.wrapping_abs()),
         (Builtin::Min, [a, b]) => select(binary(BinOp::Lt, *b, *a), *b, *a),
         (Builtin::Max, [a, b]) => select(binary(BinOp::Gt, *b, *a), *b, *a),
+        (Builtin::TandemKey(q), [U32(seed)]) => U32(tandem_key(*seed)[q as usize]),
+        (Builtin::TandemWord, [U32(k0), U32(k1), U32(k2), U32(k3), U32(i)]) => {
+            U32(tandem_word([*k0, *k1, *k2, *k3], *i))
+        }
+        (
+            Builtin::TandemBelowRetry,
+            [Bool(rejected), U32(k0), U32(k1), U32(k2), U32(k3), U32(i), U32(n)],
+        ) => U32(if *rejected {
+            tandem_below_retry([*k0, *k1, *k2, *k3], *i, *n)
+        } else {
+            0
+        }),
         (f, args) => unreachable!("the checker rejects {f:?} on {args:?}"),
+    }
+}
+
+/// The chunk length of the in-kernel Tandem stream: the default, the stream
+/// `phobosc fill` writes.
+pub const TANDEM_K: u32 = phobos_tandem::core::DEFAULT_K;
+
+/// The words of `Key::from_seed(seed)`.
+pub fn tandem_key(seed: u32) -> [u32; 4] {
+    phobos_tandem::Key::from_seed(u64::from(seed)).words()
+}
+
+/// Word `i` of the stream of `key` with `K = 32`: element `i` of
+/// `Tandem::new(key).fill_u32`.
+pub fn tandem_word(key: [u32; 4], i: u32) -> u32 {
+    let b = phobos_tandem::core::block_at(key, TANDEM_K, u64::from(i >> 2));
+    b[(i & 3) as usize]
+}
+
+/// The retry of a rejected bounded draw `i` (SPEC.md section 7.5): the
+/// first word of the continuation of `key.sub(PURPOSE_BELOW).split(i)` that
+/// Lemire's method accepts. `n` is non-zero (only a non-zero `n` rejects).
+pub fn tandem_below_retry(key: [u32; 4], i: u32, n: u32) -> u32 {
+    let sub = phobos_tandem::Key::from_words(key).sub(phobos_tandem::PURPOSE_BELOW);
+    let mut more = phobos_tandem::core::Continuation::new(sub.split(u64::from(i)).words());
+    loop {
+        if let Some(v) = phobos_tandem::lemire32(more.next_u32(), n) {
+            return v;
+        }
     }
 }
 

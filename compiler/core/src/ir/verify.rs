@@ -324,6 +324,33 @@ impl Verifier<'_> {
                     }
                 }
             }
+            ExprKind::Builtin(f, xs) if f.is_tandem() => {
+                let want = f.tandem_args();
+                if xs.len() != want.len() {
+                    self.err(
+                        &me,
+                        format!("{} takes {} arguments, has {}", f.name(), want.len(), xs.len()),
+                    );
+                }
+                if e.ty != Scalar::U32 {
+                    self.err(&me, format!("{} is u32, node is {}", f.name(), e.ty));
+                }
+                if matches!(f, super::Builtin::TandemKey(q) if *q > 3) {
+                    self.err(&me, "a Tandem key has words 0 to 3");
+                }
+                for (x, t) in xs.iter().zip(want) {
+                    if self.operand(id, *x) && k.exprs[*x].ty != *t {
+                        self.err(
+                            &me,
+                            format!(
+                                "argument %{x} of {} is {}, not {t}",
+                                f.name(),
+                                k.exprs[*x].ty
+                            ),
+                        );
+                    }
+                }
+            }
             ExprKind::Builtin(f, xs) => {
                 let n = if matches!(f, super::Builtin::Min | super::Builtin::Max) {
                     2

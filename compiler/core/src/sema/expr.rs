@@ -11,7 +11,23 @@ use crate::types::{Scalar, Value};
 
 /// Names that are builtins rather than `fn`s.
 const BUILTINS: &[&str] = &[
-    "iota", "where", "sqrt", "abs", "min", "max", "bool", "i32", "u32", "i64", "u64", "f32", "f64",
+    "iota",
+    "where",
+    "sqrt",
+    "abs",
+    "min",
+    "max",
+    "bool",
+    "i32",
+    "u32",
+    "i64",
+    "u64",
+    "f32",
+    "f64",
+    "_tandem_key",
+    "_tandem_word",
+    "_tandem_below_retry",
+    "_tandem_index",
 ];
 
 pub fn is_builtin(name: &str) -> bool {
@@ -406,7 +422,92 @@ impl Checker<'_> {
                 };
                 Some(self.concrete(ExprKind::Builtin(b, vec![va.id, vb.id]), s, shape, span))
             }
+            "_tandem_key" => {
+                let [seed, q] = self.args::<2>(f, args, span)?;
+                let q = self.const_int(q)?;
+                if !(0..4).contains(&q) {
+                    self.error(
+                        Diagnostic::error(
+                            code::RANK,
+                            format!("a Tandem key has words 0 to 3, not {q}"),
+                        )
+                        .label(span, "this word")
+                        .help("write `_tandem_key(seed, 0)` .. `_tandem_key(seed, 3)`"),
+                    );
+                    return None;
+                }
+                self.tandem(Builtin::TandemKey(q as u8), &[seed], span)
+            }
+            "_tandem_word" => {
+                let xs = self.args::<5>(f, args, span)?;
+                self.tandem(Builtin::TandemWord, &xs, span)
+            }
+            "_tandem_below_retry" => {
+                let xs = self.args::<7>(f, args, span)?;
+                self.tandem(Builtin::TandemBelowRetry, &xs, span)
+            }
+            "_tandem_index" => {
+                let [a] = self.args::<1>(f, args, span)?;
+                self.tandem_index(a, span)
+            }
             _ => self.call_fn(f, args, span),
+        }
+    }
+
+    /// A Tandem builtin: each argument must have the type the builtin takes
+    /// (an untyped literal takes it), and the shapes broadcast.
+    fn tandem(&mut self, b: Builtin, args: &[&ast::Expr], span: Span) -> Option<Val> {
+        let mut ids = Vec::new();
+        let mut shape: Vec<crate::types::Dim> = Vec::new();
+        for (a, want) in args.iter().zip(b.tandem_args()) {
+            let v = self.expr(a)?;
+            let v = match v.ty {
+                Ty::AbsInt | Ty::AbsFloat => self.concretize(&v, *want)?,
+                _ => v,
+            };
+            if v.ty != Ty::S(*want) {
+                self.error(
+                    Diagnostic::error(
+                        code::TYPE_MISMATCH,
+                        format!("`{}` takes {want}, not {}", b.name(), v.ty.name()),
+                    )
+                    .label(v.span, format!("this is {}", v.ty.name()))
+                    .help(format!("convert the argument: `{want}(...)`")),
+                );
+                return None;
+            }
+            let acc = Val {
+                shape: shape.clone(),
+                ..v.clone()
+            };
+            shape = self.broadcast(&acc, &v, span)?;
+            ids.push(v.id);
+        }
+        Some(self.concrete(ExprKind::Builtin(b, ids), Scalar::U32, shape, span))
+    }
+
+    /// The counter of a Tandem draw as u32: an i32 counter is read as its
+    /// bits (so counters run from 0 to 2^32 - 1 either way), a u32 one as it
+    /// is; any other type is an error at the argument.
+    fn tandem_index(&mut self, a: &ast::Expr, span: Span) -> Option<Val> {
+        let v = self.expr(a)?;
+        match v.ty {
+            Ty::AbsInt => self.concretize(&v, Scalar::U32),
+            Ty::S(Scalar::U32) => Some(v),
+            Ty::S(Scalar::I32) => {
+                Some(self.concrete(ExprKind::Bitcast(v.id), Scalar::U32, v.shape, span))
+            }
+            _ => {
+                self.error(
+                    Diagnostic::error(
+                        code::TYPE_MISMATCH,
+                        format!("a Tandem counter is i32 or u32, not {}", v.ty.name()),
+                    )
+                    .label(v.span, format!("this is {}", v.ty.name()))
+                    .help("pass the element's index, such as `(r + iota(0)) * 256 + iota(1)`"),
+                );
+                None
+            }
         }
     }
 

@@ -307,7 +307,11 @@ impl<'k> Lower<'k> {
                 for x in xs {
                     vals.push(self.node(*x, pos, cache)?);
                 }
-                self.builtin(*f, ty, &vals)
+                if f.is_tandem() {
+                    self.tandem_builtin(*f, &vals)?
+                } else {
+                    self.builtin(*f, ty, &vals)
+                }
             }
         };
         cache.insert(id, h);

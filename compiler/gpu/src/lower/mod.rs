@@ -18,6 +18,7 @@ mod exact;
 mod expr;
 mod ops;
 mod stmt;
+mod tandem_draw;
 
 use crate::{ENTRY_POINT, GpuOptions, LowerError, MAX_WORKGROUP_SIZE, Precision};
 use naga::{

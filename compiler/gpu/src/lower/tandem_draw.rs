@@ -1,0 +1,308 @@
+//! Tandem draws inside kernels (`Builtin::TandemKey`, `TandemWord`,
+//! `TandemBelowRetry`) as naga code, with the meaning of
+//! `phobos_core::interp::ops::{tandem_key, tandem_word, tandem_below_retry}`
+//! (stdlib/tandem/SPEC.md sections 2, 3 and 7.5).
+//!
+//! A key derivation is twelve rounds unrolled into straight-line code; the
+//! key nodes are scalars, so `hoist` computes them once per statement before
+//! the element loop. A word seeds its chunk and runs a loop of `8 + j` steps
+//! (the warm-up, then up to block `j < K`), then one step whose output holds
+//! the word: one element costs at most `8 + K` steps, with no state carried
+//! between elements. A rejected bounded draw runs its retry loop inside an
+//! `if`, so only the rare rejected elements pay for it.
+
+use super::{H, Lower};
+use crate::LowerError;
+use naga::{BinaryOperator as B, Block, Statement};
+use phobos_core::interp::ops::TANDEM_K;
+use phobos_core::ir::Builtin;
+use phobos_core::syntax::ast::BinOp;
+use phobos_core::types::Scalar;
+
+/// The Weyl constant of the stream's steps (SPEC.md section 3.1).
+const WEYL_STREAM: u32 = 0x9E37_79B9;
+/// The Weyl constant of the key derivation (section 2.1).
+const WEYL_DERIVE: u32 = 0xBB67_AE85;
+/// Rounds of a key derivation.
+const DERIVE_ROUNDS: u32 = 12;
+/// Warm-up steps of a chunk.
+const WARM_UP: u32 = 8;
+/// The domain tags of `from_seed`, `sub` and `split`.
+const DOMAIN_SEED: u32 = u32::from_le_bytes(*b"seed");
+const DOMAIN_SUB: u32 = u32::from_le_bytes(*b"sub\0");
+const DOMAIN_SPLIT: u32 = u32::from_le_bytes(*b"splt");
+/// `PURPOSE_BELOW`: the purpose whose splits retry rejected bounded draws.
+const PURPOSE_BELOW: u32 = 1;
+
+impl Lower<'_> {
+    /// A Tandem builtin on already lowered arguments.
+    pub(super) fn tandem_builtin(&mut self, f: Builtin, args: &[H]) -> Result<H, LowerError> {
+        Ok(match (f, args) {
+            (Builtin::TandemKey(q), [seed]) => {
+                let zero = self.u32c(0);
+                self.derive([zero; 4], DOMAIN_SEED, *seed)[q as usize]
+            }
+            (Builtin::TandemWord, [k0, k1, k2, k3, i]) => {
+                self.tandem_word([*k0, *k1, *k2, *k3], *i)?
+            }
+            (Builtin::TandemBelowRetry, [rejected, k0, k1, k2, k3, i, n]) => {
+                self.tandem_retry(*rejected, [*k0, *k1, *k2, *k3], *i, *n)?
+            }
+            (f, _) => unreachable!("the verifier checks the arguments of {f:?}"),
+        })
+    }
+
+    fn rotl(&mut self, x: H, r: u32) -> H {
+        let (left, right) = (self.u32c(r), self.u32c(32 - r));
+        let hi = self.binary(B::ShiftLeft, x, left);
+        let lo = self.binary(B::ShiftRight, x, right);
+        self.binary(B::InclusiveOr, hi, lo)
+    }
+
+    /// ChaCha's quarter round on the whole state.
+    fn quarter_round(&mut self, [mut a, mut b, mut c, mut d]: [H; 4]) -> [H; 4] {
+        for (r1, r2) in [(16, 12), (8, 7)] {
+            a = self.binary(B::Add, a, b);
+            let x = self.binary(B::ExclusiveOr, d, a);
+            d = self.rotl(x, r1);
+            c = self.binary(B::Add, c, d);
+            let x = self.binary(B::ExclusiveOr, b, c);
+            b = self.rotl(x, r2);
+        }
+        [a, b, c, d]
+    }
+
+    /// A round: `weyl` added into word 0, then two quarter rounds. Returns
+    /// the round's input (for the feed-forward) and the permuted state.
+    fn round(&mut self, s: [H; 4], weyl: H) -> ([H; 4], [H; 4]) {
+        let s0 = self.binary(B::Add, s[0], weyl);
+        let input = [s0, s[1], s[2], s[3]];
+        let once = self.quarter_round(input);
+        (input, self.quarter_round(once))
+    }
+
+    fn add4(&mut self, a: [H; 4], b: [H; 4]) -> [H; 4] {
+        std::array::from_fn(|q| self.binary(B::Add, a[q], b[q]))
+    }
+
+    /// `derive(k, domain, v)` for a 32-bit value `v` (`v_hi = 0`).
+    fn derive(&mut self, k: [H; 4], domain: u32, v: H) -> [H; 4] {
+        let tag = self.u32c(domain);
+        let mut s = [
+            self.binary(B::ExclusiveOr, k[0], v),
+            k[1],
+            self.binary(B::ExclusiveOr, k[2], tag),
+            k[3],
+        ];
+        for t in 1..=DERIVE_ROUNDS {
+            let weyl = self.u32c(t.wrapping_mul(WEYL_DERIVE));
+            s = self.round(s, weyl).1;
+        }
+        self.add4(s, k)
+    }
+
+    /// Four u32 variables holding `init`, and a step counter at 0.
+    fn chunk_vars(&mut self, init: [H; 4]) -> ([H; 4], H) {
+        let vars: [H; 4] = std::array::from_fn(|_| self.temp(Scalar::U32));
+        for (v, x) in vars.iter().zip(init) {
+            self.cur.push(Statement::Store {
+                pointer: *v,
+                value: x,
+            });
+        }
+        let t = self.temp(Scalar::U32);
+        let zero = self.u32c(0);
+        self.cur.push(Statement::Store {
+            pointer: t,
+            value: zero,
+        });
+        (vars, t)
+    }
+
+    fn var_load(&mut self, pointer: H) -> H {
+        self.expr(naga::Expression::Load { pointer })
+    }
+
+    fn var_store(&mut self, pointer: H, value: H) {
+        self.cur.push(Statement::Store { pointer, value });
+    }
+
+    /// The next step of the chunk in `vars` (step number `t + 1`); its
+    /// output, the permuted state plus the round's input.
+    fn step(&mut self, vars: [H; 4], t: H) -> [H; 4] {
+        let one = self.u32c(1);
+        let n = self.var_load(t);
+        let n = self.binary(B::Add, n, one);
+        self.var_store(t, n);
+        let c = self.u32c(WEYL_STREAM);
+        let weyl = self.binary(B::Multiply, n, c);
+        let s: [H; 4] = std::array::from_fn(|q| self.var_load(vars[q]));
+        let (input, next) = self.round(s, weyl);
+        for (v, x) in vars.iter().zip(next) {
+            self.var_store(*v, x);
+        }
+        self.add4(next, input)
+    }
+
+    /// Steps the chunk in `vars` until its counter reaches `until`.
+    fn steps_until(&mut self, vars: [H; 4], t: H, until: H) -> Result<(), LowerError> {
+        let body = self.nested(|lw| {
+            let done = lw.var_load(t);
+            let done = lw.binary(B::GreaterEqual, done, until);
+            lw.cur.push(Statement::If {
+                condition: done,
+                accept: Block::from_vec(vec![Statement::Break]),
+                reject: Block::new(),
+            });
+            lw.step(vars, t);
+            Ok(())
+        })?;
+        self.cur.push(Statement::Loop {
+            body,
+            continuing: Block::new(),
+            break_if: None,
+        });
+        Ok(())
+    }
+
+    /// Word `q` (a u32 below 4) of a block.
+    fn pick(&mut self, o: [H; 4], q: H) -> H {
+        let mut v = o[3];
+        for w in (0..3).rev() {
+            let c = self.u32c(w);
+            let is = self.binary(B::Equal, q, c);
+            v = self.select(is, o[w as usize], v);
+        }
+        v
+    }
+
+    /// Word `i` of the stream of `key` (SPEC.md sections 3.2 to 3.6): block
+    /// `b = i / 4` is block `j` of chunk `c` (the layout interleaves groups
+    /// of eight chunks), stepped directly from the chunk's seed. Counters
+    /// are below 2^32, so the chunk index's high word is 0.
+    fn tandem_word(&mut self, key: [H; 4], i: H) -> Result<H, LowerError> {
+        let two = self.u32c(2);
+        let b = self.binary(B::ShiftRight, i, two);
+        let three = self.u32c(3);
+        let q = self.binary(B::And, i, three);
+        let b_over = self.binary(B::ShiftRight, b, three);
+        let k_mask = self.u32c(TANDEM_K - 1);
+        let j = self.binary(B::And, b_over, k_mask);
+        let seven = self.u32c(7);
+        let lane = self.binary(B::And, b, seven);
+        let group_shift = self.u32c(3 + TANDEM_K.trailing_zeros());
+        let group = self.binary(B::ShiftRight, b, group_shift);
+        let group_first = self.binary(B::ShiftLeft, group, three);
+        let chunk = self.binary(B::InclusiveOr, group_first, lane);
+        let k_tag = self.u32c(TANDEM_K);
+        let init = [
+            key[0],
+            self.binary(B::ExclusiveOr, key[1], k_tag),
+            self.binary(B::ExclusiveOr, key[2], chunk),
+            key[3],
+        ];
+        let (vars, t) = self.chunk_vars(init);
+        let warm = self.u32c(WARM_UP);
+        let until = self.binary(B::Add, j, warm);
+        self.steps_until(vars, t, until)?;
+        let out = self.step(vars, t);
+        Ok(self.pick(out, q))
+    }
+
+    /// The high half of the 64-bit product of two u32 values (16-bit limbs).
+    fn mulhi(&mut self, x: H, n: H) -> H {
+        let (mask, sixteen) = (self.u32c(0xFFFF), self.u32c(16));
+        let xl = self.binary(B::And, x, mask);
+        let xh = self.binary(B::ShiftRight, x, sixteen);
+        let nl = self.binary(B::And, n, mask);
+        let nh = self.binary(B::ShiftRight, n, sixteen);
+        let ll = self.binary(B::Multiply, xl, nl);
+        let lh = self.binary(B::Multiply, xl, nh);
+        let hl = self.binary(B::Multiply, xh, nl);
+        let hh = self.binary(B::Multiply, xh, nh);
+        let ll_hi = self.binary(B::ShiftRight, ll, sixteen);
+        let lh_lo = self.binary(B::And, lh, mask);
+        let hl_lo = self.binary(B::And, hl, mask);
+        let mid = self.binary(B::Add, ll_hi, lh_lo);
+        let mid = self.binary(B::Add, mid, hl_lo);
+        let carry = self.binary(B::ShiftRight, mid, sixteen);
+        let lh_hi = self.binary(B::ShiftRight, lh, sixteen);
+        let hl_hi = self.binary(B::ShiftRight, hl, sixteen);
+        let hi = self.binary(B::Add, hh, lh_hi);
+        let hi = self.binary(B::Add, hi, hl_hi);
+        self.binary(B::Add, hi, carry)
+    }
+
+    /// Lemire's method on one word: `(value, accepted)`.
+    fn lemire(&mut self, x: H, n: H) -> (H, H) {
+        let lo = self.binary(B::Multiply, x, n);
+        let hi = self.mulhi(x, n);
+        let zero = self.u32c(0);
+        let neg = self.binary(B::Subtract, zero, n);
+        // `%` with the IR's meaning (`x % 0 == 0`): n is never 0 here, but
+        // the lowering stays defined for any argument.
+        let threshold = self.binop(BinOp::Rem, Scalar::U32, neg, n);
+        let small = self.binary(B::GreaterEqual, lo, n);
+        let kept = self.binary(B::GreaterEqual, lo, threshold);
+        let accepted = self.binary(B::LogicalOr, small, kept);
+        (hi, accepted)
+    }
+
+    /// The retry of a rejected bounded draw: only when `rejected`, the
+    /// first word of the continuation of `key.sub(PURPOSE_BELOW).split(i)`
+    /// (seeded with `K` tag 0, warmed up, then read in order) that Lemire's
+    /// method accepts; 0 otherwise.
+    fn tandem_retry(&mut self, rejected: H, key: [H; 4], i: H, n: H) -> Result<H, LowerError> {
+        let result = self.temp(Scalar::U32);
+        let zero = self.u32c(0);
+        self.var_store(result, zero);
+        let accept = self.nested(|lw| {
+            let purpose = lw.u32c(PURPOSE_BELOW);
+            let sub = lw.derive(key, DOMAIN_SUB, purpose);
+            let x = lw.derive(sub, DOMAIN_SPLIT, i);
+            let (vars, t) = lw.chunk_vars(x);
+            let warm = lw.u32c(WARM_UP);
+            lw.steps_until(vars, t, warm)?;
+            let found = lw.temp(Scalar::U32);
+            let no = lw.u32c(0);
+            lw.var_store(found, no);
+            let body = lw.nested(|lw| {
+                let out = lw.step(vars, t);
+                for w in out {
+                    let (v, ok) = lw.lemire(w, n);
+                    let before = lw.var_load(found);
+                    let zero = lw.u32c(0);
+                    let first = lw.binary(B::Equal, before, zero);
+                    let take = lw.binary(B::LogicalAnd, first, ok);
+                    let old = lw.var_load(result);
+                    let v = lw.select(take, v, old);
+                    lw.var_store(result, v);
+                    let one = lw.u32c(1);
+                    let f = lw.select(take, one, before);
+                    lw.var_store(found, f);
+                }
+                let f = lw.var_load(found);
+                let zero = lw.u32c(0);
+                let done = lw.binary(B::NotEqual, f, zero);
+                lw.cur.push(Statement::If {
+                    condition: done,
+                    accept: Block::from_vec(vec![Statement::Break]),
+                    reject: Block::new(),
+                });
+                Ok(())
+            })?;
+            lw.cur.push(Statement::Loop {
+                body,
+                continuing: Block::new(),
+                break_if: None,
+            });
+            Ok(())
+        })?;
+        self.cur.push(Statement::If {
+            condition: rejected,
+            accept,
+            reject: Block::new(),
+        });
+        Ok(self.var_load(result))
+    }
+}
