@@ -72,6 +72,9 @@ pub(crate) trait IntOps {
     ) -> [Self::V; K];
 }
 
+mod wide;
+pub(crate) use wide::{WideOps, div_wide};
+
 const NAN: u32 = 0x7fc0_0000;
 const INF: u32 = 0x7f80_0000;
 const ABS: u32 = 0x7fff_ffff;
@@ -445,6 +448,49 @@ pub(crate) fn sqrt<O: IntOps>(o: &mut O, a: O::V) -> O::V {
 pub(crate) struct Host {
     pub(crate) estimate: Option<u32>,
     pub(crate) fell_back: bool,
+    /// [`WideOps::f_rcp`]'s result moved by this many ulp (an inaccurate
+    /// device reciprocal).
+    pub(crate) rcp_error: i32,
+    /// [`WideOps::f_fma`] as a multiply and an add, each rounded.
+    pub(crate) unfused: bool,
+}
+
+#[cfg(test)]
+impl WideOps for Host {
+    type D = f64;
+    fn f_rcp(&mut self, b: u32) -> u32 {
+        let r = (1.0 / f32::from_bits(b)).to_bits();
+        r.wrapping_add(self.rcp_error as u32)
+    }
+    fn f_mul(&mut self, a: u32, b: u32) -> u32 {
+        (f32::from_bits(a) * f32::from_bits(b)).to_bits()
+    }
+    fn f_fma(&mut self, a: u32, b: u32, c: u32) -> u32 {
+        let (a, b, c) = (f32::from_bits(a), f32::from_bits(b), f32::from_bits(c));
+        if self.unfused {
+            (a * b + c).to_bits()
+        } else {
+            a.mul_add(b, c).to_bits()
+        }
+    }
+    fn widen(&mut self, a: u32) -> f64 {
+        f64::from(f32::from_bits(a))
+    }
+    fn d_c(&mut self, v: f64) -> f64 {
+        v
+    }
+    fn d_sub(&mut self, a: f64, b: f64) -> f64 {
+        a - b
+    }
+    fn d_mul(&mut self, a: f64, b: f64) -> f64 {
+        a * b
+    }
+    fn d_lt(&mut self, a: f64, b: f64) -> bool {
+        a < b
+    }
+    fn d_select(&mut self, c: bool, yes: f64, no: f64) -> f64 {
+        if c { yes } else { no }
+    }
 }
 
 #[cfg(test)]
@@ -531,6 +577,8 @@ impl IntOps for Host {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod wide_tests;
 
 #[cfg(test)]
 pub(crate) fn host_div(a: f32, b: f32) -> f32 {
@@ -543,9 +591,22 @@ pub(crate) fn host_div(a: f32, b: f32) -> f32 {
 pub(crate) fn host_div_est(a: u32, b: u32, estimate: u32) -> (u32, bool) {
     let mut h = Host {
         estimate: Some(estimate),
-        fell_back: false,
+        ..Host::default()
     };
     let r = div(&mut h, a, b);
+    (r, h.fell_back)
+}
+
+/// [`div_wide`] on the host with the reciprocal `rcp_error` ulp off and
+/// `fma` fused or not; also says whether it fell back to [`div`].
+#[cfg(test)]
+pub(crate) fn host_div_wide(a: u32, b: u32, rcp_error: i32, unfused: bool) -> (u32, bool) {
+    let mut h = Host {
+        rcp_error,
+        unfused,
+        ..Host::default()
+    };
+    let r = div_wide(&mut h, a, b);
     (r, h.fell_back)
 }
 

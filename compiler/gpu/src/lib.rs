@@ -110,6 +110,11 @@ pub struct GpuOptions {
     /// on the H200 it makes exact `dropout_rows` 4x faster. Same bits
     /// either way.
     pub branch_fallback: bool,
+    /// Whether exact `/` may check its estimate with f64 arithmetic inside
+    /// the division (`exact::div_wide`: a few float operations instead of
+    /// about 85 integer ones; the module then needs the `Float64`
+    /// capability, wgpu's `SHADER_F64`). Same bits either way.
+    pub wide_div: bool,
 }
 
 impl Default for GpuOptions {
@@ -119,6 +124,7 @@ impl Default for GpuOptions {
             precision: Precision::Exact,
             workgroup_size: DEFAULT_WORKGROUP_SIZE,
             branch_fallback: true,
+            wide_div: false,
         }
     }
 }
@@ -130,6 +136,7 @@ impl GpuOptions {
             precision: Precision::Exact,
             workgroup_size: workgroup_size(kernel),
             branch_fallback: true,
+            wide_div: false,
         }
     }
 }
@@ -233,7 +240,9 @@ pub fn dispatch_size(grid: [u32; 3], max_per_dim: u32) -> [u32; 3] {
 /// message carries naga's error and the kernel's printed IR, so that a bad
 /// lowering is never a kernel that silently does nothing.
 pub fn validate(kernel: &Kernel, module: &Module) -> Result<ModuleInfo, LowerError> {
-    Validator::new(ValidationFlags::all(), Capabilities::empty())
+    // FLOAT64 admits `GpuOptions::wide_div`'s f64 values, which never
+    // leave `exact_div`.
+    Validator::new(ValidationFlags::all(), Capabilities::FLOAT64)
         .validate(module)
         .map_err(|e| {
             LowerError::Internal(format!(

@@ -3,10 +3,14 @@
 use super::GpuError;
 
 /// The features Phobos asks for when the adapter has them: SPIR-V
-/// passthrough (exact mode loads post-processed SPIR-V through it) and
-/// timestamps (benchmarks).
+/// passthrough (exact mode loads post-processed SPIR-V through it),
+/// timestamps (benchmarks) and f64 arithmetic (exact division's check,
+/// `GpuOptions::wide_div`, and the f64 Tandem fills).
 pub(crate) fn wanted_features(adapter: wgpu::Features) -> wgpu::Features {
-    adapter & (wgpu::Features::PASSTHROUGH_SHADERS | wgpu::Features::TIMESTAMP_QUERY)
+    adapter
+        & (wgpu::Features::PASSTHROUGH_SHADERS
+            | wgpu::Features::TIMESTAMP_QUERY
+            | wgpu::Features::SHADER_F64)
 }
 
 /// The limits Phobos asks for: the defaults raised to what the adapter has

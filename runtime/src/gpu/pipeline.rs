@@ -33,6 +33,10 @@ impl Pipeline {
             workgroup_size: super::workgroup_size(kernel),
             // Lavapipe hangs on the branch (see `GpuOptions::branch_fallback`).
             branch_fallback: !gpu.info.name.contains("llvmpipe"),
+            // `PHOBOS_NARROW_DIV` (any value) keeps the integer-only
+            // division, for comparisons; the bits are the same.
+            wide_div: gpu.device.features().contains(wgpu::Features::SHADER_F64)
+                && std::env::var_os("PHOBOS_NARROW_DIV").is_none(),
         };
         let compiled =
             phobos_gpu::compile(kernel, &options).map_err(|e| GpuError::Lower(e.to_string()))?;

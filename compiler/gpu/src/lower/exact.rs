@@ -1,12 +1,14 @@
 //! Exact mode's f32 division and square root: the integer algorithms of
 //! `crate::exact` emitted once per module as naga functions
-//! (`exact_div(a, b)`, `exact_sqrt(a)`) that the entry point calls.
+//! (`exact_div(a, b)`, `exact_sqrt(a)`) that the entry point calls. With
+//! `GpuOptions::wide_div`, division is `exact::div_wide`: f64 values live
+//! only inside `exact_div`.
 
 use super::{H, Lower};
-use crate::exact::{self, IntOps};
+use crate::exact::{self, IntOps, WideOps};
 use naga::{
     BinaryOperator as B, Block, Expression, Function, FunctionArgument, FunctionResult, Handle,
-    MathFunction, ScalarKind, Span, Statement,
+    Literal, MathFunction, Scalar as NScalar, ScalarKind, Span, Statement, Type, TypeInner,
 };
 use phobos_core::types::{Scalar, Value};
 
@@ -23,7 +25,13 @@ impl<'k> Lower<'k> {
         let f = match self.exact.div {
             Some(f) => f,
             None => {
-                let f = self.exact_fn("exact_div", 2, |lw, args| exact::div(lw, args[0], args[1]));
+                let f = if self.wide_div {
+                    self.exact_fn("exact_div", 2, |lw, args| {
+                        exact::div_wide(lw, args[0], args[1])
+                    })
+                } else {
+                    self.exact_fn("exact_div", 2, |lw, args| exact::div(lw, args[0], args[1]))
+                };
                 self.exact.div = Some(f);
                 f
             }
@@ -239,5 +247,65 @@ impl IntOps for Lower<'_> {
             break_if: None,
         });
         vars.map(|pointer| self.expr(Expression::Load { pointer }))
+    }
+}
+
+impl WideOps for Lower<'_> {
+    type D = H;
+    fn f_rcp(&mut self, b: H) -> H {
+        let one = self.lit(Value::F32(1.0));
+        let fb = self.bitcast(b, ScalarKind::Float);
+        let r = self.binary(B::Divide, one, fb);
+        self.bitcast(r, ScalarKind::Uint)
+    }
+    fn f_mul(&mut self, a: H, b: H) -> H {
+        let fa = self.bitcast(a, ScalarKind::Float);
+        let fb = self.bitcast(b, ScalarKind::Float);
+        let p = self.binary(B::Multiply, fa, fb);
+        self.bitcast(p, ScalarKind::Uint)
+    }
+    fn f_fma(&mut self, a: H, b: H, c: H) -> H {
+        let fa = self.bitcast(a, ScalarKind::Float);
+        let fb = self.bitcast(b, ScalarKind::Float);
+        let fc = self.bitcast(c, ScalarKind::Float);
+        let r = self.expr(Expression::Math {
+            fun: MathFunction::Fma,
+            arg: fa,
+            arg1: Some(fb),
+            arg2: Some(fc),
+            arg3: None,
+        });
+        self.bitcast(r, ScalarKind::Uint)
+    }
+    fn widen(&mut self, a: H) -> H {
+        // Registers the f64 type, which the conversion's result has.
+        self.m.types.insert(
+            Type {
+                name: None,
+                inner: TypeInner::Scalar(NScalar::F64),
+            },
+            Span::UNDEFINED,
+        );
+        let fa = self.bitcast(a, ScalarKind::Float);
+        self.expr(Expression::As {
+            expr: fa,
+            kind: ScalarKind::Float,
+            convert: Some(8),
+        })
+    }
+    fn d_c(&mut self, v: f64) -> H {
+        self.expr(Expression::Literal(Literal::F64(v)))
+    }
+    fn d_sub(&mut self, a: H, b: H) -> H {
+        self.binary(B::Subtract, a, b)
+    }
+    fn d_mul(&mut self, a: H, b: H) -> H {
+        self.binary(B::Multiply, a, b)
+    }
+    fn d_lt(&mut self, a: H, b: H) -> H {
+        self.binary(B::Less, a, b)
+    }
+    fn d_select(&mut self, c: H, yes: H, no: H) -> H {
+        Lower::select(self, c, yes, no)
     }
 }

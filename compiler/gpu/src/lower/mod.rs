@@ -60,6 +60,8 @@ struct Lower<'k> {
     precision: Precision,
     workgroup_size: u32,
     branch_fallback: bool,
+    /// `GpuOptions::wide_div`.
+    wide_div: bool,
     exact: exact::ExactFns,
     /// The workgroup tile of each element type that stores reading their own
     /// destination compute their value into first (`stmt.rs`).
@@ -241,6 +243,7 @@ pub fn lower(kernel: &Kernel, options: &GpuOptions) -> Result<Module, LowerError
         precision: options.precision,
         workgroup_size: options.workgroup_size,
         branch_fallback: options.branch_fallback,
+        wide_div: options.wide_div,
         exact: Default::default(),
         staging: HashMap::new(),
         quad,

@@ -1,0 +1,125 @@
+//! Correctly rounded f32 division checked in f64: the fast path of exact
+//! mode's `/` on devices with `SHADER_F64`.
+//!
+//! [`super::div`] corrects the native quotient with about 85 integer
+//! operations, which makes a memory-bound kernel such as `dropout_rows`
+//! integer-bound on the H200 (half the copy ceiling). This path spends a few
+//! float operations instead:
+//!
+//! 1. An estimate from native f32 operations, Markstein's: `r = 1/b`,
+//!    `q0 = a r`, `e = fma(-q0, b, a)`, `q = fma(e, r, q0)`. Nothing about it
+//!    is trusted (the reciprocal may be approximate, `fma` may not be fused);
+//!    it is usually the correctly rounded quotient.
+//! 2. An exact check in f64 that `q` is the correctly rounded `|a| / |b|`:
+//!    with `h = ulp(q) / 2` (a power of two) and `A`, `B`, `Q` the operands'
+//!    magnitudes widened to f64 (exact), `q` is right if and only if
+//!    `A - Q B < h B` and `Q B - A < h' B`, where `h' = h / 2` when `q` is a
+//!    power of two (its lower neighbour is nearer) and `h` otherwise. A tie
+//!    (`A - Q B = ±h B`) cannot happen for a normal `q`: `a / b` would be a
+//!    25-bit midpoint `M 2^k`, `M` odd, so `a`'s odd significand would be
+//!    `M` times `b`'s, at least `2^24`, which no f32 has.
+//!
+//!    `Q B` (24 x 24 bits) and `h B` are exact in f64, and so is their
+//!    scaling by 1/2. The differences `A - Q B` may round, but rounding is
+//!    monotone and `h B` is representable, so a rounded difference below
+//!    `h B` means the exact one is below it too: the check never accepts a
+//!    wrong `q`. When `q` is right the differences are exact (below
+//!    `2^53` units of `Q B`'s last place), so a right `q` is accepted.
+//! 3. Anything else goes to [`super::div`]: a zero, infinite or NaN operand,
+//!    or an estimate that is not a positive normal f32 with an exponent
+//!    field in `[25, 254]` (so that `h` is a normal f32), or one the check
+//!    rejects.
+//!
+//! f64 values never leave the function, so kernels still see only 32-bit
+//! types; no f64 value here is subnormal (the smallest product is about
+//! `2^-251`).
+
+use super::{ABS, IntOps, div};
+
+const SIGN: u32 = 0x8000_0000;
+
+/// What [`div`] needs beyond [`IntOps`]: native f32 operations on bit
+/// patterns (estimates only) and f64 values `D`.
+pub(crate) trait WideOps: IntOps {
+    type D: Copy;
+    /// The device's `1.0 / b` on f32 bits.
+    fn f_rcp(&mut self, b: Self::V) -> Self::V;
+    /// The device's `a * b` on f32 bits.
+    fn f_mul(&mut self, a: Self::V, b: Self::V) -> Self::V;
+    /// The device's `fma(a, b, c)` on f32 bits (fused or not).
+    fn f_fma(&mut self, a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+    /// The f32 with bits `a` as an f64 (exact).
+    fn widen(&mut self, a: Self::V) -> Self::D;
+    fn d_c(&mut self, v: f64) -> Self::D;
+    /// `a - b`, correctly rounded.
+    fn d_sub(&mut self, a: Self::D, b: Self::D) -> Self::D;
+    /// `a * b`, correctly rounded.
+    fn d_mul(&mut self, a: Self::D, b: Self::D) -> Self::D;
+    fn d_lt(&mut self, a: Self::D, b: Self::D) -> Self::B;
+    fn d_select(&mut self, c: Self::B, yes: Self::D, no: Self::D) -> Self::D;
+}
+
+/// `a / b` on f32 bit patterns, correctly rounded; see the module's
+/// documentation.
+pub(crate) fn div_wide<O: WideOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
+    let abs_mask = o.c(ABS);
+    let aa = o.and(a, abs_mask);
+    let ab = o.and(b, abs_mask);
+
+    // 1. The estimate.
+    let r = o.f_rcp(ab);
+    let q0 = o.f_mul(aa, r);
+    let sign = o.c(SIGN);
+    let neg_q0 = o.xor(q0, sign);
+    let e = o.f_fma(neg_q0, ab, aa);
+    let q = o.f_fma(e, r, q0);
+
+    // Finite, non-zero operands: |x| - 1 < 0x7f7fffff.
+    let one = o.c(1);
+    let max_finite = o.c(0x7f7f_ffff);
+    let aa1 = o.sub(aa, one);
+    let ok_a = o.lt(aa1, max_finite);
+    let ab1 = o.sub(ab, one);
+    let ok_b = o.lt(ab1, max_finite);
+    // A positive estimate with exponent field in [25, 254] (a set sign bit
+    // puts the field above 255).
+    let c23 = o.c(23);
+    let eq = o.shr(q, c23);
+    let c25 = o.c(25);
+    let eq25 = o.sub(eq, c25);
+    let c230 = o.c(230);
+    let ok_q = o.lt(eq25, c230);
+
+    // 2. The check. h = 2^(eq - 24 - 127) as f32 bits: ulp(q) / 2.
+    let c24 = o.c(24);
+    let eh = o.sub(eq, c24);
+    let h = o.shl(eh, c23);
+    let frac_mask = o.c(super::FRAC);
+    let frac = o.and(q, frac_mask);
+    let zero = o.c(0);
+    let power_of_two = o.eq(frac, zero);
+
+    let wa = o.widen(aa);
+    let wb = o.widen(ab);
+    let wq = o.widen(q);
+    let wh = o.widen(h);
+    let qb = o.d_mul(wq, wb);
+    let above = o.d_sub(wa, qb);
+    let below = o.d_sub(qb, wa);
+    let hb = o.d_mul(wh, wb);
+    let half = o.d_c(0.5);
+    let whole = o.d_c(1.0);
+    let scale = o.d_select(power_of_two, half, whole);
+    let hb_low = o.d_mul(hb, scale);
+    let ok_hi = o.d_lt(above, hb);
+    let ok_lo = o.d_lt(below, hb_low);
+
+    let ok = o.band(ok_a, ok_b);
+    let ok = o.band(ok, ok_q);
+    let ok = o.band(ok, ok_hi);
+    let ok = o.band(ok, ok_lo);
+    let x = o.xor(a, b);
+    let s = o.and(x, sign);
+    let fast = o.or(q, s);
+    o.unless(ok, fast, |o| div(o, a, b))
+}

@@ -1,0 +1,135 @@
+//! The f64-checked division on the host against Rust's `/`, with exact,
+//! inaccurate and broken native estimates.
+
+use super::host_div_wide;
+
+/// xorshift64*: a fixed, seeded stream of test inputs.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u32 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32
+    }
+    /// Random bits with a random exponent field drawn from [lo, hi].
+    fn with_exp(&mut self, lo: u32, hi: u32) -> u32 {
+        let x = self.next();
+        let e = lo + self.next() % (hi - lo + 1);
+        (x & 0x807f_ffff) | (e << 23)
+    }
+}
+
+/// `div_wide` gives Rust's bits (NaN as the canonical one) with this
+/// reciprocal error and fma; returns whether it fell back.
+fn check(a: u32, b: u32, rcp_error: i32, unfused: bool) -> bool {
+    let (got, fell_back) = host_div_wide(a, b, rcp_error, unfused);
+    let want = f32::from_bits(a) / f32::from_bits(b);
+    let want = if want.is_nan() {
+        0x7fc0_0000
+    } else {
+        want.to_bits()
+    };
+    assert_eq!(
+        got,
+        want,
+        "{:e} ({a:#010x}) / {:e} ({b:#010x}), reciprocal {rcp_error} ulp off, unfused {unfused}: got {got:#010x}, want {want:#010x}",
+        f32::from_bits(a),
+        f32::from_bits(b)
+    );
+    fell_back
+}
+
+const ERRORS: [i32; 9] = [0, 1, -1, 3, -3, 64, -1000, 1 << 20, i32::MIN];
+
+#[test]
+fn random_operands_with_every_kind_of_estimate() {
+    let mut rng = Rng(7);
+    for _ in 0..20_000 {
+        let pairs = [
+            (rng.next(), rng.next()),
+            (rng.with_exp(100, 150), rng.with_exp(100, 150)),
+            // Quotients near the overflow and underflow thresholds.
+            (rng.with_exp(200, 254), rng.with_exp(60, 130)),
+            (rng.with_exp(0, 40), rng.with_exp(100, 180)),
+            (rng.with_exp(0, 0), rng.with_exp(0, 254)),
+        ];
+        for (a, b) in pairs {
+            for e in ERRORS {
+                check(a, b, e, false);
+                check(a, b, e, true);
+            }
+        }
+    }
+}
+
+#[test]
+fn exact_quotients_and_edges() {
+    let mut rng = Rng(11);
+    let edges = [
+        0u32,
+        0x8000_0000,
+        1,
+        0x007f_ffff,
+        0x0080_0000,
+        0x3f80_0000,
+        0x3f80_0001,
+        0x3f7f_ffff,
+        0x7f7f_ffff,
+        0x7f80_0000,
+        0x7fc0_0000,
+        0x7f80_0001,
+        0x4040_0000,
+        0x0c80_0000,
+        0x0d00_0000,
+    ];
+    for &a in &edges {
+        for &b in &edges {
+            for e in ERRORS {
+                check(a, b, e, false);
+                check(a ^ 0x8000_0000, b, e, true);
+            }
+        }
+    }
+    for _ in 0..50_000 {
+        let p = (rng.next() % 4096) as f32;
+        let q = (rng.next() % 4096 + 1) as f32;
+        let s = 2.0f32.powi(rng.next() as i32 % 120 - 60);
+        for e in [0, 2, -2] {
+            check((p * q * s).to_bits(), q.to_bits(), e, false);
+            check((p * s).to_bits(), q.to_bits(), e, true);
+        }
+    }
+}
+
+/// With an accurate reciprocal and a fused fma, operands of ordinary size
+/// almost never leave the fast path (what makes it fast on a GPU).
+#[test]
+fn ordinary_operands_take_the_fast_path() {
+    let mut rng = Rng(3);
+    let mut fell = 0;
+    let n = 200_000;
+    for _ in 0..n {
+        fell += check(rng.with_exp(80, 170), rng.with_exp(80, 170), 0, false) as u32;
+    }
+    assert!(fell < n / 10_000, "{fell} of {n} fell back");
+}
+
+/// Many more: `cargo test -p phobos-gpu --release -- --ignored wide`.
+#[test]
+#[ignore = "long: run in release"]
+fn wide_division_long() {
+    std::thread::scope(|s| {
+        for t in 0..4u64 {
+            s.spawn(move || {
+                let mut rng = Rng(0xabcd + t);
+                for i in 0..50_000_000u64 {
+                    let e = ERRORS[(i % ERRORS.len() as u64) as usize];
+                    check(rng.next(), rng.next(), e, i % 2 == 0);
+                    check(rng.with_exp(90, 160), rng.with_exp(90, 160), e, i % 3 == 0);
+                }
+            });
+        }
+    });
+}
