@@ -131,3 +131,83 @@ fn draws_equal_the_reference_fills_on_the_gpu() {
         assert!(matches_on_gpu(&k, &inputs, &want).unwrap());
     }
 }
+
+/// The fused kernel of the issue: noise added to a tensor.
+const NOISE: &str = "
+@autotune(R in [4])
+kernel noise(X: tensor<f32>[M, 256], Y: tensor<f32>[M, 256], s: f32, key: u32) {
+  let r = ctx.block.x * R
+  Y[r :+ R, :] = X[r :+ R, :] + s * tandem_normal(key, (r + iota(0)) * 256 + iota(1))
+}
+";
+
+fn noise_args(rows: usize, s: f32) -> Vec<Arg> {
+    let x = Tensor::from_fn(Scalar::F32, &[rows, 256], |i| {
+        Value::F32(1.0 + (i as f32) * 0.001)
+    });
+    vec![
+        Arg::Tensor(x),
+        Arg::Tensor(Tensor::zeros(Scalar::F32, &[rows, 256])),
+        Arg::Scalar(Value::F32(s)),
+        Arg::Scalar(Value::U32(32)),
+    ]
+}
+
+/// `X + s * fill_normal_f32` of `Key::from_seed(32)`, element by element.
+fn noise_reference(args: &[Arg], s: f32) -> Tensor {
+    let Arg::Tensor(x) = &args[0] else {
+        panic!("X is a tensor")
+    };
+    let mut z = vec![0f32; x.len()];
+    Tandem::new(Key::from_seed(32))
+        .fill_normal_f32(&mut z, 0)
+        .unwrap();
+    Tensor::from_fn(Scalar::F32, &x.shape, |i| {
+        let Value::F32(xi) = x.get(i) else {
+            unreachable!()
+        };
+        Value::F32(xi + s * z[i])
+    })
+}
+
+#[test]
+fn fused_noise_equals_the_fill_plus_the_add_on_interp_cpu_and_gpu() {
+    let k = kernel(NOISE, "noise");
+    // 37 rows: the last block is partial.
+    let inputs = noise_args(37, 0.25);
+    let want = noise_reference(&inputs, 0.25);
+    let mut args = inputs.clone();
+    run_everywhere(&k, &mut args);
+    let Arg::Tensor(y) = &args[1] else {
+        panic!("Y is a tensor")
+    };
+    assert!(y.bits_eq(&want), "interp and cpu equal the fill plus the add");
+    if gpu_available() {
+        assert!(matches_on_gpu(&k, &inputs, &args).unwrap());
+    }
+}
+
+#[test]
+fn counters_that_jump_take_the_direct_path_with_the_same_bits() {
+    // Column-major counters move by M per element along the last axis, so
+    // the CPU backend seeds every element's chunk instead of stepping a group.
+    let src = "
+kernel cols(Y: tensor<u32>[M, 64], key: u32) {
+  Y[:, :] = tandem_u32(key, iota(1) * M + iota(0))
+}
+";
+    let k = kernel(src, "cols");
+    let mut args = vec![
+        Arg::Tensor(Tensor::zeros(Scalar::U32, &[50, 64])),
+        Arg::Scalar(Value::U32(5)),
+    ];
+    run_everywhere(&k, &mut args);
+    let t = Tandem::new(Key::from_seed(5));
+    let Arg::Tensor(y) = &args[0] else {
+        panic!("Y is a tensor")
+    };
+    for (flat, got) in (0..y.len()).map(|f| (f, y.get(f))) {
+        let (row, col) = (flat / 64, flat % 64);
+        assert_eq!(got, Value::U32(t.word((col * 50 + row) as u64)), "element {flat}");
+    }
+}

@@ -491,6 +491,9 @@ impl Checker<'_> {
     /// is; any other type is an error at the argument.
     fn tandem_index(&mut self, a: &ast::Expr, span: Span) -> Option<Val> {
         let v = self.expr(a)?;
+        // A counter passed down through stdlib `fn`s is labelled by the
+        // caller's call (`error` adds it), not inside the stdlib.
+        let inside_stdlib = self.calls.first().is_some_and(|(_, c)| c.src != v.span.src);
         match v.ty {
             Ty::AbsInt => self.concretize(&v, Scalar::U32),
             Ty::S(Scalar::U32) => Some(v),
@@ -498,14 +501,15 @@ impl Checker<'_> {
                 Some(self.concrete(ExprKind::Bitcast(v.id), Scalar::U32, v.shape, span))
             }
             _ => {
-                self.error(
-                    Diagnostic::error(
-                        code::TYPE_MISMATCH,
-                        format!("a Tandem counter is i32 or u32, not {}", v.ty.name()),
-                    )
-                    .label(v.span, format!("this is {}", v.ty.name()))
-                    .help("pass the element's index, such as `(r + iota(0)) * 256 + iota(1)`"),
-                );
+                let mut d = Diagnostic::error(
+                    code::TYPE_MISMATCH,
+                    format!("a Tandem counter is i32 or u32, not {}", v.ty.name()),
+                )
+                .help("pass the element's index, such as `(r + iota(0)) * 256 + iota(1)`");
+                if !inside_stdlib {
+                    d = d.label(v.span, format!("this is {}", v.ty.name()));
+                }
+                self.error(d);
                 None
             }
         }
