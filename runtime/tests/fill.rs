@@ -1,13 +1,13 @@
 //! Tandem fills on the GPU against the reference crate: every GPU type, at
 //! aligned and unaligned starts and lengths, several `K`, piece boundaries,
-//! a 2-D dispatch and the buffer variant.
+//! miss lists that overflow, a 2-D dispatch and the buffer variant.
 //!
 //! Without an adapter each test says so and passes, unless
 //! `PHOBOS_REQUIRE_GPU=1` (then it fails). On lavapipe:
 //! `WGPU_BACKEND=vulkan NODEVICE_SELECT=1 cargo test -p phobos-runtime --test fill`.
 
 use phobos_runtime::gpu::{Gpu, GpuError};
-use phobos_tandem::{Bulk, Dist, Key, Tandem};
+use phobos_tandem::{AliasTable, Bulk, Dist, Key, Tandem};
 
 fn gpu() -> Option<&'static Gpu> {
     match Gpu::shared() {
@@ -23,15 +23,57 @@ fn gpu() -> Option<&'static Gpu> {
     }
 }
 
-const TYPES: [Dist; 7] = [
-    Dist::U8,
-    Dist::U16,
-    Dist::U32,
-    Dist::U64,
-    Dist::F16Bits,
-    Dist::F32,
-    Dist::F64,
-];
+/// Every GPU type, with bounded fills at small, middle and extreme `n`
+/// (n = 2^31 + 1 and 2^63 + 1 reject about half of all draws).
+fn types() -> Vec<Dist> {
+    let table = |w: &[f64]| Dist::Choice(AliasTable::new(w).unwrap());
+    let thousand: Vec<f64> = (0..1000).map(|i| f64::from((i * 7919) % 101)).collect();
+    vec![
+        Dist::U8,
+        Dist::U16,
+        Dist::U32,
+        Dist::U64,
+        Dist::F16Bits,
+        Dist::F32,
+        Dist::F64,
+        Dist::Bool,
+        Dist::BelowU32 { n: 1 },
+        Dist::BelowU32 { n: 6 },
+        Dist::BelowU32 { n: 1000 },
+        Dist::BelowU32 { n: (1 << 31) + 1 },
+        Dist::BelowU32 { n: u32::MAX },
+        Dist::BelowI32 { low: -10, n: 21 },
+        Dist::BelowI32 {
+            low: i32::MIN,
+            n: u32::MAX,
+        },
+        Dist::BelowI64U32 {
+            low: -(1 << 40),
+            n: 6,
+        },
+        Dist::BelowI64U32 {
+            low: i64::MAX - (1i64 << 31),
+            n: (1 << 31) + 1,
+        },
+        Dist::BelowU64 { n: u64::MAX - 1 },
+        Dist::BelowU64 { n: (1 << 63) + 1 },
+        Dist::BelowU64 { n: 3 << 62 },
+        Dist::BelowI64 {
+            low: i64::MIN,
+            n: u64::MAX,
+        },
+        Dist::BelowI64 {
+            low: -5,
+            n: 1 << 40,
+        },
+        table(&[1.0, 2.0, 3.0, 4.0]),
+        table(&[0.0, 1.0, 0.0, 1e300, 5e-324]),
+        table(&[3.0]),
+        table(&thousand),
+        Dist::NormalF32,
+        Dist::ExponentialF32,
+    ]
+}
 
 /// The reference bytes: the element-by-element fills of `Tandem`.
 fn reference(rng: &Tandem, d: &Dist, start: u64, n: usize) -> Vec<u8> {
@@ -53,6 +95,39 @@ fn reference(rng: &Tandem, d: &Dist, start: u64, n: usize) -> Vec<u8> {
         Dist::F16Bits => le(n, |o| rng.fill_f16_bits(o, s).unwrap(), u16::to_le_bytes),
         Dist::F32 => le(n, |o| rng.fill_f32(o, s).unwrap(), f32::to_le_bytes),
         Dist::F64 => le(n, |o| rng.fill_f64(o, s).unwrap(), f64::to_le_bytes),
+        Dist::Bool => le(n, |o| rng.fill_bool(o, s).unwrap(), |x: bool| [x as u8]),
+        &Dist::BelowU32 { n: m } => le(
+            n,
+            |o| rng.fill_below_u32(o, s, m).unwrap(),
+            u32::to_le_bytes,
+        ),
+        &Dist::BelowI32 { low, n: m } => le(
+            n,
+            |o| rng.fill_below_i32(o, s, low, m).unwrap(),
+            i32::to_le_bytes,
+        ),
+        &Dist::BelowI64U32 { low, n: m } => le(
+            n,
+            |o| rng.fill_below_i64_u32(o, s, low, m).unwrap(),
+            i64::to_le_bytes,
+        ),
+        &Dist::BelowU64 { n: m } => le(
+            n,
+            |o| rng.fill_below_u64(o, s, m).unwrap(),
+            u64::to_le_bytes,
+        ),
+        &Dist::BelowI64 { low, n: m } => le(
+            n,
+            |o| rng.fill_below_i64(o, s, low, m).unwrap(),
+            i64::to_le_bytes,
+        ),
+        Dist::Choice(t) => le(n, |o| rng.fill_choice(o, s, t).unwrap(), u32::to_le_bytes),
+        Dist::NormalF32 => le(n, |o| rng.fill_normal_f32(o, s).unwrap(), f32::to_le_bytes),
+        Dist::ExponentialF32 => le(
+            n,
+            |o| rng.fill_exponential_f32(o, s).unwrap(),
+            f32::to_le_bytes,
+        ),
         _ => unreachable!(),
     }
 }
@@ -61,12 +136,22 @@ fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
     a.iter().zip(b).position(|(x, y)| x != y)
 }
 
-fn check(gpu: &Gpu, rng: Tandem, d: &Dist, start: u64, n: usize, piece_bytes: Option<u64>) {
+/// How `check` calls the GPU: one host fill, pieces of at most this many
+/// bytes, or pieces and a miss list of this many entries.
+#[derive(Clone, Copy, Debug)]
+enum How {
+    Whole,
+    Pieces(u64),
+    Cap(u64, u32),
+}
+
+fn check(gpu: &Gpu, rng: Tandem, d: &Dist, start: u64, n: usize, how: How) {
     let size = d.elem_size();
     let mut got = vec![0xA5u8; n * size];
-    match piece_bytes {
-        None => gpu.fill(d, rng, start, &mut got),
-        Some(p) => gpu.fill_in_pieces(d, rng, start, &mut got, p),
+    match how {
+        How::Whole => gpu.fill(d, rng, start, &mut got),
+        How::Pieces(p) => gpu.fill_in_pieces(d, rng, start, &mut got, p),
+        How::Cap(p, cap) => gpu.fill_with_miss_cap(d, rng, start, &mut got, p, cap),
     }
     .unwrap_or_else(|e| panic!("{d:?} start {start} n {n}: {e}"));
     let want = if n <= 1 << 16 {
@@ -78,7 +163,7 @@ fn check(gpu: &Gpu, rng: Tandem, d: &Dist, start: u64, n: usize, piece_bytes: Op
     };
     if let Some(i) = first_difference(&got, &want) {
         panic!(
-            "{d:?} K {} start {start} n {n} pieces {piece_bytes:?}: byte {i} (element {}) is {:#04x}, the reference {:#04x}",
+            "{d:?} K {} start {start} n {n} {how:?}: byte {i} (element {}) is {:#04x}, the reference {:#04x}",
             rng.k(),
             i / size,
             got[i],
@@ -103,9 +188,9 @@ fn every_gpu_type_equals_the_reference_at_any_cut() {
         (1 << 40, 777),
         (u64::MAX - 300, 301),
     ];
-    for d in &TYPES {
+    for d in &types() {
         for &(start, n) in &cuts {
-            check(gpu, rng, d, start, n, None);
+            check(gpu, rng, d, start, n, How::Whole);
         }
     }
 }
@@ -115,10 +200,20 @@ fn other_chunk_lengths() {
     let Some(gpu) = gpu() else { return };
     for k in [1, 2, 8, 64, 4096] {
         let rng = Tandem::with_k(Key::from_seed(99), k).unwrap();
-        for d in [Dist::U32, Dist::F64, Dist::U8] {
+        for d in [
+            Dist::U32,
+            Dist::F64,
+            Dist::U8,
+            Dist::Bool,
+            Dist::BelowI64U32 {
+                low: 3,
+                n: 1 << 31 | 1,
+            },
+            Dist::NormalF32,
+        ] {
             for (start, n) in [(0u64, 3000usize), (77, 40_000), (u64::MAX / 16 * 3, 600)] {
                 let start = start / d.elem_size() as u64;
-                check(gpu, rng, &d, start, n, None);
+                check(gpu, rng, &d, start, n, How::Whole);
             }
         }
     }
@@ -130,10 +225,49 @@ fn pieces_split_anywhere() {
     let rng = Tandem::new(Key::from_seed(3));
     // 256 bytes (16 blocks) per dispatch: many pieces, each starting inside
     // a group.
-    for d in [Dist::U8, Dist::U32, Dist::F32, Dist::F64] {
+    let choice = Dist::Choice(AliasTable::new(&[5.0, 1.0, 0.5]).unwrap());
+    for d in [
+        Dist::U8,
+        Dist::U32,
+        Dist::F32,
+        Dist::F64,
+        Dist::Bool,
+        Dist::BelowU32 { n: (1 << 31) + 1 },
+        Dist::BelowI64U32 {
+            low: -1,
+            n: 3 << 30,
+        },
+        Dist::BelowU64 { n: (1 << 63) + 1 },
+        choice,
+        Dist::ExponentialF32,
+    ] {
         for (start, n) in [(0u64, 5000usize), (13, 2049), (1001, 1)] {
-            check(gpu, rng, &d, start, n, Some(256));
-            check(gpu, rng, &d, start, n, Some(4096 + 256));
+            check(gpu, rng, &d, start, n, How::Pieces(256));
+            check(gpu, rng, &d, start, n, How::Pieces(4096 + 256));
+        }
+    }
+}
+
+#[test]
+fn full_miss_lists_retry_in_place() {
+    let Some(gpu) = gpu() else { return };
+    let rng = Tandem::new(Key::from_seed(17));
+    // About half of these draws are rejected; lists of 0 to 100 entries
+    // overflow, so most retries run in the fill kernel itself.
+    for d in [
+        Dist::BelowU32 { n: (1 << 31) + 1 },
+        Dist::BelowI64U32 {
+            low: -7,
+            n: (1 << 31) + 1,
+        },
+        Dist::BelowI64 {
+            low: -1,
+            n: (1 << 63) + 1,
+        },
+    ] {
+        for cap in [1, 100] {
+            check(gpu, rng, &d, 9, 3000, How::Cap(4096, cap));
+            check(gpu, rng, &d, u64::MAX - 999, 1000, How::Cap(1 << 20, cap));
         }
     }
 }
@@ -147,7 +281,14 @@ fn large_fill_takes_a_two_dimensional_dispatch() {
     let limit = gpu.device().limits().max_storage_buffer_binding_size;
     let blocks = ((1u64 << 22) + (1 << 20)).min(limit / 16);
     assert!(blocks > 65_535 * 64, "the device binds only {limit} bytes");
-    check(gpu, rng, &Dist::U32, 12, (blocks * 4) as usize - 12, None);
+    check(
+        gpu,
+        rng,
+        &Dist::U32,
+        12,
+        (blocks * 4) as usize - 12,
+        How::Whole,
+    );
 }
 
 #[test]
@@ -155,7 +296,7 @@ fn buffer_variant_writes_the_same_bytes() {
     let Some(gpu) = gpu() else { return };
     let rng = Tandem::new(Key::from_seed(11));
     let (start, count) = (4096u64 * 3, 10_000u64);
-    let bytes = count * 8;
+    let bytes = (count * 8).max(4 << 20);
     let device = gpu.device();
     let dst = device.create_buffer(&wgpu::BufferDescriptor {
         label: None,
@@ -178,7 +319,28 @@ fn buffer_variant_writes_the_same_bytes() {
     gpu.wait().unwrap();
     let view = read.get_mapped_range(..).unwrap();
     let want = reference(&rng, &Dist::F64, start, count as usize);
-    assert!(view[..bytes as usize] == want[..], "fill_buffer differs");
+    assert!(view[..want.len()] == want[..], "fill_buffer differs");
+
+    drop(view);
+    read.unmap();
+
+    // A bounded fill in which half the draws miss: the fill kernel, then
+    // the misses kernel, in one pass.
+    let d = Dist::BelowU32 { n: (1 << 31) + 1 };
+    let count = 1u64 << 20;
+    gpu.fill_buffer(&d, rng, 4 * 1000, count, &dst).unwrap();
+    let mut enc = device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&dst, 0, &read, 0, dst.size());
+    gpu.queue().submit([enc.finish()]);
+    read.map_async(wgpu::MapMode::Read, .., |_| {});
+    gpu.wait().unwrap();
+    let view = read.get_mapped_range(..).unwrap();
+    let mut want = vec![0u8; 4 * count as usize];
+    Bulk::new(rng).fill_bytes(&d, 4 * 1000, &mut want).unwrap();
+    assert!(
+        view[..want.len()] == want[..],
+        "bounded fill_buffer differs"
+    );
 
     // A start inside a block is refused, naming the host variant.
     let e = gpu
@@ -192,7 +354,7 @@ fn buffer_variant_writes_the_same_bytes() {
 fn other_fills_name_the_cpu_backend() {
     let Some(gpu) = gpu() else { return };
     let rng = Tandem::new(Key::from_seed(1));
-    for d in [Dist::NormalF32, Dist::Bool, Dist::BelowU32 { n: 6 }] {
+    for d in [Dist::NormalF64, Dist::ExponentialF64] {
         let mut out = vec![0u8; 16 * d.elem_size()];
         match gpu.fill(&d, rng, 0, &mut out) {
             Err(GpuError::Fill(m)) => assert!(m.contains("--backend cpu"), "{m}"),

@@ -31,7 +31,25 @@ fn gpu_fill_equals_cpu_fill() {
     if !gpu_available() {
         return;
     }
-    for ty in ["u8", "u16", "u32", "u64", "f16", "f32", "f64"] {
+    for ty in [
+        "u8",
+        "u16",
+        "u32",
+        "u64",
+        "f16",
+        "f32",
+        "f64",
+        "bool",
+        "below:6",
+        "below:0x80000001",
+        "below:-10:21",
+        "below:-0x10000000000:6",
+        "below:0xfffffffffffffffe",
+        "below:-5:0x10000000000",
+        "choice:1,2,0,4.5",
+        "normal_f32",
+        "exp_f32",
+    ] {
         for (start, count) in [("0", "1"), ("7", "100003"), ("0xfffffffffffffff0", "16")] {
             let args = ["--key", "3", "--start", start, "--count", count];
             let gpu = fill(&[&[ty, "--backend", "gpu"], &args[..]].concat());
@@ -69,7 +87,7 @@ fn other_types_name_the_cpu_backend() {
     if !gpu_available() {
         return;
     }
-    for ty in ["normal_f32", "bool", "below:6", "choice:1,2"] {
+    for ty in ["normal_f64", "exp_f64"] {
         let out = fill(&[ty, "--key", "1", "--count", "4", "--backend", "gpu"]);
         assert!(!out.status.success(), "{ty}");
         let err = String::from_utf8_lossy(&out.stderr);

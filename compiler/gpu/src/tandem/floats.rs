@@ -1,0 +1,320 @@
+//! Float element maps (SPEC.md 6, 7.2, 7.3, 7.6, 7.7), all on f32 bit
+//! patterns held in u32 values: the uniform f16, f32 and f64 fills built
+//! with integer operations, and the f32 exponential and Box-Muller normal
+//! from the polynomials of section 6 with correctly rounded `/` and `sqrt`
+//! (`crate::exact`, called as the functions `exact_div` and `exact_sqrt`).
+//! Every `+`, `-`, `*` is one rounding: `spirv_exact` forbids contraction.
+
+use super::builder::{Fb, H};
+use naga::{Function, Handle, ScalarKind};
+
+const SIGN: u32 = 0x8000_0000;
+/// Mantissa field of the f32 nearest sqrt(2).
+const SQRT2_MANT_F32: u32 = 0x35_04F3;
+const LN2_HI_F32: u32 = 0x3F31_7180;
+const LN2_LO_F32: u32 = 0x3717_F7D1;
+/// `(pi/2) 2^-24` in f32.
+const HALF_PI_2M24_F32: u32 = 0x33C9_0FDB;
+
+/// The series of SPEC.md section 6, as the reference crate writes them.
+fn ln_series() -> [u32; 4] {
+    [2.0f32 / 3.0, 2.0 / 5.0, 2.0 / 7.0, 2.0 / 9.0].map(f32::to_bits)
+}
+fn sin_series() -> [u32; 4] {
+    [-1.0f32 / 6.0, 1.0 / 120.0, -1.0 / 5040.0, 1.0 / 362880.0].map(f32::to_bits)
+}
+fn cos_series() -> [u32; 5] {
+    [
+        -1.0f32 / 2.0,
+        1.0 / 24.0,
+        -1.0 / 720.0,
+        1.0 / 40320.0,
+        -1.0 / 3628800.0,
+    ]
+    .map(f32::to_bits)
+}
+
+/// The float helper functions a module calls.
+#[derive(Clone, Copy)]
+pub(super) struct FloatFns {
+    pub sqrt: Handle<Function>,
+    pub neg_ln: Handle<Function>,
+}
+
+impl Fb {
+    /// binary16 bits of `m * 2^-11` for the top 11 bits `m` of the 16-bit
+    /// value `x` (in the low half of a u32): SPEC.md's `f16_bits`.
+    pub(super) fn f16_bits(&mut self, x: H) -> H {
+        let m = self.shr_c(x, 5);
+        // e = 31 - clz(m), the top bit's position (0..=10 when m != 0).
+        let lz = self.clz(m);
+        let c31 = self.c(31);
+        let e = self.sub(c31, lz);
+        let ex = self.add_c(e, 4);
+        let ex = self.shl_c(ex, 10);
+        // 10 - e, masked so that m == 0 (e = -1 wrapped) stays defined.
+        let c10 = self.c(10);
+        let sh = self.sub(c10, e);
+        let sh = self.and_c(sh, 31);
+        let frac = self.shl(m, sh);
+        let frac = self.and_c(frac, 0x3FF);
+        let bits = self.or(ex, frac);
+        let zero = self.c(0);
+        let is0 = self.eq(m, zero);
+        self.select(is0, zero, bits)
+    }
+
+    /// f32 bits of `(w >> 8) * 2^-24`: an exact conversion and an exact
+    /// multiply by a power of two.
+    pub(super) fn f32_bits(&mut self, w: H) -> H {
+        let m = self.shr_c(w, 8);
+        let f = self.convert_f32(m);
+        let f = self.bitcast(f, ScalarKind::Uint);
+        let scale = self.c((1.0f32 / 16_777_216.0).to_bits());
+        self.fmul(f, scale)
+    }
+
+    /// binary64 bits `(lo, hi)` of `(x >> 11) * 2^-53` for the 64-bit draw
+    /// `x = (lo, hi)`, with 32-bit integer operations only.
+    pub(super) fn f64_bits(&mut self, lo: H, hi: H) -> (H, H) {
+        // m = x >> 11: 53 bits, (m_lo, m_hi) with m_hi < 2^21.
+        let m_hi = self.shr_c(hi, 11);
+        let a = self.shr_c(lo, 11);
+        let b = self.shl_c(hi, 21);
+        let m_lo = self.or(a, b);
+        // e = index of m's top bit (0..=52).
+        let zero = self.c(0);
+        let hi_nz = self.ne(m_hi, zero);
+        let lz_hi = self.clz(m_hi);
+        let lz_lo = self.clz(m_lo);
+        let c63 = self.c(63);
+        let c31 = self.c(31);
+        let e_hi = self.sub(c63, lz_hi);
+        let e_lo = self.sub(c31, lz_lo);
+        let e = self.select(hi_nz, e_hi, e_lo);
+        // Shift m left by sh = 52 - e (0..=52) so its top bit is bit 52.
+        let c52 = self.c(52);
+        let sh = self.sub(c52, e);
+        let sh = self.and_c(sh, 63);
+        let c32 = self.c(32);
+        let big = self.ge(sh, c32);
+        let sh_lo = self.and_c(sh, 31);
+        // sh >= 32: hi = m_lo << (sh - 32), lo = 0.
+        let big_hi = self.shl(m_lo, sh_lo);
+        // sh < 32: hi = (m_hi << sh) | (m_lo >> (32 - sh)) (the second term
+        // only when sh > 0), lo = m_lo << sh.
+        let h1 = self.shl(m_hi, sh_lo);
+        let back = self.sub(c32, sh_lo);
+        let back = self.and_c(back, 31);
+        let h2 = self.shr(m_lo, back);
+        let sh0 = self.eq(sh_lo, zero);
+        let h2 = self.select(sh0, zero, h2);
+        let small_hi = self.or(h1, h2);
+        let small_lo = self.shl(m_lo, sh_lo);
+        let n_hi = self.select(big, big_hi, small_hi);
+        let n_lo = self.select(big, zero, small_lo);
+        // Biased exponent e - 53 + 1023, above the 20 fraction bits of hi.
+        let ex = self.add_c(e, 970);
+        let ex = self.shl_c(ex, 20);
+        let frac_hi = self.and_c(n_hi, 0x000F_FFFF);
+        let bits_hi = self.or(ex, frac_hi);
+        // m == 0 gives +0.0.
+        let any = self.or(m_lo, m_hi);
+        let is0 = self.eq(any, zero);
+        let out_hi = self.select(is0, zero, bits_hi);
+        let out_lo = self.select(is0, zero, n_lo);
+        (out_lo, out_hi)
+    }
+
+    /// `horner(z, c)`: `p = c[n-1]; p = c[j] + z * p` down to `j = 0`.
+    fn horner(&mut self, z: H, c: &[u32]) -> H {
+        let mut p = self.c(c[c.len() - 1]);
+        for &cj in c[..c.len() - 1].iter().rev() {
+            let zp = self.fmul(z, p);
+            let cj = self.c(cj);
+            p = self.fadd(cj, zp);
+        }
+        p
+    }
+
+    /// The f32 bits of `x` as an i32 converted to f32 (exact for |x| <= 2^24).
+    fn i32_to_f32_bits(&mut self, x: H) -> H {
+        let i = self.bitcast(x, ScalarKind::Sint);
+        let f = self.convert_f32(i);
+        self.bitcast(f, ScalarKind::Uint)
+    }
+
+    /// The body of `neg_ln_u32(x)`: `-ln((x + 1) 2^-32)` in f32 (SPEC.md
+    /// 6.2 with the reduction of `t`'s numerator on integers, then
+    /// `ln_core` of 6.1).
+    pub(super) fn neg_ln_u32(&mut self, x: H, div: Handle<Function>) -> H {
+        let all = self.c(u32::MAX);
+        let is_max = self.eq(x, all);
+        // m = x + 1 (0 only for the case returned as 0 above; every shift
+        // count below is masked, so that case stays defined).
+        let m = self.add_c(x, 1);
+        let lz = self.clz(m);
+        let c31 = self.c(31);
+        let e = self.sub(c31, lz);
+        let e_m = self.and_c(e, 31);
+        let one = self.c(1);
+        let top = self.shl(one, e_m);
+        let below = self.xor(m, top);
+        // frac: the M = 23 bits after the leading one.
+        let c23 = self.c(23);
+        let big = self.ge(e, c23);
+        let r = self.sub(e, c23);
+        let r = self.and_c(r, 31);
+        let fr_r = self.shr(below, r);
+        let l = self.sub(c23, e);
+        let l = self.and_c(l, 31);
+        let fr_l = self.shl(below, l);
+        let frac = self.select(big, fr_r, fr_l);
+        let sq = self.c(SQRT2_MANT_F32);
+        let neg = self.ge(frac, sq);
+        // neg: k = e + 1 - 32, num = 2^(e+1) - m, den_exp = e + 1;
+        // else: k = e - 32, num = below, den_exp = e.
+        let top2 = self.shl_c(top, 1);
+        let num_neg = self.sub(top2, m);
+        let num = self.select(neg, num_neg, below);
+        let e1 = self.add_c(e, 1);
+        let den_exp = self.select(neg, e1, e);
+        let c32 = self.c(32);
+        let k = self.sub(den_exp, c32);
+        // Keep num's top 24 bits: t = int * 2^p.
+        let nlz = self.clz(num);
+        let len = self.sub(c32, nlz);
+        let c24 = self.c(24);
+        let long = self.lt(c24, len);
+        let drop = self.sub(len, c24);
+        let drop_m = self.and_c(drop, 31);
+        let int_long = self.shr(num, drop_m);
+        let int = self.select(long, int_long, num);
+        let zero = self.c(0);
+        let p_long = self.sub(drop, den_exp);
+        let p_short = self.sub(zero, den_exp);
+        let p = self.select(long, p_long, p_short);
+        let ex = self.add_c(p, 127);
+        let pow2 = self.shl_c(ex, 23);
+        let int_f = self.convert_f32(int);
+        let int_f = self.bitcast(int_f, ScalarKind::Uint);
+        let t = self.fmul(int_f, pow2);
+        let t_neg = self.xor_c(t, SIGN);
+        let t = self.select(neg, t_neg, t);
+        // ln_core_f32(k, t).
+        let two = self.c(2.0f32.to_bits());
+        let den = self.fadd(two, t);
+        let s = self.call(div, vec![t, den]);
+        let z = self.fmul(s, s);
+        let p = self.horner(z, &ln_series());
+        let ss = self.fadd(s, s);
+        let sz = self.fmul(s, z);
+        let szp = self.fmul(sz, p);
+        let ln_f = self.fadd(ss, szp);
+        let kf = self.i32_to_f32_bits(k);
+        let hi = self.c(LN2_HI_F32);
+        let lo = self.c(LN2_LO_F32);
+        let khi = self.fmul(kf, hi);
+        let klo = self.fmul(kf, lo);
+        let tail = self.fadd(klo, ln_f);
+        let ln = self.fadd(khi, tail);
+        let r = self.xor_c(ln, SIGN);
+        self.select(is_max, zero, r)
+    }
+
+    fn sin_poly(&mut self, a: H) -> H {
+        let z = self.fmul(a, a);
+        let p = self.horner(z, &sin_series());
+        let az = self.fmul(a, z);
+        let azp = self.fmul(az, p);
+        self.fadd(a, azp)
+    }
+
+    fn cos_poly(&mut self, a: H) -> H {
+        let z = self.fmul(a, a);
+        let p = self.horner(z, &cos_series());
+        let zp = self.fmul(z, p);
+        let one = self.c(1.0f32.to_bits());
+        self.fadd(one, zp)
+    }
+
+    /// `(cos, sin)` of the angle `2 pi x / 2^32` (SPEC.md 6.4).
+    fn cos_sin_turn(&mut self, x: H) -> (H, H) {
+        let q = self.shr_c(x, 30);
+        let y = self.and_c(x, 0x3FFF_FFFF);
+        let half = self.c(1 << 29);
+        let first = self.lt(y, half);
+        let quarter = self.c(1 << 30);
+        let comp = self.sub(quarter, y);
+        let ya = self.select(first, y, comp);
+        let ya = self.shr_c(ya, 6);
+        let af = self.convert_f32(ya);
+        let af = self.bitcast(af, ScalarKind::Uint);
+        let unit = self.c(HALF_PI_2M24_F32);
+        let a = self.fmul(af, unit);
+        let cp = self.cos_poly(a);
+        let sp = self.sin_poly(a);
+        let c = self.select(first, cp, sp);
+        let s = self.select(first, sp, cp);
+        let nc = self.xor_c(c, SIGN);
+        let ns = self.xor_c(s, SIGN);
+        // Quadrants 0..3: (c, s), (-s, c), (-c, -s), (s, -c).
+        let pick = |b: &mut Fb, v: [H; 4]| {
+            let one = b.c(1);
+            let two = b.c(2);
+            let zero = b.c(0);
+            let is0 = b.eq(q, zero);
+            let is1 = b.eq(q, one);
+            let is2 = b.eq(q, two);
+            let r = b.select(is2, v[2], v[3]);
+            let r = b.select(is1, v[1], r);
+            b.select(is0, v[0], r)
+        };
+        let cos = pick(self, [c, ns, nc, s]);
+        let sin = pick(self, [s, c, ns, nc]);
+        (cos, sin)
+    }
+
+    /// Box-Muller on the words of one pair: `(r cos, r sin)` (SPEC.md 7.6).
+    fn normal_pair(&mut self, w0: H, w1: H, fns: FloatFns) -> (H, H) {
+        let l = self.call(fns.neg_ln, vec![w0]);
+        let ll = self.fadd(l, l);
+        let r = self.call(fns.sqrt, vec![ll]);
+        let (c, s) = self.cos_sin_turn(w1);
+        (self.fmul(r, c), self.fmul(r, s))
+    }
+
+    /// Four normals from one block: pairs (w0, w1) and (w2, w3).
+    pub(super) fn normal_words(&mut self, o: [H; 4], fns: FloatFns) -> Vec<H> {
+        let (a, b) = self.normal_pair(o[0], o[1], fns);
+        let (c, d) = self.normal_pair(o[2], o[3], fns);
+        vec![a, b, c, d]
+    }
+
+    /// Four exponentials from one block.
+    pub(super) fn exponential_words(&mut self, o: [H; 4], fns: FloatFns) -> Vec<H> {
+        o.iter().map(|&w| self.call(fns.neg_ln, vec![w])).collect()
+    }
+}
+
+/// Adds `exact_div`, `exact_sqrt` and `neg_ln_u32` (all on bits) to `m`.
+pub(super) fn float_fns(
+    m: &mut naga::Module,
+    tys: super::builder::Tys,
+    branch_fallback: bool,
+) -> FloatFns {
+    let span = naga::Span::UNDEFINED;
+    let div = Fb::function(tys, branch_fallback, "exact_div", 2, tys.u32, |b, a| {
+        crate::exact::div(b, a[0], a[1])
+    });
+    let div = m.functions.append(div, span);
+    let sqrt = Fb::function(tys, branch_fallback, "exact_sqrt", 1, tys.u32, |b, a| {
+        crate::exact::sqrt(b, a[0])
+    });
+    let sqrt = m.functions.append(sqrt, span);
+    let neg_ln = Fb::function(tys, branch_fallback, "neg_ln_u32", 1, tys.u32, |b, a| {
+        b.neg_ln_u32(a[0], div)
+    });
+    let neg_ln = m.functions.append(neg_ln, span);
+    FloatFns { sqrt, neg_ln }
+}

@@ -1,0 +1,714 @@
+//! Tandem fills on the GPU (stdlib/tandem/SPEC.md, sections 3, 7 and 12):
+//! naga compute modules, built directly, that write the Tandem stream of a
+//! key, or an element map of it, into a storage buffer.
+//!
+//! One invocation steps one chunk: it seeds the state from the key, `K` and
+//! its 64-bit chunk index, runs the 8 warm-up steps, then `K` steps, each
+//! giving one 16-byte block. Invocation `g` of a dispatch is chunk
+//! `first_chunk + g`, lane `g % 8` of its group, so block `j` of its chunk
+//! is relative stream block `(g / 8) * 8K + 8j + g % 8`: the eight
+//! invocations of a group write each step's output together.
+//!
+//! Random access: the dispatch starts at a group boundary, and a block is
+//! mapped and stored at binding block `rel - skip` only when
+//! `skip <= rel < skip + n_blocks`, so a dispatch writes exactly the output
+//! of stream blocks `8K * first_group + skip ..` (`n_blocks` of them) from
+//! the start of its binding; a cut inside a block is the caller's.
+//!
+//! Element maps ([`FillMap`]): element `i` reads draws of stream block
+//! `i / per_block` only, so one stream block gives [`FillMap::out_words`]
+//! output words (4 for most maps, 32 for bools, 8 for `below_i64_u32`, 2
+//! for choice). Stages, one module each:
+//! - `stream.rs`: the step, seeding, key derivation, continuation sequences;
+//! - `ints.rs`: bools, Lemire's bounded integers and their retries, choice;
+//! - `floats.rs`: uniform f16/f32/f64 in integer operations, and the f32
+//!   exponential and Box-Muller normal (SPEC.md section 6 polynomials with
+//!   `crate::exact`'s correctly rounded `/` and `sqrt`);
+//! - `builder.rs`: the naga function builder they share.
+//!
+//! Bounded fills have a second kernel ([`misses_module`]): the fill kernel
+//! appends each rejected element's position (relative to the binding) to a
+//! list, counted by `counters[piece]`, and the misses kernel gives each
+//! listed element its value from the continuation of `sub.split(i)`, `sub`
+//! being `key.sub(PURPOSE_BELOW)` derived by the host. When the list is
+//! full (more than `cap` misses in the piece) the fill kernel retries in
+//! place, so the result never depends on the capacity.
+//!
+//! Bindings: the uniform [`FillParams`] (0), the output `array<vec4<u32>>`
+//! (`array<vec2<u32>>` for choice) (1); for bounded fills the counters
+//! `array<atomic<u32>>` (2) and the list `array<u32>` (3); for choice the
+//! alias table `array<vec4<u32>>` of `(threshold lo, threshold hi, alias, 0)`
+//! (2).
+
+mod builder;
+mod floats;
+mod ints;
+mod stream;
+
+use crate::{GpuOptions, LowerError, Precision, ENTRY_POINT};
+use builder::{Fb, Tys, H};
+use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
+use naga::{
+    AddressSpace, ArraySize, EntryPoint, Expression, GlobalVariable, Handle, Module,
+    ResourceBinding, Scalar as NScalar, ShaderStage, Span, Statement, StorageAccess, StructMember,
+    Type, TypeInner, VectorSize,
+};
+
+/// Invocations per workgroup of the fill and misses kernels.
+pub const FILL_WORKGROUP_SIZE: u32 = 64;
+
+/// Binding of the output array.
+pub const FILL_OUTPUT_BINDING: u32 = 1;
+/// Binding of the miss counters (bounded fills) or the alias table (choice).
+pub const FILL_AUX_BINDING: u32 = 2;
+/// Binding of the miss list (bounded fills).
+pub const FILL_LIST_BINDING: u32 = 3;
+
+/// How a block of stream becomes output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FillMap {
+    /// The stream's bytes: the `u8`, `u16`, `u32` and `u64` fills.
+    Raw,
+    /// `f16_bits`: binary16 uniforms in [0, 1) from each 16-bit draw.
+    F16,
+    /// `f32` uniforms in [0, 1) from each word.
+    F32,
+    /// `f64` uniforms in [0, 1) from each 64-bit draw.
+    F64,
+    /// `bool`: one byte (0 or 1) per bit.
+    Bool,
+    /// `below_u32(n)` and `below_i32(low, n)`: `low + v` in 32 bits.
+    Below32,
+    /// `below_i64_u32(low, n)`: 32-bit draws, `low + v` in 64 bits.
+    Below32To64,
+    /// `below_u64(n)` and `below_i64(low, n)`: 64-bit draws and values.
+    Below64,
+    /// `choice(table)`: u32 indices through the uploaded alias table.
+    Choice,
+    /// `normal_f32`: Box-Muller pairs in exact f32.
+    NormalF32,
+    /// `exponential_f32`: `-ln((w + 1) 2^-32)` in exact f32.
+    ExponentialF32,
+}
+
+impl FillMap {
+    pub const ALL: [FillMap; 11] = [
+        FillMap::Raw,
+        FillMap::F16,
+        FillMap::F32,
+        FillMap::F64,
+        FillMap::Bool,
+        FillMap::Below32,
+        FillMap::Below32To64,
+        FillMap::Below64,
+        FillMap::Choice,
+        FillMap::NormalF32,
+        FillMap::ExponentialF32,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FillMap::Raw => "raw",
+            FillMap::F16 => "f16",
+            FillMap::F32 => "f32",
+            FillMap::F64 => "f64",
+            FillMap::Bool => "bool",
+            FillMap::Below32 => "below32",
+            FillMap::Below32To64 => "below32to64",
+            FillMap::Below64 => "below64",
+            FillMap::Choice => "choice",
+            FillMap::NormalF32 => "normal_f32",
+            FillMap::ExponentialF32 => "exponential_f32",
+        }
+    }
+
+    /// Output u32 words per 16-byte stream block.
+    pub fn out_words(self) -> u32 {
+        match self {
+            FillMap::Bool => 32,
+            FillMap::Below32To64 => 8,
+            FillMap::Choice => 2,
+            _ => 4,
+        }
+    }
+
+    /// Whether the map has rejections resolved by [`misses_module`].
+    pub fn has_misses(self) -> bool {
+        matches!(
+            self,
+            FillMap::Below32 | FillMap::Below32To64 | FillMap::Below64
+        )
+    }
+
+    /// Whether the map reads the alias table.
+    pub fn has_table(self) -> bool {
+        self == FillMap::Choice
+    }
+
+    /// Whether the map's bits need exact mode's SPIR-V (float operations
+    /// that a driver could contract or reassociate).
+    pub fn needs_exact(self) -> bool {
+        matches!(self, FillMap::NormalF32 | FillMap::ExponentialF32)
+    }
+
+    /// Words per element store of the output array (4 or 2).
+    fn vec_words(self) -> u32 {
+        self.out_words().min(4)
+    }
+}
+
+/// The uniform block of one fill dispatch, as [`FillParams::WORDS`]
+/// little-endian u32 words in the order of [`P`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FillParams {
+    /// The key's words.
+    pub key: [u32; 4],
+    /// The chunk length `K` (a power of two, 1..=4096).
+    pub k: u32,
+    /// The dispatch's first chunk, a multiple of 8 (a group's first).
+    pub first_chunk: u64,
+    /// Chunks this dispatch steps (a multiple of 8); invocations past it
+    /// do nothing.
+    pub n_chunks: u32,
+    /// Blocks of the dispatch's first group not written (below `8K`).
+    pub skip: u32,
+    /// Blocks written, from binding index 0.
+    pub n_blocks: u32,
+    /// Which miss counter this dispatch uses (bounded fills).
+    pub piece: u32,
+    /// Entries of the miss list (bounded fills).
+    pub cap: u32,
+    /// `key.sub(PURPOSE_BELOW)`'s words (bounded fills).
+    pub sub: [u32; 4],
+    /// `n` of a bounded fill, or the number of columns of a choice.
+    pub n: u64,
+    /// `2^32 mod n` (32-bit draws) or `2^64 mod n` (64-bit draws).
+    pub threshold: u64,
+    /// The offset `low` as two's-complement bits (0 for unsigned fills).
+    pub low: u64,
+    /// Element index of the binding's first element.
+    pub elem_base: u64,
+}
+
+/// Word positions in the uniform block.
+pub(crate) struct P;
+impl P {
+    const KEY0: u32 = 0;
+    const K: u32 = 4;
+    const CHUNK_LO: u32 = 5;
+    const CHUNK_HI: u32 = 6;
+    const N_CHUNKS: u32 = 7;
+    const SKIP: u32 = 8;
+    const N_BLOCKS: u32 = 9;
+    const PIECE: u32 = 10;
+    const CAP: u32 = 11;
+    const SUB0: u32 = 12;
+    const N_LO: u32 = 16;
+    const N_HI: u32 = 17;
+    const THR_LO: u32 = 18;
+    const THR_HI: u32 = 19;
+    const LOW_LO: u32 = 20;
+    const LOW_HI: u32 = 21;
+    const BASE_LO: u32 = 22;
+    const BASE_HI: u32 = 23;
+}
+
+impl FillParams {
+    /// Words of the uniform block.
+    pub const WORDS: usize = 24;
+    /// Bytes of the uniform block.
+    pub const SIZE: usize = 4 * Self::WORDS;
+
+    pub fn words(&self) -> [u32; Self::WORDS] {
+        let lh = |v: u64| [v as u32, (v >> 32) as u32];
+        let mut w = [0u32; Self::WORDS];
+        w[..4].copy_from_slice(&self.key);
+        w[P::K as usize] = self.k;
+        w[P::CHUNK_LO as usize..=P::CHUNK_HI as usize].copy_from_slice(&lh(self.first_chunk));
+        w[P::N_CHUNKS as usize] = self.n_chunks;
+        w[P::SKIP as usize] = self.skip;
+        w[P::N_BLOCKS as usize] = self.n_blocks;
+        w[P::PIECE as usize] = self.piece;
+        w[P::CAP as usize] = self.cap;
+        w[P::SUB0 as usize..P::SUB0 as usize + 4].copy_from_slice(&self.sub);
+        w[P::N_LO as usize..=P::N_HI as usize].copy_from_slice(&lh(self.n));
+        w[P::THR_LO as usize..=P::THR_HI as usize].copy_from_slice(&lh(self.threshold));
+        w[P::LOW_LO as usize..=P::LOW_HI as usize].copy_from_slice(&lh(self.low));
+        w[P::BASE_LO as usize..=P::BASE_HI as usize].copy_from_slice(&lh(self.elem_base));
+        w
+    }
+
+    pub fn bytes(&self) -> Vec<u8> {
+        self.words().iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    /// Workgroups to dispatch: `[x, y, 1]` with x at most `max_per_dim`,
+    /// numbered linearly by the shader (x fastest).
+    pub fn workgroups(&self, max_per_dim: u32) -> [u32; 3] {
+        let groups = self.n_chunks.div_ceil(FILL_WORKGROUP_SIZE);
+        crate::dispatch_size([groups, 1, 1], max_per_dim)
+    }
+
+    /// Workgroups of the misses kernel: one invocation per list entry.
+    pub fn miss_workgroups(&self, max_per_dim: u32) -> [u32; 3] {
+        let groups = self.cap.div_ceil(FILL_WORKGROUP_SIZE);
+        crate::dispatch_size([groups, 1, 1], max_per_dim)
+    }
+}
+
+/// The module's globals.
+pub(crate) struct Globals {
+    params: Handle<GlobalVariable>,
+    out: Handle<GlobalVariable>,
+    /// The counters or the alias table.
+    aux: Option<Handle<GlobalVariable>>,
+    list: Option<Handle<GlobalVariable>>,
+}
+
+impl Globals {
+    /// Word `index` of the uniform block.
+    fn param(&self, b: &mut Fb, index: u32) -> H {
+        let pv = b.expr(Expression::GlobalVariable(self.params));
+        let ptr = b.expr(Expression::AccessIndex { base: pv, index });
+        b.load(ptr)
+    }
+
+    /// The stream index `elem_base + pos` of binding element `pos`.
+    fn element(&self, b: &mut Fb, pos: H) -> (H, H) {
+        let base = (self.param(b, P::BASE_LO), self.param(b, P::BASE_HI));
+        let zero = b.c(0);
+        b.add64(base, (pos, zero))
+    }
+}
+
+fn ty(m: &mut Module, inner: TypeInner) -> Handle<Type> {
+    m.types.insert(Type { name: None, inner }, Span::UNDEFINED)
+}
+
+fn storage(
+    m: &mut Module,
+    name: &str,
+    binding: u32,
+    ty: Handle<Type>,
+    access: StorageAccess,
+) -> Handle<GlobalVariable> {
+    m.global_variables.append(
+        GlobalVariable {
+            name: Some(name.into()),
+            space: AddressSpace::Storage { access },
+            binding: Some(ResourceBinding { group: 0, binding }),
+            ty,
+            init: None,
+            memory_decorations: Default::default(),
+        },
+        Span::UNDEFINED,
+    )
+}
+
+/// The types and globals of `map`'s modules.
+fn skeleton(map: FillMap) -> (Module, Tys, Globals, Handle<Type>) {
+    let mut m = Module::default();
+    let u32_ty = ty(&mut m, TypeInner::Scalar(NScalar::U32));
+    let vec = |m: &mut Module, size| {
+        ty(
+            m,
+            TypeInner::Vector {
+                size,
+                scalar: NScalar::U32,
+            },
+        )
+    };
+    let vec2 = vec(&mut m, VectorSize::Bi);
+    let vec3 = vec(&mut m, VectorSize::Tri);
+    let vec4 = vec(&mut m, VectorSize::Quad);
+    let members = (0..FillParams::WORDS as u32)
+        .map(|i| StructMember {
+            name: Some(format!("w{i}")),
+            ty: u32_ty,
+            binding: None,
+            offset: 4 * i,
+        })
+        .collect();
+    let params_ty = m.types.insert(
+        Type {
+            name: Some("TandemParams".into()),
+            inner: TypeInner::Struct {
+                members,
+                span: FillParams::SIZE as u32,
+            },
+        },
+        Span::UNDEFINED,
+    );
+    let params = m.global_variables.append(
+        GlobalVariable {
+            name: Some("params".into()),
+            space: AddressSpace::Uniform,
+            binding: Some(ResourceBinding {
+                group: 0,
+                binding: crate::UNIFORM_BINDING,
+            }),
+            ty: params_ty,
+            init: None,
+            memory_decorations: Default::default(),
+        },
+        Span::UNDEFINED,
+    );
+    let array = |m: &mut Module, base, stride| {
+        ty(
+            m,
+            TypeInner::Array {
+                base,
+                size: ArraySize::Dynamic,
+                stride,
+            },
+        )
+    };
+    let rw = StorageAccess::LOAD | StorageAccess::STORE;
+    let (out_elem, out_stride) = if map.vec_words() == 2 {
+        (vec2, 8)
+    } else {
+        (vec4, 16)
+    };
+    let out_ty = array(&mut m, out_elem, out_stride);
+    let out = storage(&mut m, "out", FILL_OUTPUT_BINDING, out_ty, rw);
+    let (aux, list) = if map.has_misses() {
+        let atomic = ty(&mut m, TypeInner::Atomic(NScalar::U32));
+        let counters_ty = array(&mut m, atomic, 4);
+        let counters = storage(&mut m, "counters", FILL_AUX_BINDING, counters_ty, rw);
+        let list_ty = array(&mut m, u32_ty, 4);
+        let list = storage(&mut m, "list", FILL_LIST_BINDING, list_ty, rw);
+        (Some(counters), Some(list))
+    } else if map.has_table() {
+        let table_ty = array(&mut m, vec4, 16);
+        let table = storage(
+            &mut m,
+            "table",
+            FILL_AUX_BINDING,
+            table_ty,
+            StorageAccess::LOAD,
+        );
+        (Some(table), None)
+    } else {
+        (None, None)
+    };
+    let tys = Tys {
+        u32: u32_ty,
+        vec2,
+        vec4,
+    };
+    let g = Globals {
+        params,
+        out,
+        aux,
+        list,
+    };
+    (m, tys, g, vec3)
+}
+
+/// The entry point's builder, with `g` (the invocation's linear index over
+/// the 2-D grid) computed.
+fn entry(tys: Tys, vec3: Handle<Type>, branch_fallback: bool) -> (Fb, H) {
+    let mut b = Fb::new(tys, branch_fallback);
+    b.f.name = Some(ENTRY_POINT.into());
+    b.f.arguments = crate::lower::entry_arguments(tys.u32, vec3);
+    // g = (workgroup_id.x + workgroup_id.y * num_workgroups.x) * size + local.
+    let li = b.expr(Expression::FunctionArgument(0));
+    let wid = b.expr(Expression::FunctionArgument(1));
+    let nwg = b.expr(Expression::FunctionArgument(2));
+    let [wx, wy] = [0, 1].map(|index| b.expr(Expression::AccessIndex { base: wid, index }));
+    let nx = b.expr(Expression::AccessIndex {
+        base: nwg,
+        index: 0,
+    });
+    let row = b.mul(wy, nx);
+    let wg = b.add(wx, row);
+    let size = b.c(FILL_WORKGROUP_SIZE);
+    let base = b.mul(wg, size);
+    let g = b.add(base, li);
+    (b, g)
+}
+
+fn finish(mut m: Module, b: Fb) -> Module {
+    let function = b.finish();
+    m.entry_points.push(EntryPoint {
+        name: ENTRY_POINT.into(),
+        stage: ShaderStage::Compute,
+        early_depth_test: None,
+        workgroup_size: [FILL_WORKGROUP_SIZE, 1, 1],
+        workgroup_size_overrides: None,
+        function,
+        mesh_info: None,
+        task_payload: None,
+        incoming_ray_payload: None,
+    });
+    m
+}
+
+/// Stores `words` (a multiple of the output's vector width) at output
+/// vectors `first ..`.
+fn store_words(b: &mut Fb, g: &Globals, map: FillMap, first: H, words: &[H]) {
+    let width = map.vec_words() as usize;
+    let ty = if width == 2 { b.tys.vec2 } else { b.tys.vec4 };
+    for (e, chunk) in words.chunks(width).enumerate() {
+        let index = if e == 0 {
+            first
+        } else {
+            b.add_c(first, e as u32)
+        };
+        let ov = b.expr(Expression::GlobalVariable(g.out));
+        let ptr = b.expr(Expression::Access { base: ov, index });
+        let v = b.expr(Expression::Compose {
+            ty,
+            components: chunk.to_vec(),
+        });
+        b.store(ptr, v);
+    }
+}
+
+/// Adds the retry function of a bounded map: `(i_lo, i_hi) -> vec2<u32>`.
+fn retry_fn(m: &mut Module, tys: Tys, g: &Globals, map: FillMap) -> Handle<naga::Function> {
+    let f = Fb::function(tys, true, "retry", 2, tys.vec2, |b, a| {
+        ints::retry(b, g, map, (a[0], a[1]))
+    });
+    m.functions.append(f, Span::UNDEFINED)
+}
+
+/// The fill module for `map` (unvalidated; see [`fill_compiled`]).
+/// `branch_fallback` as in [`GpuOptions`] (exact division's fallback).
+pub fn fill_module(map: FillMap, branch_fallback: bool) -> Module {
+    let (mut m, tys, g, vec3) = skeleton(map);
+    let floats = map
+        .needs_exact()
+        .then(|| floats::float_fns(&mut m, tys, branch_fallback));
+    let retry = map.has_misses().then(|| retry_fn(&mut m, tys, &g, map));
+    let (mut b, gi) = entry(tys, vec3, branch_fallback);
+    let key = [0, 1, 2, 3].map(|q| g.param(&mut b, P::KEY0 + q));
+    let k = g.param(&mut b, P::K);
+    let chunk_lo = g.param(&mut b, P::CHUNK_LO);
+    let chunk_hi = g.param(&mut b, P::CHUNK_HI);
+    let n_chunks = g.param(&mut b, P::N_CHUNKS);
+    let skip = g.param(&mut b, P::SKIP);
+    let n_blocks = g.param(&mut b, P::N_BLOCKS);
+    let past = b.ge(gi, n_chunks);
+    b.if_(past, |b| b.cur.push(Statement::Return { value: None }));
+
+    // The chunk index first_chunk + g in 64 bits, and the seed.
+    let zero = b.c(0);
+    let (c_lo, c_hi) = b.add64((chunk_lo, chunk_hi), (gi, zero));
+    let s1 = b.xor(key[1], k);
+    let s2 = b.xor(key[2], c_lo);
+    let s3 = b.xor(key[3], c_hi);
+    let vars = b.seeded([key[0], s1, s2, s3]);
+
+    // Block j of the chunk is relative block (g / 8) * 8K + 8j + g % 8.
+    let g8 = b.shr_c(gi, 3);
+    let k8 = b.shl_c(k, 3);
+    let gbase = b.mul(g8, k8);
+    let lane = b.and_c(gi, 7);
+    let rel0 = b.add(gbase, lane);
+    let j = b.var_init("j", zero);
+    b.loop_(|b| {
+        let jv = b.load(j);
+        let done = b.ge(jv, k);
+        b.if_(done, |b| b.brk());
+        let t = b.add_c(jv, stream::WARM_UP_STEPS + 1);
+        let o = b.step(vars, t, true).expect("an output step");
+        let j8 = b.shl_c(jv, 3);
+        let rel = b.add(rel0, j8);
+        let idx = b.sub(rel, skip);
+        // skip <= rel and rel - skip < n_blocks.
+        let after = b.ge(rel, skip);
+        let before = b.lt(idx, n_blocks);
+        let inside = b.land(after, before);
+        b.if_(inside, |b| {
+            let words = match map {
+                FillMap::Raw => o.to_vec(),
+                FillMap::F32 => o.iter().map(|&w| b.f32_bits(w)).collect(),
+                FillMap::F16 => o
+                    .iter()
+                    .map(|&w| {
+                        let lo = b.and_c(w, 0xFFFF);
+                        let hi = b.shr_c(w, 16);
+                        let a = b.f16_bits(lo);
+                        let c = b.f16_bits(hi);
+                        let c = b.shl_c(c, 16);
+                        b.or(a, c)
+                    })
+                    .collect(),
+                FillMap::F64 => {
+                    let (l0, h0) = b.f64_bits(o[0], o[1]);
+                    let (l1, h1) = b.f64_bits(o[2], o[3]);
+                    vec![l0, h0, l1, h1]
+                }
+                FillMap::Bool => ints::bool_words(b, o),
+                FillMap::Below32 | FillMap::Below32To64 | FillMap::Below64 => {
+                    ints::below_words(b, &g, map, o, idx, retry.expect("a retry function"))
+                }
+                FillMap::Choice => ints::choice_words(b, &g, o),
+                FillMap::NormalF32 => b.normal_words(o, floats.expect("float functions")),
+                FillMap::ExponentialF32 => b.exponential_words(o, floats.expect("float functions")),
+            };
+            let per = map.out_words() / map.vec_words();
+            let first = if per == 1 {
+                idx
+            } else {
+                let per = b.c(per);
+                b.mul(idx, per)
+            };
+            store_words(b, &g, map, first, &words);
+        });
+        let next = b.add_c(jv, 1);
+        b.store(j, next);
+    });
+    finish(m, b)
+}
+
+/// The misses kernel of a bounded `map`: invocation `e` resolves entry `e`
+/// of the piece's miss list (if the fill kernel wrote that many) and stores
+/// the element's value at its position.
+pub fn misses_module(map: FillMap) -> Module {
+    assert!(map.has_misses(), "{map:?} has no misses kernel");
+    let (mut m, tys, g, vec3) = skeleton(map);
+    let retry = retry_fn(&mut m, tys, &g, map);
+    let (mut b, e) = entry(tys, vec3, true);
+    let piece = g.param(&mut b, P::PIECE);
+    let cap = g.param(&mut b, P::CAP);
+    let counters = b.expr(Expression::GlobalVariable(g.aux.expect("counters")));
+    let counter = b.expr(Expression::Access {
+        base: counters,
+        index: piece,
+    });
+    let count = b.load(counter);
+    let listed = b.lt(e, count);
+    let in_list = b.lt(e, cap);
+    let work = b.land(listed, in_list);
+    let idle = b.not(work);
+    b.if_(idle, |b| b.cur.push(Statement::Return { value: None }));
+    let list = b.expr(Expression::GlobalVariable(g.list.expect("a list")));
+    let entry_ptr = b.expr(Expression::Access {
+        base: list,
+        index: e,
+    });
+    let pos = b.load(entry_ptr);
+    let i = g.element(&mut b, pos);
+    let r = b.call(retry, vec![i.0, i.1]);
+    let v: Vec<H> = (0..2)
+        .map(|index| b.expr(Expression::AccessIndex { base: r, index }))
+        .collect();
+    let words = ints::offset(&mut b, &g, map, &v);
+    // Element pos is words (pos * len ..) of the output, in vec4s.
+    let per_vec = 4 / words.len() as u32;
+    let vec_index = b.shr_c(pos, per_vec.trailing_zeros());
+    let within = b.and_c(pos, per_vec - 1);
+    let first_word = b.shl_c(within, (words.len() as u32).trailing_zeros());
+    for (k, w) in words.into_iter().enumerate() {
+        let ov = b.expr(Expression::GlobalVariable(g.out));
+        let vp = b.expr(Expression::Access {
+            base: ov,
+            index: vec_index,
+        });
+        let word = b.add_c(first_word, k as u32);
+        let wp = b.expr(Expression::Access {
+            base: vp,
+            index: word,
+        });
+        b.store(wp, w);
+    }
+    finish(m, b)
+}
+
+fn validated(module: Module, what: &str) -> Result<(Module, ModuleInfo), LowerError> {
+    let info = Validator::new(ValidationFlags::all(), Capabilities::empty())
+        .validate(&module)
+        .map_err(|e| {
+            LowerError::Internal(format!(
+                "naga rejected the Tandem {what} module: {}",
+                e.emit_to_string("")
+            ))
+        })?;
+    Ok((module, info))
+}
+
+/// The fill module for `map`, validated by naga.
+pub fn fill_compiled(map: FillMap) -> Result<(Module, ModuleInfo), LowerError> {
+    validated(fill_module(map, true), &format!("{} fill", map.name()))
+}
+
+/// The misses module for a bounded `map`, validated by naga.
+pub fn misses_compiled(map: FillMap) -> Result<(Module, ModuleInfo), LowerError> {
+    validated(misses_module(map), &format!("{} misses", map.name()))
+}
+
+/// Which of a map's kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    Fill,
+    Misses,
+}
+
+/// A kernel of `map` as SPIR-V words, post-processed for exact mode when
+/// `precision` is exact (`NoContraction` on every float operation and the
+/// float controls). `branch_fallback` as in [`GpuOptions`].
+pub fn kernel_spirv(
+    map: FillMap,
+    kernel: Kernel,
+    precision: Precision,
+    branch_fallback: bool,
+) -> Result<Vec<u32>, LowerError> {
+    let (module, info) = match kernel {
+        Kernel::Fill => validated(
+            fill_module(map, branch_fallback),
+            &format!("{} fill", map.name()),
+        )?,
+        Kernel::Misses => misses_compiled(map)?,
+    };
+    let options = GpuOptions {
+        precision,
+        workgroup_size: FILL_WORKGROUP_SIZE,
+        branch_fallback,
+        ..GpuOptions::default()
+    };
+    Ok(crate::spirv(&module, &info, &options))
+}
+
+/// The fill module for `map` as SPIR-V words (see [`kernel_spirv`]).
+pub fn fill_spirv(map: FillMap, precision: Precision) -> Result<Vec<u32>, LowerError> {
+    kernel_spirv(map, Kernel::Fill, precision, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_map_validates_and_writes() {
+        for map in FillMap::ALL {
+            let (module, info) = fill_compiled(map).unwrap();
+            assert!(crate::wgsl(&module, &info).contains("out["));
+            assert!(!fill_spirv(map, Precision::Exact).unwrap().is_empty());
+            if map.has_misses() {
+                let (module, info) = misses_compiled(map).unwrap();
+                assert!(crate::wgsl(&module, &info).contains("retry("));
+            }
+        }
+    }
+
+    #[test]
+    fn params_words() {
+        let p = FillParams {
+            key: [1, 2, 3, 4],
+            k: 32,
+            first_chunk: 0x1_0000_0008,
+            n_chunks: 16,
+            skip: 3,
+            n_blocks: 500,
+            n: 0x5_0000_0006,
+            ..Default::default()
+        };
+        let w = p.words();
+        assert_eq!(w[..12], [1, 2, 3, 4, 32, 8, 1, 16, 3, 500, 0, 0]);
+        assert_eq!(w[16..18], [6, 5]);
+        assert_eq!(p.bytes().len(), FillParams::SIZE);
+        assert_eq!(p.workgroups(65535), [1, 1, 1]);
+    }
+}
