@@ -3,20 +3,24 @@
 //!
 //! `cargo run --release -p phobos-bench --bin phobos-bench-tandem-gpu [-- LOG2_N]`
 //!
-//! Rows: u32 and f32 fills of 2^LOG2_N elements (default 28, 1 GiB) and an
-//! f64 fill of the same bytes, each the median (and fastest) of 21 GPU
-//! timestamps around the pass after half a second of warm-up launches, as
-//! GiB/s of bytes written; then `Gpu::fill` into host memory (dispatch,
-//! copy and readback, wall clock) against `Bulk` on every core.
+//! Rows: every GPU fill type over the bytes of 2^LOG2_N 4-byte elements
+//! (default 28, 1 GiB): the uniform types, bools, bounded integers (n =
+//! 1000 and the worst case 2^31 + 1, which rejects half the draws and
+//! resolves them in the misses kernel; 64-bit and i64 variants), choice
+//! from 1000 weights, and the f32 normal and exponential; each the median
+//! (and fastest) of 21 GPU timestamps around the pass after half a second
+//! of warm-up launches, as GiB/s of bytes written, against the zero-fill
+//! ceiling; then `Gpu::fill` into host memory (dispatch, copy and
+//! readback, wall clock) against `Bulk` on every core.
 //! `PHOBOS_TANDEM_K` picks the chunk length (default 32). A benchmark, not a
 //! test: CI does not run it.
 
 #[path = "common.rs"]
 mod common;
 
-use common::{RUNS, WARM_UP_S, ZERO, gib, time_dispatch, timestamps};
+use common::{gib, time_dispatch, timestamps, RUNS, WARM_UP_S, ZERO};
 use phobos_runtime::gpu::Gpu;
-use phobos_tandem::{Bulk, Dist, Key, Tandem};
+use phobos_tandem::{AliasTable, Bulk, Dist, Key, Tandem};
 use std::time::Instant;
 
 fn storage(gpu: &Gpu, bytes: u64) -> wgpu::Buffer {
@@ -108,7 +112,38 @@ fn main() {
         gib(bytes, zero.1)
     );
     let mut want = vec![0u8; bytes as usize];
-    for (dist, name) in [(Dist::U32, "u32"), (Dist::F32, "f32"), (Dist::F64, "f64")] {
+    let weights: Vec<f64> = (1..=1000).map(f64::from).collect();
+    let table = AliasTable::new(&weights).expect("weights");
+    let types = [
+        (Dist::U32, "u32"),
+        (Dist::F32, "f32"),
+        (Dist::F64, "f64"),
+        (Dist::F16Bits, "f16"),
+        (Dist::Bool, "bool"),
+        (Dist::BelowU32 { n: 1000 }, "below_u32(1000)"),
+        (Dist::BelowU32 { n: (1 << 31) + 1 }, "below_u32(2^31+1)"),
+        (Dist::BelowI32 { low: -10, n: 21 }, "below_i32(-10, 21)"),
+        (
+            Dist::BelowI64U32 {
+                low: -(1 << 40),
+                n: 6,
+            },
+            "below_i64_u32(-2^40, 6)",
+        ),
+        (Dist::BelowU64 { n: u64::MAX - 1 }, "below_u64(2^64-2)"),
+        (Dist::BelowU64 { n: (1 << 63) + 1 }, "below_u64(2^63+1)"),
+        (
+            Dist::BelowI64 {
+                low: i64::MIN,
+                n: u64::MAX,
+            },
+            "below_i64(-2^63, 2^64-1)",
+        ),
+        (Dist::Choice(table), "choice(1000 weights)"),
+        (Dist::NormalF32, "normal_f32"),
+        (Dist::ExponentialF32, "exp_f32"),
+    ];
+    for (dist, name) in types {
         let count = bytes / dist.elem_size() as u64;
         // Poison the output so that a dispatch that writes nothing fails.
         let poison = vec![0xA5u8; 1 << 24];

@@ -50,14 +50,25 @@ fn fill_modules_validate_and_parse_back() {
 fn fill_spirv_passes_spirv_val() {
     for map in MAPS {
         for kernel in kernels(map) {
-            for precision in [Precision::Exact, Precision::Fast] {
-                let words =
-                    kernel_spirv(map, kernel, precision, precision == Precision::Exact).unwrap();
+            for (precision, wide_div) in [
+                (Precision::Exact, false),
+                (Precision::Exact, true),
+                (Precision::Fast, false),
+            ] {
+                let options = phobos_gpu::GpuOptions {
+                    precision,
+                    wide_div,
+                    ..Default::default()
+                };
+                let words = kernel_spirv(map, kernel, &options).unwrap();
                 let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
                 let dir =
                     std::env::temp_dir().join(format!("phobos-tandem-{}", std::process::id()));
                 std::fs::create_dir_all(&dir).unwrap();
-                let file = dir.join(format!("{}-{kernel:?}-{precision:?}.spv", map.name()));
+                let file = dir.join(format!(
+                    "{}-{kernel:?}-{precision:?}-{wide_div}.spv",
+                    map.name()
+                ));
                 std::fs::write(&file, bytes).unwrap();
                 let out = match std::process::Command::new("spirv-val")
                     .args(["--target-env", "vulkan1.1"])
@@ -72,7 +83,7 @@ fn fill_spirv_passes_spirv_val() {
                 };
                 assert!(
                     out.status.success(),
-                    "spirv-val rejected the {map:?} {kernel:?} kernel ({precision:?}): {}{}",
+                    "spirv-val rejected the {map:?} {kernel:?} kernel ({precision:?}, wide {wide_div}): {}{}",
                     String::from_utf8_lossy(&out.stdout),
                     String::from_utf8_lossy(&out.stderr)
                 );

@@ -4,7 +4,7 @@
 //! implements `crate::exact::IntOps`, so the exact f32 division and square
 //! root of `exact.rs` are emitted here without a second copy.
 
-use crate::exact::IntOps;
+use crate::exact::{IntOps, WideOps};
 use naga::{
     BinaryOperator, Block, Expression, Function, FunctionArgument, FunctionResult, Handle, Literal,
     LocalVariable, MathFunction, Range, ScalarKind, Span, Statement, Type,
@@ -486,5 +486,52 @@ impl IntOps for Fb {
             b.store(counter, i1);
         });
         vars.map(|p| self.load(p))
+    }
+}
+
+/// f64 checks of exact division (`crate::exact::div_wide`), on devices with
+/// `SHADER_F64`; the module declares the f64 type (see `skeleton`).
+impl WideOps for Fb {
+    type D = H;
+    fn f_rcp(&mut self, b: H) -> H {
+        let one = Fb::c(self, 1.0f32.to_bits());
+        self.fop(BinaryOperator::Divide, one, b)
+    }
+    fn f_mul(&mut self, a: H, b: H) -> H {
+        self.fmul(a, b)
+    }
+    fn f_fma(&mut self, a: H, b: H, c: H) -> H {
+        let [fa, fb, fc] = [a, b, c].map(|x| self.bitcast(x, ScalarKind::Float));
+        let r = self.expr(Expression::Math {
+            fun: MathFunction::Fma,
+            arg: fa,
+            arg1: Some(fb),
+            arg2: Some(fc),
+            arg3: None,
+        });
+        self.bitcast(r, ScalarKind::Uint)
+    }
+    fn widen(&mut self, a: H) -> H {
+        let fa = self.bitcast(a, ScalarKind::Float);
+        self.expr(Expression::As {
+            expr: fa,
+            kind: ScalarKind::Float,
+            convert: Some(8),
+        })
+    }
+    fn d_c(&mut self, v: f64) -> H {
+        self.expr(Expression::Literal(Literal::F64(v)))
+    }
+    fn d_sub(&mut self, a: H, b: H) -> H {
+        Fb::sub(self, a, b)
+    }
+    fn d_mul(&mut self, a: H, b: H) -> H {
+        Fb::mul(self, a, b)
+    }
+    fn d_lt(&mut self, a: H, b: H) -> H {
+        Fb::lt(self, a, b)
+    }
+    fn d_select(&mut self, c: H, yes: H, no: H) -> H {
+        Fb::select(self, c, yes, no)
     }
 }

@@ -297,15 +297,23 @@ impl Fb {
     }
 }
 
-/// Adds `exact_div`, `exact_sqrt` and `neg_ln_u32` (all on bits) to `m`.
+/// Adds `exact_div`, `exact_sqrt` and `neg_ln_u32` (all on bits) to `m`;
+/// the division is `crate::exact::div_wide` (checked in f64) when
+/// `options.wide_div`, else `crate::exact::div`.
 pub(super) fn float_fns(
     m: &mut naga::Module,
     tys: super::builder::Tys,
-    branch_fallback: bool,
+    options: &crate::GpuOptions,
 ) -> FloatFns {
     let span = naga::Span::UNDEFINED;
+    let branch_fallback = options.branch_fallback;
+    let wide = options.wide_div;
     let div = Fb::function(tys, branch_fallback, "exact_div", 2, tys.u32, |b, a| {
-        crate::exact::div(b, a[0], a[1])
+        if wide {
+            crate::exact::div_wide(b, a[0], a[1])
+        } else {
+            crate::exact::div(b, a[0], a[1])
+        }
     });
     let div = m.functions.append(div, span);
     let sqrt = Fb::function(tys, branch_fallback, "exact_sqrt", 1, tys.u32, |b, a| {

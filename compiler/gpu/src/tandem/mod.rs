@@ -305,10 +305,13 @@ fn storage(
     )
 }
 
-/// The types and globals of `map`'s modules.
-fn skeleton(map: FillMap) -> (Module, Tys, Globals, Handle<Type>) {
+/// The types and globals of `map`'s modules (with the f64 type when `wide`).
+fn skeleton(map: FillMap, wide: bool) -> (Module, Tys, Globals, Handle<Type>) {
     let mut m = Module::default();
     let u32_ty = ty(&mut m, TypeInner::Scalar(NScalar::U32));
+    if wide {
+        ty(&mut m, TypeInner::Scalar(NScalar::F64));
+    }
     let vec = |m: &mut Module, size| {
         ty(
             m,
@@ -474,12 +477,15 @@ fn retry_fn(m: &mut Module, tys: Tys, g: &Globals, map: FillMap) -> Handle<naga:
 }
 
 /// The fill module for `map` (unvalidated; see [`fill_compiled`]).
-/// `branch_fallback` as in [`GpuOptions`] (exact division's fallback).
-pub fn fill_module(map: FillMap, branch_fallback: bool) -> Module {
-    let (mut m, tys, g, vec3) = skeleton(map);
+/// `options`' `branch_fallback` and `wide_div` shape exact division (the
+/// precision and workgroup size are the caller's to apply).
+pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
+    let branch_fallback = options.branch_fallback;
+    let wide = options.wide_div && map.needs_exact();
+    let (mut m, tys, g, vec3) = skeleton(map, wide);
     let floats = map
         .needs_exact()
-        .then(|| floats::float_fns(&mut m, tys, branch_fallback));
+        .then(|| floats::float_fns(&mut m, tys, options));
     let retry = map.has_misses().then(|| retry_fn(&mut m, tys, &g, map));
     let (mut b, gi) = entry(tys, vec3, branch_fallback);
     let key = [0, 1, 2, 3].map(|q| g.param(&mut b, P::KEY0 + q));
@@ -568,7 +574,7 @@ pub fn fill_module(map: FillMap, branch_fallback: bool) -> Module {
 /// the element's value at its position.
 pub fn misses_module(map: FillMap) -> Module {
     assert!(map.has_misses(), "{map:?} has no misses kernel");
-    let (mut m, tys, g, vec3) = skeleton(map);
+    let (mut m, tys, g, vec3) = skeleton(map, false);
     let retry = retry_fn(&mut m, tys, &g, map);
     let (mut b, e) = entry(tys, vec3, true);
     let piece = g.param(&mut b, P::PIECE);
@@ -618,7 +624,8 @@ pub fn misses_module(map: FillMap) -> Module {
 }
 
 fn validated(module: Module, what: &str) -> Result<(Module, ModuleInfo), LowerError> {
-    let info = Validator::new(ValidationFlags::all(), Capabilities::empty())
+    // FLOAT64 admits `div_wide`'s f64 values, which never leave `exact_div`.
+    let info = Validator::new(ValidationFlags::all(), Capabilities::FLOAT64)
         .validate(&module)
         .map_err(|e| {
             LowerError::Internal(format!(
@@ -629,9 +636,13 @@ fn validated(module: Module, what: &str) -> Result<(Module, ModuleInfo), LowerEr
     Ok((module, info))
 }
 
-/// The fill module for `map`, validated by naga.
+/// The fill module for `map` with default options (no f64), validated by
+/// naga.
 pub fn fill_compiled(map: FillMap) -> Result<(Module, ModuleInfo), LowerError> {
-    validated(fill_module(map, true), &format!("{} fill", map.name()))
+    validated(
+        fill_module(map, &GpuOptions::default()),
+        &format!("{} fill", map.name()),
+    )
 }
 
 /// The misses module for a bounded `map`, validated by naga.
@@ -647,33 +658,33 @@ pub enum Kernel {
 }
 
 /// A kernel of `map` as SPIR-V words, post-processed for exact mode when
-/// `precision` is exact (`NoContraction` on every float operation and the
-/// float controls). `branch_fallback` as in [`GpuOptions`].
+/// `options.precision` is exact (`NoContraction` on every float operation
+/// and the float controls). `options.branch_fallback` and `wide_div` shape
+/// exact division; the workgroup size is always [`FILL_WORKGROUP_SIZE`].
 pub fn kernel_spirv(
     map: FillMap,
     kernel: Kernel,
-    precision: Precision,
-    branch_fallback: bool,
+    options: &GpuOptions,
 ) -> Result<Vec<u32>, LowerError> {
     let (module, info) = match kernel {
-        Kernel::Fill => validated(
-            fill_module(map, branch_fallback),
-            &format!("{} fill", map.name()),
-        )?,
+        Kernel::Fill => validated(fill_module(map, options), &format!("{} fill", map.name()))?,
         Kernel::Misses => misses_compiled(map)?,
     };
     let options = GpuOptions {
-        precision,
         workgroup_size: FILL_WORKGROUP_SIZE,
-        branch_fallback,
-        ..GpuOptions::default()
+        ..*options
     };
     Ok(crate::spirv(&module, &info, &options))
 }
 
-/// The fill module for `map` as SPIR-V words (see [`kernel_spirv`]).
+/// The fill module for `map` as SPIR-V words with default options at
+/// `precision` (see [`kernel_spirv`]).
 pub fn fill_spirv(map: FillMap, precision: Precision) -> Result<Vec<u32>, LowerError> {
-    kernel_spirv(map, Kernel::Fill, precision, true)
+    let options = GpuOptions {
+        precision,
+        ..GpuOptions::default()
+    };
+    kernel_spirv(map, Kernel::Fill, &options)
 }
 
 #[cfg(test)]

@@ -117,15 +117,17 @@ impl Gpu {
         // passthrough, the integer maps give the same bits from the naga
         // module; the float maps need `NoContraction` and are refused.
         if self.can_run_exact() {
-            // Lavapipe hangs on the branch (see `GpuOptions::branch_fallback`).
-            let branch_fallback = !self.info.name.contains("llvmpipe");
-            let words = phobos_gpu::tandem::kernel_spirv(
-                map,
-                kernel,
-                phobos_gpu::Precision::Exact,
-                branch_fallback,
-            )
-            .map_err(|e| GpuError::Lower(e.to_string()))?;
+            // As kernels (`pipeline.rs`): lavapipe hangs on the branch, and
+            // f64 checks the division where the device has it.
+            let options = phobos_gpu::GpuOptions {
+                precision: phobos_gpu::Precision::Exact,
+                branch_fallback: !self.info.name.contains("llvmpipe"),
+                wide_div: self.device.features().contains(wgpu::Features::SHADER_F64)
+                    && std::env::var_os("PHOBOS_NARROW_DIV").is_none(),
+                ..Default::default()
+            };
+            let words = phobos_gpu::tandem::kernel_spirv(map, kernel, &options)
+                .map_err(|e| GpuError::Lower(e.to_string()))?;
             let entry = wgpu::PassthroughShaderEntryPoint {
                 name: Cow::Borrowed(phobos_gpu::ENTRY_POINT),
                 workgroup_size: (phobos_gpu::tandem::FILL_WORKGROUP_SIZE, 1, 1),
