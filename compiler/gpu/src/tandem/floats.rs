@@ -43,22 +43,19 @@ pub(super) struct FloatFns {
 
 impl Fb {
     /// binary16 bits of `m * 2^-11` for the top 11 bits `m` of the 16-bit
-    /// value `x` (in the low half of a u32): SPEC.md's `f16_bits`.
+    /// value `x` (in the low half of a u32): SPEC.md's `f16_bits`. `m` as
+    /// an f32 is exact, with exponent field `127 + e` and `m`'s bits below
+    /// its leading one at the top of the fraction; the binary16 of
+    /// `m * 2^-11` has exponent field `e + 4` and the same leading fraction
+    /// bits (no rounding: 11 bits fit), so its bits are the f32's shifted
+    /// right by 13, less `(127 - 4) << 10`. `m == 0` gives 0.
     pub(super) fn f16_bits(&mut self, x: H) -> H {
         let m = self.shr_c(x, 5);
-        // e = 31 - clz(m), the top bit's position (0..=10 when m != 0).
-        let lz = self.clz(m);
-        let c31 = self.c(31);
-        let e = self.sub(c31, lz);
-        let ex = self.add_c(e, 4);
-        let ex = self.shl_c(ex, 10);
-        // 10 - e, masked so that m == 0 (e = -1 wrapped) stays defined.
-        let c10 = self.c(10);
-        let sh = self.sub(c10, e);
-        let sh = self.and_c(sh, 31);
-        let frac = self.shl(m, sh);
-        let frac = self.and_c(frac, 0x3FF);
-        let bits = self.or(ex, frac);
+        let f = self.convert_f32(m);
+        let f = self.bitcast(f, ScalarKind::Uint);
+        let h = self.shr_c(f, 13);
+        let bias = self.c((127 - 4) << 10);
+        let bits = self.sub(h, bias);
         let zero = self.c(0);
         let is0 = self.eq(m, zero);
         self.select(is0, zero, bits)

@@ -13,22 +13,18 @@ use super::builder::{Fb, H};
 use super::{FillMap, Globals, P};
 
 /// Output words of one stream block of bools: 128 bits, one byte each.
+/// Nibble `t` of a word becomes the bytes of `(t * 0x00204081) & 0x01010101`:
+/// the four shifted copies `t << 7k` do not overlap, and bit `k` of copy
+/// `k` lands on bit `8k`.
 pub(super) fn bool_words(b: &mut Fb, o: [H; 4]) -> Vec<H> {
     let mut out = Vec::with_capacity(32);
     for w in o {
         for nib in 0..8 {
-            // Bits 4 nib .. 4 nib + 3 of the word become bytes 0..3.
-            let t = b.shr_c(w, 4 * nib);
-            let bits: Vec<H> = (0..4)
-                .map(|k| {
-                    let x = b.shr_c(t, k);
-                    let x = b.and_c(x, 1);
-                    b.shl_c(x, 8 * k)
-                })
-                .collect();
-            let a = b.or(bits[0], bits[1]);
-            let c = b.or(bits[2], bits[3]);
-            out.push(b.or(a, c));
+            let t = if nib == 0 { w } else { b.shr_c(w, 4 * nib) };
+            let t = b.and_c(t, 0xF);
+            let spread = b.c(0x0020_4081);
+            let t = b.mul(t, spread);
+            out.push(b.and_c(t, 0x0101_0101));
         }
     }
     out
