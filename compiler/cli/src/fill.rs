@@ -26,8 +26,8 @@ pub struct FillArgs {
     #[arg(value_name = "TYPE")]
     ty: String,
     /// The seed, a u64 in decimal or 0x hexadecimal; the stream's key is the
-    /// spec's Key::from_seed(K).
-    #[arg(long, value_name = "K", allow_hyphen_values = true)]
+    /// spec's Key::from_seed(SEED).
+    #[arg(long, value_name = "SEED", allow_hyphen_values = true)]
     key: String,
     /// Elements to write. May be left out for raw output: the stream then
     /// runs to its end (2^64 elements), that is, until the reader stops.
@@ -54,6 +54,16 @@ pub struct FillArgs {
     /// Where to write; `-` (the default) is stdout.
     #[arg(short = 'o', long = "output", value_name = "PATH")]
     output: Option<PathBuf>,
+    /// The chunk length K of the stream (SPEC.md section 3.3): a power of two
+    /// from 1 to 4096. K is part of the stream's identity, so another K gives
+    /// other bits; every backend takes it.
+    #[arg(
+        long = "k",
+        value_name = "K",
+        default_value = "32",
+        allow_hyphen_values = true
+    )]
+    k: String,
     /// Threads for the cpu backend (default: every core). The bits never
     /// depend on it.
     #[arg(long, value_name = "T")]
@@ -91,6 +101,19 @@ fn parse_i64(s: &str) -> Option<i64> {
         }
         None => i64::try_from(parse_u64(t)?).ok(),
     }
+}
+
+/// The chunk length of `--k`: a power of two from 1 to 4096, as
+/// `Tandem::with_k` takes it.
+fn parse_k(s: &str) -> Result<u32> {
+    let k = parse_u64(s)
+        .and_then(|k| u32::try_from(k).ok())
+        .filter(|&k| Tandem::with_k(Key::from_seed(0), k).is_ok());
+    k.ok_or_else(|| {
+        anyhow!(
+            "--k `{s}`: the chunk length K must be a power of two from 1 to 4096 (1, 2, 4, ..., 4096; default 32)"
+        )
+    })
 }
 
 /// The distribution named by TYPE, with its parameters checked.
@@ -363,7 +386,8 @@ pub fn fill(a: &FillArgs) -> Result<ExitCode> {
     if a.threads == Some(0) {
         bail!("--threads 0: at least one thread is needed");
     }
-    let rng = Tandem::new(Key::from_seed(seed));
+    let k = parse_k(&a.k)?;
+    let rng = Tandem::with_k(Key::from_seed(seed), k).expect("parse_k checked K");
     let (engine, backend, threads) = match a.backend {
         BackendArg::Auto | BackendArg::Cpu => {
             let mut b = Bulk::new(rng);
@@ -408,7 +432,7 @@ pub fn fill(a: &FillArgs) -> Result<ExitCode> {
     if a.verbose || !to_stdout {
         let bytes = written * u128::from(size);
         eprintln!(
-            "fill {}: {written} elements ({bytes} bytes, {}) from element {start}, key {seed:#x}, K 32, backend {backend}, {threads} thread{}, {:.3} s, {:.2} GiB/s",
+            "fill {}: {written} elements ({bytes} bytes, {}) from element {start}, key {seed:#x}, K {k}, backend {backend}, {threads} thread{}, {:.3} s, {:.2} GiB/s",
             a.ty,
             match a.format {
                 Format::Raw => "raw",
