@@ -181,7 +181,10 @@ fn fused_noise_equals_the_fill_plus_the_add_on_interp_cpu_and_gpu() {
     let Arg::Tensor(y) = &args[1] else {
         panic!("Y is a tensor")
     };
-    assert!(y.bits_eq(&want), "interp and cpu equal the fill plus the add");
+    assert!(
+        y.bits_eq(&want),
+        "interp and cpu equal the fill plus the add"
+    );
     if gpu_available() {
         assert!(matches_on_gpu(&k, &inputs, &args).unwrap());
     }
@@ -208,6 +211,139 @@ kernel cols(Y: tensor<u32>[M, 64], key: u32) {
     };
     for (flat, got) in (0..y.len()).map(|f| (f, y.get(f))) {
         let (row, col) = (flat / 64, flat % 64);
-        assert_eq!(got, Value::U32(t.word((col * 50 + row) as u64)), "element {flat}");
+        assert_eq!(
+            got,
+            Value::U32(t.word((col * 50 + row) as u64)),
+            "element {flat}"
+        );
+    }
+}
+
+/// Contiguous counters on the GPU's staged path (`lower/tandem_draw/staged.rs`):
+/// a 1-D tile of odd symbolic length several windows long, with two keys in
+/// one statement (so two buffers and smaller windows), starting just before a
+/// group boundary, at the last step of a chunk, at odd counters, and wrapping
+/// past 2^32 inside the tile; then a 2-D tile of odd extents through a
+/// workgroup `var` tile and a partial last block.
+const STEPPED: &str = "
+kernel line(W: tensor<u32>[N], Z: tensor<f32>[N], T: tensor<u32>[N], B: tensor<u32>[N], key: u32, base: u32) {
+  W[:] = tandem_u32(key, base + u32(iota(0)))
+  Z[:] = tandem_normal(key, base + u32(iota(0)))
+  T[:] = u32(tandem_bool(key, base + u32(iota(0))))
+  B[:] = tandem_below(key + 1, base + u32(iota(0)), 1000) ^ tandem_u32(key, base + u32(iota(0)) + 7)
+}
+@autotune(R in [3])
+kernel rows(Z: tensor<f32>[M, 37], E: tensor<f32>[M, 37], key: u32, base: u32) {
+  let r = ctx.block.x * R
+  Z[r :+ R, :] = tandem_normal(key, base + u32((r + iota(0)) * 37 + iota(1)))
+  var u: tile<f32>[R, 37] = tandem_uniform(key, base + u32((r + iota(0)) * 37 + iota(1)))
+  E[r :+ R, :] = u + tandem_exponential(key, base + u32((r + iota(0)) * 37 + iota(1)))
+}
+";
+
+/// One element of a fill of `Key::from_seed(key)` at counter `i`.
+fn one<T: Copy + Default>(
+    key: u32,
+    i: u32,
+    fill: impl Fn(&Tandem, &mut [T], u64) -> Result<(), phobos_tandem::Error>,
+) -> T {
+    let mut v = [T::default()];
+    fill(
+        &Tandem::new(Key::from_seed(u64::from(key))),
+        &mut v,
+        u64::from(i),
+    )
+    .unwrap();
+    v[0]
+}
+
+fn out(args: &[Arg], o: usize) -> &Tensor {
+    match &args[o] {
+        Arg::Tensor(t) => t,
+        Arg::Scalar(_) => panic!("output {o} is a tensor"),
+    }
+}
+
+#[test]
+fn stepped_draws_cross_chunks_groups_windows_and_2_to_the_32() {
+    let (program, diags) = Program::parse("t.ph", STEPPED);
+    assert!(diags.is_empty(), "{diags:?}");
+    let line = program.kernel("line", &[]).expect("checks");
+    let n = 5001;
+    // 1021: three words before a group (1024 words); 987: block 246, the
+    // last step (j = 31) of its chunk; 2^32 - 2600: wraps in the second window.
+    for base in [0u32, 3, 1021, 987, 4_294_964_696] {
+        let key = 11;
+        let inputs = vec![
+            Arg::Tensor(Tensor::zeros(Scalar::U32, &[n])),
+            Arg::Tensor(Tensor::zeros(Scalar::F32, &[n])),
+            Arg::Tensor(Tensor::zeros(Scalar::U32, &[n])),
+            Arg::Tensor(Tensor::zeros(Scalar::U32, &[n])),
+            Arg::Scalar(Value::U32(key)),
+            Arg::Scalar(Value::U32(base)),
+        ];
+        let mut args = inputs.clone();
+        run_everywhere(&line, &mut args);
+        for e in 0..n {
+            let i = base.wrapping_add(e as u32);
+            let t = Tandem::new(Key::from_seed(u64::from(key)));
+            let want = [
+                Value::U32(t.word(u64::from(i))),
+                Value::F32(one(key, i, Tandem::fill_normal_f32)),
+                Value::U32(u32::from(one(key, i, Tandem::fill_bool))),
+                Value::U32(
+                    one(key + 1, i, |t, v, s| t.fill_below_u32(v, s, 1000))
+                        ^ t.word(u64::from(i.wrapping_add(7))),
+                ),
+            ];
+            for (o, w) in want.iter().enumerate() {
+                assert_eq!(
+                    out(&args, o).get(e).bits(),
+                    w.bits(),
+                    "base {base} output {o} element {e}"
+                );
+            }
+        }
+        if gpu_available() {
+            assert!(
+                matches_on_gpu(&line, &inputs, &args).unwrap(),
+                "base {base}"
+            );
+        }
+    }
+    let rows = program.kernel("rows", &[]).expect("checks");
+    let m = 29;
+    for base in [5u32, 1000] {
+        let key = 3;
+        let inputs = vec![
+            Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, 37])),
+            Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, 37])),
+            Arg::Scalar(Value::U32(key)),
+            Arg::Scalar(Value::U32(base)),
+        ];
+        let mut args = inputs.clone();
+        run_everywhere(&rows, &mut args);
+        for e in 0..m * 37 {
+            let i = base + e as u32;
+            let z: f32 = one(key, i, Tandem::fill_normal_f32);
+            let u: f32 = one(key, i, Tandem::fill_f32);
+            let x: f32 = one(key, i, Tandem::fill_exponential_f32);
+            assert_eq!(
+                out(&args, 0).get(e).bits(),
+                Value::F32(z).bits(),
+                "base {base} Z {e}"
+            );
+            assert_eq!(
+                out(&args, 1).get(e).bits(),
+                Value::F32(u + x).bits(),
+                "base {base} E {e}"
+            );
+        }
+        if gpu_available() {
+            assert!(
+                matches_on_gpu(&rows, &inputs, &args).unwrap(),
+                "base {base}"
+            );
+        }
     }
 }

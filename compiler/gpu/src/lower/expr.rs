@@ -308,7 +308,7 @@ impl<'k> Lower<'k> {
                     vals.push(self.node(*x, pos, cache)?);
                 }
                 if f.is_tandem() {
-                    self.tandem_builtin(*f, &vals)?
+                    self.tandem_builtin(id, *f, &vals)?
                 } else {
                     self.builtin(*f, ty, &vals)
                 }

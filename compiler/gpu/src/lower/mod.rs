@@ -72,6 +72,8 @@ struct Lower<'k> {
     quad: Vec<bool>,
     /// Set while a group of 4 elements is computed lane by lane.
     lane: Option<Lane>,
+    /// Derived keys and staged words of Tandem draws (`tandem_draw/`).
+    tandem: tandem_draw::DrawState,
 }
 
 /// The lane of a group of 4 consecutive elements being computed, and the
@@ -248,11 +250,13 @@ pub fn lower(kernel: &Kernel, options: &GpuOptions) -> Result<Module, LowerError
         staging: HashMap::new(),
         quad,
         lane: None,
+        tandem: Default::default(),
     };
     for (elem, count) in bindings::staging(&lw)? {
         let g = bindings::staging_tile(&mut lw.m, &lw.types, elem, count);
         lw.staging.insert(elem, g);
     }
+    tandem_draw::draw_buffers(&mut lw);
     let pv = lw.expr(Expression::GlobalVariable(uniforms.var));
     let member = |lw: &mut Lower<'_>, index: u32| {
         let p = lw.expr(Expression::AccessIndex { base: pv, index });

@@ -96,7 +96,7 @@ impl<'k> Lower<'k> {
                 }
                 let shape = self.k.locals[*local].shape.clone();
                 let ext: Vec<H> = shape.iter().map(|d| self.extent(*d)).collect();
-                self.tile_loop(&ext, |lw, flat, pos| {
+                self.draw_tile_loop(&shape, &ext, 1, *value, &pre, |lw, flat, pos| {
                     let mut cache = pre.clone();
                     let v = lw.node(*value, pos, &mut cache)?;
                     let ptr = lw.element_ptr(place, Some(flat));
@@ -146,24 +146,22 @@ impl<'k> Lower<'k> {
             });
             return Ok(());
         }
-        let lens: Vec<H> = index
+        let tile: Vec<Dim> = index
             .iter()
             .filter_map(|ix| match ix {
                 Index::Range { len, .. } => Some(*len),
                 Index::Single(_) => None,
             })
-            .collect::<Vec<Dim>>()
-            .into_iter()
-            .map(|d| self.extent(d))
             .collect();
+        let lens: Vec<H> = tile.iter().map(|d| self.extent(*d)).collect();
         let index = index.to_vec();
         if self.reads(value).contains(&place) {
             return self.staged_store(place, &index, value, &lens, &pre);
         }
         if quad_slice(self.k, place, &index) {
-            return self.quad_store(place, &index, value, &lens, &pre);
+            return self.quad_store(place, &index, value, &tile, &lens, &pre);
         }
-        self.tile_loop(&lens, |lw, _flat, pos| {
+        self.draw_tile_loop(&tile, &lens, 1, value, &pre, |lw, _flat, pos| {
             let mut cache = pre.clone();
             let (inside, flat) = lw.locate(place, &index, pos, &mut cache)?;
             let accept = lw.nested(|lw| {
@@ -194,12 +192,13 @@ impl<'k> Lower<'k> {
         place: Place,
         index: &[Index],
         value: ExprId,
+        tile: &[Dim],
         lens: &[H],
         pre: &HashMap<ExprId, H>,
     ) -> Result<(), LowerError> {
         let elem = self.place_elem(place);
         let ty = super::bindings::vec4_type(&mut self.m, elem);
-        self.tile_loop_by(lens, 4, |lw, _flat, pos| {
+        self.draw_tile_loop(tile, lens, 4, value, pre, |lw, _flat, pos| {
             let mut cache = pre.clone();
             let (inside, flat) = lw.locate(place, index, pos, &mut cache)?;
             let accept = lw.nested(|lw| {
@@ -360,12 +359,30 @@ impl<'k> Lower<'k> {
         group: u32,
         body: impl FnOnce(&mut Self, H, &[H]) -> Result<(), LowerError>,
     ) -> Result<(), LowerError> {
-        let mut n = self.u32c(1);
-        for e in ext {
-            n = self.binary(BinaryOperator::Multiply, n, *e);
-        }
+        self.tile_loop_range(ext, group, None, body)
+    }
+
+    /// [`Self::tile_loop_by`] over the flat positions `range` (from, to:
+    /// multiples of `group`) of the tile only, or all of them.
+    pub(super) fn tile_loop_range(
+        &mut self,
+        ext: &[H],
+        group: u32,
+        range: Option<(H, H)>,
+        body: impl FnOnce(&mut Self, H, &[H]) -> Result<(), LowerError>,
+    ) -> Result<(), LowerError> {
+        let mut n = match range {
+            Some((_, to)) => to,
+            None => {
+                let mut n = self.u32c(1);
+                for e in ext {
+                    n = self.binary(BinaryOperator::Multiply, n, *e);
+                }
+                n
+            }
+        };
+        let shift = self.u32c(group.trailing_zeros());
         if group > 1 {
-            let shift = self.u32c(group.trailing_zeros());
             n = self.binary(BinaryOperator::ShiftRight, n, shift);
         }
         let counter = self.f.local_variables.append(
@@ -377,7 +394,11 @@ impl<'k> Lower<'k> {
             Span::UNDEFINED,
         );
         let cp = self.expr(Expression::LocalVariable(counter));
-        let li = self.expr(Expression::FunctionArgument(0));
+        let mut li = self.expr(Expression::FunctionArgument(0));
+        if let Some((from, _)) = range {
+            let from = self.binary(BinaryOperator::ShiftRight, from, shift);
+            li = self.binary(BinaryOperator::Add, from, li);
+        }
         self.cur.push(Statement::Store {
             pointer: cp,
             value: li,

@@ -3,21 +3,39 @@
 //! `phobos_core::interp::ops::{tandem_key, tandem_word, tandem_below_retry}`
 //! (stdlib/tandem/SPEC.md sections 2, 3 and 7.5).
 //!
-//! A key derivation is twelve rounds unrolled into straight-line code; the
-//! key nodes are scalars, so `hoist` computes them once per statement before
-//! the element loop. A word seeds its chunk and runs a loop of `8 + j` steps
-//! (the warm-up, then up to block `j < K`), then one step whose output holds
-//! the word: one element costs at most `8 + K` steps, with no state carried
-//! between elements. A rejected bounded draw runs its retry loop inside an
-//! `if`, so only the rare rejected elements pay for it.
+//! A key derivation is twelve rounds unrolled into straight-line code. The
+//! four words of `Key::from_seed(seed)` are derived together, once per seed
+//! value per invocation ([`DrawState::keys`]): the key nodes are scalars, so
+//! `hoist` lowers them before the element loops, in the body's outermost
+//! block, where every later statement can use them.
+//!
+//! A word has two paths:
+//! - *staged* (`staged.rs`): when a statement's counters are contiguous
+//!   along its tile, the workgroup steps the chunks that cover a window of
+//!   counters into workgroup memory (one invocation per chunk: seed, warm
+//!   up, then one step per block), and each element reads its word there;
+//! - *direct*: the word seeds its chunk and runs a loop of `8 + j` steps
+//!   (the warm-up, then up to block `j < K`), then one step whose output
+//!   holds the word: at most `8 + K` steps per word, no state carried
+//!   between elements. Counters the compiler cannot see are contiguous take
+//!   it, and so does a staged word whose counter falls outside its window,
+//!   so the choice never changes a bit.
+//!
+//! A rejected bounded draw runs its retry loop inside an `if`, so only the
+//! rare rejected elements pay for it.
+
+mod staged;
+
+pub(super) use staged::draw_buffers;
 
 use super::{H, Lower};
 use crate::LowerError;
 use naga::{BinaryOperator as B, Block, Statement};
 use phobos_core::interp::ops::TANDEM_K;
-use phobos_core::ir::Builtin;
+use phobos_core::ir::{Builtin, ExprId};
 use phobos_core::syntax::ast::BinOp;
 use phobos_core::types::Scalar;
+use std::collections::HashMap;
 
 /// The Weyl constant of the stream's steps (SPEC.md section 3.1).
 const WEYL_STREAM: u32 = 0x9E37_79B9;
@@ -27,6 +45,8 @@ const WEYL_DERIVE: u32 = 0xBB67_AE85;
 const DERIVE_ROUNDS: u32 = 12;
 /// Warm-up steps of a chunk.
 const WARM_UP: u32 = 8;
+/// Blocks of a group of eight chunks (`8 K`, SPEC.md section 3.4).
+const K_GROUP_BLOCKS: u32 = 8 * TANDEM_K;
 /// The domain tags of `from_seed`, `sub` and `split`.
 const DOMAIN_SEED: u32 = u32::from_le_bytes(*b"seed");
 const DOMAIN_SUB: u32 = u32::from_le_bytes(*b"sub\0");
@@ -34,22 +54,58 @@ const DOMAIN_SPLIT: u32 = u32::from_le_bytes(*b"splt");
 /// `PURPOSE_BELOW`: the purpose whose splits retry rejected bounded draws.
 const PURPOSE_BELOW: u32 = 1;
 
+/// What the lowering keeps about draws across nodes and statements.
+#[derive(Default)]
+pub(super) struct DrawState {
+    /// The words of `Key::from_seed(seed)` by the seed's lowered value. A
+    /// seed node's handle is only reused where it is in scope, and its key
+    /// is derived right where the first key node of that seed is lowered,
+    /// in the same block (key nodes are scalars whenever their seed is, and
+    /// are hoisted with it), so the words are in scope wherever the seed is.
+    keys: HashMap<H, [H; 4]>,
+    /// The word nodes of the statement being lowered that read a staged
+    /// window, and where.
+    staged: HashMap<ExprId, staged::Window>,
+    /// The workgroup buffers of staged words (`staged.rs`), made before the
+    /// body is lowered, and the window of counters one holds.
+    bufs: Vec<naga::Handle<naga::GlobalVariable>>,
+    window: u32,
+}
+
 impl Lower<'_> {
-    /// A Tandem builtin on already lowered arguments.
-    pub(super) fn tandem_builtin(&mut self, f: Builtin, args: &[H]) -> Result<H, LowerError> {
+    /// A Tandem builtin at node `id` on its already lowered arguments.
+    pub(super) fn tandem_builtin(
+        &mut self,
+        id: ExprId,
+        f: Builtin,
+        args: &[H],
+    ) -> Result<H, LowerError> {
         Ok(match (f, args) {
-            (Builtin::TandemKey(q), [seed]) => {
-                let zero = self.u32c(0);
-                self.derive([zero; 4], DOMAIN_SEED, *seed)[q as usize]
-            }
+            (Builtin::TandemKey(q), [seed]) => self.seed_key(*seed)[q as usize],
             (Builtin::TandemWord, [k0, k1, k2, k3, i]) => {
-                self.tandem_word([*k0, *k1, *k2, *k3], *i)?
+                let key = [*k0, *k1, *k2, *k3];
+                match self.tandem.staged.get(&id).copied() {
+                    Some(w) => self.staged_word(w, key, *i)?,
+                    None => self.tandem_word(key, *i)?,
+                }
             }
             (Builtin::TandemBelowRetry, [rejected, k0, k1, k2, k3, i, n]) => {
                 self.tandem_retry(*rejected, [*k0, *k1, *k2, *k3], *i, *n)?
             }
             (f, _) => unreachable!("the verifier checks the arguments of {f:?}"),
         })
+    }
+
+    /// The four words of `Key::from_seed(seed)`, derived at most once per
+    /// seed value ([`DrawState::keys`]).
+    fn seed_key(&mut self, seed: H) -> [H; 4] {
+        if let Some(k) = self.tandem.keys.get(&seed) {
+            return *k;
+        }
+        let zero = self.u32c(0);
+        let k = self.derive([zero; 4], DOMAIN_SEED, seed);
+        self.tandem.keys.insert(seed, k);
+        k
     }
 
     fn rotl(&mut self, x: H, r: u32) -> H {

@@ -1,0 +1,697 @@
+//! Staged Tandem words: when a statement's counters are contiguous along
+//! its tile, the workgroup steps chunks instead of seeding one per element.
+//!
+//! The statement's tile is cut into windows of `window` consecutive flat
+//! positions. For each window, every invocation runs (the window loop is
+//! uniform: it depends on extents and constants only):
+//! 1. the counters of the window's first and last elements, which bound
+//!    every counter of the window (the analysis below proves the counter a
+//!    non-decreasing function of the flat position);
+//! 2. a barrier (the buffer's previous readers are done), then the fill:
+//!    one task per chunk that holds a block of the window's words (SPEC.md
+//!    section 3.4: block `b` is block `j = (b % 8K) / 8` of chunk
+//!    `8 (b / 8K) + b % 8`), taken by invocations `i, i + n, ...`; a task
+//!    seeds its chunk, warms it up and steps it through the blocks the
+//!    window needs, storing their four words in workgroup memory;
+//! 3. a barrier, then the statement's own tile loop over the window, where
+//!    each staged word node reads `buf[counter - first word]`.
+//!
+//! A counter outside its window's buffer (one the analysis guessed wrong,
+//! counters that wrap past 2^32, more words than the buffer holds) takes
+//! the direct path in an `if`, so staging only moves time, never bits.
+//! One window of `W` words costs about `W / 4` steps plus 8 warm-up steps
+//! per chunk touched (2 to 3 groups of 8 chunks for `W = 2048`), against
+//! about 25 steps per word seeded directly.
+
+use super::{K_GROUP_BLOCKS, Lower, WARM_UP};
+use crate::LowerError;
+use crate::lower::{H, WORKGROUP_MEMORY_LIMIT};
+use naga::{
+    AddressSpace, ArraySize, BinaryOperator as B, Block, Expression, GlobalVariable, Handle,
+    MathFunction, Span, Statement, Type, TypeInner,
+};
+use phobos_core::interp::ops::TANDEM_K;
+use phobos_core::ir::{Builtin, ExprId, ExprKind, Index, Kernel, Place, Stmt};
+use phobos_core::syntax::ast::{BinOp, UnOp};
+use phobos_core::types::{Dim, Scalar, Value};
+use std::collections::HashMap;
+use std::num::NonZeroU32;
+
+/// The most flat positions of one window: 2048 words (8 KiB) cover two
+/// groups of eight chunks, so a window touches 16 to 24 chunks.
+const MAX_WINDOW: u32 = 2048;
+/// The fewest positions a window is worth staging for.
+const MIN_WINDOW: u32 = 64;
+/// Words a buffer holds beyond its window: the first counter rounded down
+/// to its block, and `i | 1` one past the last (`tandem_normal`).
+const SLACK: u32 = 8;
+
+/// Where a staged word node reads its word: `buf[i - first]` when
+/// `i - first < count` (wrapping), the direct path otherwise.
+#[derive(Clone, Copy)]
+pub(in crate::lower) struct Window {
+    buf: Handle<GlobalVariable>,
+    first: H,
+    count: H,
+}
+
+/// Who a key argument of a word node is, so that word nodes of one key
+/// share a buffer: `_tandem_key(seed, q)` of a parameter or a constant seed
+/// is the same value wherever it appears.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum KeyArg {
+    Word(u8, Seed),
+    Node(ExprId),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Seed {
+    Param(usize),
+    Const(u32),
+    Node(ExprId),
+}
+
+fn key_arg(k: &Kernel, id: ExprId) -> KeyArg {
+    match &k.exprs[id].kind {
+        ExprKind::Builtin(Builtin::TandemKey(q), xs) => {
+            let seed = match k.exprs[xs[0]].kind {
+                ExprKind::Param(p) => Seed::Param(p),
+                ExprKind::Const(Value::U32(v)) => Seed::Const(v),
+                _ => Seed::Node(xs[0]),
+            };
+            KeyArg::Word(*q, seed)
+        }
+        _ => KeyArg::Node(id),
+    }
+}
+
+/// The word nodes of `value` whose key is a scalar and whose counter is
+/// contiguous along `tile`, grouped by key (one buffer per group).
+fn word_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<ExprId>> {
+    let mut groups: Vec<([KeyArg; 4], Vec<ExprId>)> = Vec::new();
+    let mut memo = HashMap::new();
+    let mut seen = vec![false; k.exprs.len()];
+    let mut stack = vec![value];
+    while let Some(id) = stack.pop() {
+        if std::mem::replace(&mut seen[id], true) {
+            continue;
+        }
+        let e = &k.exprs[id];
+        match &e.kind {
+            ExprKind::Builtin(Builtin::TandemWord, xs) => {
+                let scalar_key = xs[..4].iter().all(|x| k.exprs[*x].shape.is_empty());
+                if scalar_key && contiguous(k, xs[4], tile, &mut memo) {
+                    let key: [KeyArg; 4] = std::array::from_fn(|q| key_arg(k, xs[q]));
+                    match groups.iter_mut().find(|(g, _)| *g == key) {
+                        Some((_, ids)) => ids.push(id),
+                        None => groups.push((key, vec![id])),
+                    }
+                }
+                // The counter may hold words of its own.
+                stack.push(xs[4]);
+            }
+            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => stack.push(*a),
+            ExprKind::Binary(_, a, b) => stack.extend([*a, *b]),
+            ExprKind::Select(c, a, b) => stack.extend([*c, *a, *b]),
+            ExprKind::Builtin(_, xs) => stack.extend(xs),
+            _ => {}
+        }
+    }
+    // In the order of the nodes, so that a kernel lowers the same way every time.
+    let mut out: Vec<Vec<ExprId>> = groups.into_iter().map(|(_, ids)| ids).collect();
+    for ids in &mut out {
+        ids.sort_unstable();
+    }
+    out.sort_unstable();
+    out
+}
+
+/// How an integer node varies over a tile: `coef[a]` per step along tile
+/// axis `a` of an affine form, and whether the node is that form itself
+/// (`mono == false`) or a non-decreasing function of it (`mono == true`:
+/// masks `& !(2^k - 1)`, `| (2^k - 1)` and right shifts by constants).
+#[derive(Clone, PartialEq)]
+struct Slope {
+    coef: Vec<i64>,
+    mono: bool,
+}
+
+/// Whether the counter `id` is a non-decreasing function of the flat
+/// position in `tile` plus a constant, or the same everywhere: then the
+/// counters of a window of flat positions lie between its first and last
+/// element's.
+fn contiguous(
+    k: &Kernel,
+    id: ExprId,
+    tile: &[Dim],
+    memo: &mut HashMap<ExprId, Option<Slope>>,
+) -> bool {
+    let Some(s) = slope(k, id, tile.len(), memo) else {
+        return false;
+    };
+    let mut stride = Some(1i64);
+    let (mut flat, mut uniform) = (true, true);
+    for a in (0..tile.len()).rev() {
+        if tile[a] != Dim::Const(1) {
+            flat &= stride == Some(s.coef[a]);
+            uniform &= s.coef[a] == 0;
+        }
+        stride = match (stride, tile[a]) {
+            (Some(st), Dim::Const(e)) => i64::try_from(e).ok().and_then(|e| st.checked_mul(e)),
+            _ => None,
+        };
+    }
+    flat || uniform
+}
+
+fn slope(
+    k: &Kernel,
+    id: ExprId,
+    rank: usize,
+    memo: &mut HashMap<ExprId, Option<Slope>>,
+) -> Option<Slope> {
+    if let Some(s) = memo.get(&id) {
+        return s.clone();
+    }
+    let e = &k.exprs[id];
+    let int = |s: Scalar| matches!(s, Scalar::I32 | Scalar::U32);
+    let constant = |x: ExprId| match k.exprs[x].kind {
+        ExprKind::Const(Value::I32(c)) => Some(i64::from(c)),
+        ExprKind::Const(Value::U32(c)) => Some(i64::from(c)),
+        _ => None,
+    };
+    let zero = Slope {
+        coef: vec![0; rank],
+        mono: false,
+    };
+    let is_zero = |s: &Slope| s.coef.iter().all(|c| *c == 0);
+    let r = e.shape.len();
+    let s = if r > rank {
+        None
+    } else if e.shape.is_empty() {
+        Some(zero)
+    } else {
+        match &e.kind {
+            ExprKind::Const(_)
+            | ExprKind::Param(_)
+            | ExprKind::DimValue(_)
+            | ExprKind::BlockId(_)
+            | ExprKind::GridSize(_) => Some(zero),
+            ExprKind::Iota(a) => {
+                let mut s = zero;
+                if e.shape[*a as usize] != Dim::Const(1) {
+                    s.coef[rank - r + *a as usize] = 1;
+                }
+                Some(s)
+            }
+            ExprKind::Bitcast(a) if int(e.ty) && int(k.exprs[*a].ty) => slope(k, *a, rank, memo),
+            // A saturating conversion is non-decreasing.
+            ExprKind::Cast(a) if int(e.ty) && int(k.exprs[*a].ty) => {
+                slope(k, *a, rank, memo).map(|s| Slope {
+                    mono: s.mono || k.exprs[*a].ty != e.ty,
+                    ..s
+                })
+            }
+            ExprKind::Unary(UnOp::Neg, a) => slope(k, *a, rank, memo)
+                .filter(|s| !s.mono || is_zero(s))
+                .map(|s| Slope {
+                    coef: s.coef.iter().map(|c| -c).collect(),
+                    mono: false,
+                }),
+            ExprKind::Binary(op, a, b) if int(e.ty) => {
+                let (sa, sb) = (slope(k, *a, rank, memo)?, slope(k, *b, rank, memo)?);
+                match op {
+                    _ if is_zero(&sa) && is_zero(&sb) => Some(zero),
+                    BinOp::Add | BinOp::Sub => {
+                        let sign = if *op == BinOp::Add { 1 } else { -1 };
+                        if !sa.mono && !sb.mono {
+                            let coef = sa.coef.iter().zip(&sb.coef);
+                            let coef: Option<Vec<i64>> = coef
+                                .map(|(x, y)| y.checked_mul(sign).and_then(|y| x.checked_add(y)))
+                                .collect();
+                            coef.map(|coef| Slope { coef, mono: false })
+                        } else if is_zero(&sb) {
+                            Some(sa)
+                        } else if is_zero(&sa) && *op == BinOp::Add {
+                            Some(sb)
+                        } else {
+                            None
+                        }
+                    }
+                    BinOp::Mul => {
+                        let (s, c) = match (is_zero(&sa), is_zero(&sb)) {
+                            (false, true) => (sa, constant(*b)?),
+                            (true, false) => (sb, constant(*a)?),
+                            _ => return None,
+                        };
+                        if s.mono && c < 0 {
+                            return None;
+                        }
+                        let coef: Option<Vec<i64>> =
+                            s.coef.iter().map(|x| x.checked_mul(c)).collect();
+                        coef.map(|coef| Slope { coef, mono: s.mono })
+                    }
+                    BinOp::BitAnd | BinOp::BitOr | BinOp::Shr if is_zero(&sb) => {
+                        let c = u32::try_from(constant(*b)?).ok()?;
+                        let monotone = match op {
+                            // Clearing low bits, setting low bits, shifting right.
+                            BinOp::BitAnd => c == 0 || c.wrapping_neg().is_power_of_two(),
+                            BinOp::BitOr => c.wrapping_add(1).is_power_of_two() || c == u32::MAX,
+                            _ => c < 32,
+                        };
+                        monotone.then_some(Slope {
+                            coef: sa.coef,
+                            mono: true,
+                        })
+                    }
+                    _ => None,
+                }
+            }
+            ExprKind::Select(c, a, b) => {
+                let all = [*c, *a, *b]
+                    .iter()
+                    .all(|x| slope(k, *x, rank, memo).is_some_and(|s| is_zero(&s)));
+                all.then_some(zero)
+            }
+            ExprKind::Builtin(_, xs) => {
+                let all = xs
+                    .iter()
+                    .all(|x| slope(k, *x, rank, memo).is_some_and(|s| is_zero(&s)));
+                all.then_some(zero)
+            }
+            _ => None,
+        }
+    };
+    memo.insert(id, s.clone());
+    s
+}
+
+/// The statements whose tile loops may stage words, with their tile and value.
+fn staging_candidates(lw: &Lower<'_>) -> Vec<(Vec<Dim>, ExprId)> {
+    let k = lw.k;
+    let mut out = Vec::new();
+    for s in &k.body {
+        match s {
+            Stmt::Let { local, value } | Stmt::Var { local, value } => {
+                if !lw.is_private(Place::Local(*local)) {
+                    out.push((k.locals[*local].shape.clone(), *value));
+                }
+            }
+            Stmt::Store {
+                place,
+                index,
+                value,
+            } => {
+                if lw.is_private(*place) || lw.reads(*value).contains(place) {
+                    continue;
+                }
+                let tile: Vec<Dim> = index
+                    .iter()
+                    .filter_map(|i| match i {
+                        Index::Range { len, .. } => Some(*len),
+                        Index::Single(_) => None,
+                    })
+                    .collect();
+                out.push((tile, *value));
+            }
+        }
+    }
+    out
+}
+
+/// Makes the workgroup buffers of staged words, before the body is
+/// lowered: as many as the statement with the most keys of staged words
+/// needs, each `window + SLACK` words, in the workgroup memory that
+/// `let`/`var` tiles and staging tiles leave under
+/// [`WORKGROUP_MEMORY_LIMIT`]. The window is [`MAX_WINDOW`], or the largest
+/// constant tile when smaller, halved while the buffers do not fit; with
+/// less room than one buffer of [`MIN_WINDOW`], words go direct. A
+/// statement with more keys than buffers stages the first ones.
+pub(in crate::lower) fn draw_buffers(lw: &mut Lower<'_>) {
+    let mut keys = 0;
+    let mut largest: u64 = 0;
+    for (tile, value) in staging_candidates(lw) {
+        let groups = word_groups(lw.k, value, &tile).len();
+        if groups == 0 {
+            continue;
+        }
+        keys = keys.max(groups);
+        let elements = tile.iter().try_fold(1u64, |n, d| match d {
+            Dim::Const(v) => Some(n.saturating_mul(*v)),
+            Dim::Sym(_) => None,
+        });
+        largest = largest.max(elements.unwrap_or(u64::MAX));
+    }
+    if keys == 0 {
+        return;
+    }
+    let used: u64 =
+        lw.m.global_variables
+            .iter()
+            .filter(|(_, g)| g.space == AddressSpace::WorkGroup)
+            .map(|(_, g)| u64::from(lw.m.types[g.ty].inner.size(lw.m.to_ctx())))
+            .sum();
+    let room = WORKGROUP_MEMORY_LIMIT.saturating_sub(used);
+    let mut window = largest
+        .checked_next_power_of_two()
+        .and_then(|w| u32::try_from(w).ok())
+        .map_or(MAX_WINDOW, |w| w.clamp(MIN_WINDOW, MAX_WINDOW));
+    let bytes = |w: u32| u64::from(w + SLACK) * 4;
+    while window > MIN_WINDOW && bytes(window) * keys as u64 > room {
+        window /= 2;
+    }
+    let count = (room / bytes(window)).min(keys as u64);
+    if count == 0 {
+        return;
+    }
+    let u32_ty = lw.u32_ty;
+    let arr = lw.m.types.insert(
+        Type {
+            name: None,
+            inner: TypeInner::Array {
+                base: u32_ty,
+                size: ArraySize::Constant(NonZeroU32::new(window + SLACK).expect("positive")),
+                stride: 4,
+            },
+        },
+        Span::UNDEFINED,
+    );
+    for g in 0..count {
+        let buf = lw.m.global_variables.append(
+            GlobalVariable {
+                name: Some(format!("tandem_words_{g}")),
+                space: AddressSpace::WorkGroup,
+                binding: None,
+                ty: arr,
+                init: None,
+                memory_decorations: Default::default(),
+            },
+            Span::UNDEFINED,
+        );
+        lw.tandem.bufs.push(buf);
+    }
+    lw.tandem.window = window;
+}
+
+impl Lower<'_> {
+    /// The tile loop of a statement of tile `tile` (extents `lens`) and
+    /// value `value`, over groups of `group` flat positions
+    /// ([`Self::tile_loop_by`]): staged by windows when the value has word
+    /// nodes with contiguous counters and a buffer is free, plain otherwise.
+    pub(in crate::lower) fn draw_tile_loop(
+        &mut self,
+        tile: &[Dim],
+        lens: &[H],
+        group: u32,
+        value: ExprId,
+        pre: &HashMap<ExprId, H>,
+        body: impl FnOnce(&mut Self, H, &[H]) -> Result<(), LowerError>,
+    ) -> Result<(), LowerError> {
+        let mut groups = word_groups(self.k, value, tile);
+        groups.truncate(self.tandem.bufs.len());
+        if groups.is_empty() {
+            return self.tile_loop_by(lens, group, body);
+        }
+        let window = self.tandem.window;
+        debug_assert!(window % group == 0);
+        let mut n = self.u32c(1);
+        for e in lens {
+            n = self.binary(B::Multiply, n, *e);
+        }
+        let start = self.temp(Scalar::U32);
+        let zero = self.u32c(0);
+        self.var_store(start, zero);
+        let mut body = Some(body);
+        let loop_body = self.nested(|lw| {
+            let w0 = lw.var_load(start);
+            let done = lw.binary(B::GreaterEqual, w0, n);
+            lw.cur.push(Statement::If {
+                condition: done,
+                accept: Block::from_vec(vec![Statement::Break]),
+                reject: Block::new(),
+            });
+            // The window's end, min(w0 + window, n) without overflow.
+            let w = lw.u32c(window);
+            let left = lw.binary(B::Subtract, n, w0);
+            let full = lw.binary(B::Greater, left, w);
+            let end = lw.binary(B::Add, w0, w);
+            let w1 = lw.select(full, end, n);
+            let one = lw.u32c(1);
+            let last = lw.binary(B::Subtract, w1, one);
+            let first_pos = lw.flat_position(w0, lens);
+            let last_pos = lw.flat_position(last, lens);
+            let barrier = Statement::ControlBarrier(naga::Barrier::WORK_GROUP);
+            let mut fills = Vec::new();
+            for (g, ids) in groups.iter().enumerate() {
+                let ExprKind::Builtin(_, xs) = &lw.k.exprs[ids[0]].kind else {
+                    unreachable!("a word node is a builtin")
+                };
+                let mut cache = pre.clone();
+                let mut key = [zero; 4];
+                for (q, x) in xs[..4].iter().enumerate() {
+                    key[q] = lw.node(*x, &[], &mut cache)?;
+                }
+                let (mut lo, mut hi) = (None, None);
+                for id in ids {
+                    let ExprKind::Builtin(_, xs) = &lw.k.exprs[*id].kind else {
+                        unreachable!("a word node is a builtin")
+                    };
+                    let i = xs[4];
+                    let a = lw.node(i, &first_pos, &mut pre.clone())?;
+                    let b = lw.node(i, &last_pos, &mut pre.clone())?;
+                    lo = Some(lo.map_or(a, |x| lw.min_max(MathFunction::Min, x, a)));
+                    hi = Some(hi.map_or(b, |x| lw.min_max(MathFunction::Max, x, b)));
+                }
+                let (lo, hi) = (lo.expect("a group has a word"), hi.expect("and a last"));
+                let not3 = lw.u32c(!3);
+                let first = lw.binary(B::And, lo, not3);
+                let span = lw.binary(B::Subtract, hi, first);
+                let span = lw.binary(B::Add, span, one);
+                let cap = lw.u32c(window + SLACK);
+                let words = lw.min_max(MathFunction::Min, span, cap);
+                let three = lw.u32c(3);
+                let blocks = lw.binary(B::Add, words, three);
+                let two = lw.u32c(2);
+                let blocks = lw.binary(B::ShiftRight, blocks, two);
+                let count = lw.binary(B::ShiftLeft, blocks, two);
+                let buf = lw.tandem.bufs[g];
+                fills.push((buf, key, first, blocks));
+                for id in ids {
+                    lw.tandem.staged.insert(*id, Window { buf, first, count });
+                }
+            }
+            lw.cur.push(barrier.clone());
+            for (buf, key, first, blocks) in fills {
+                lw.fill_window(buf, key, first, blocks)?;
+            }
+            lw.cur.push(barrier);
+            let body = body.take().expect("one window loop");
+            let r = lw.tile_loop_range(lens, group, Some((w0, w1)), body);
+            lw.tandem.staged.clear();
+            r
+        })?;
+        let continuing = self.nested(|lw| {
+            let w0 = lw.var_load(start);
+            let w = lw.u32c(window);
+            let next = lw.binary(B::Add, w0, w);
+            lw.var_store(start, next);
+            Ok(())
+        })?;
+        self.cur.push(Statement::Loop {
+            body: loop_body,
+            continuing,
+            break_if: None,
+        });
+        Ok(())
+    }
+
+    /// The tile position of flat index `flat` (row-major over `ext`).
+    fn flat_position(&mut self, flat: H, ext: &[H]) -> Vec<H> {
+        let mut pos = vec![flat; ext.len()];
+        let mut rest = flat;
+        for a in (1..ext.len()).rev() {
+            pos[a] = self.binary(B::Modulo, rest, ext[a]);
+            rest = self.binary(B::Divide, rest, ext[a]);
+        }
+        if let Some(p) = pos.first_mut() {
+            *p = rest;
+        }
+        pos
+    }
+
+    fn min_max(&mut self, fun: MathFunction, a: H, b: H) -> H {
+        self.expr(Expression::Math {
+            fun,
+            arg: a,
+            arg1: Some(b),
+            arg2: None,
+            arg3: None,
+        })
+    }
+
+    /// Stores words `first .. first + 4 blocks` (wrapping) of the stream of
+    /// `key` into `buf[0 ..]`: one task per chunk holding one of the blocks
+    /// (groups of eight chunks from the first block's group, eight tasks a
+    /// group), tasks `i, i + n, ...` on invocation `i`. A task seeds its
+    /// chunk, warms it up, and steps it from block 0 to its last block in
+    /// the range, storing the blocks in the range.
+    fn fill_window(
+        &mut self,
+        buf: Handle<GlobalVariable>,
+        key: [H; 4],
+        first: H,
+        blocks: H,
+    ) -> Result<(), LowerError> {
+        let group_shift = K_GROUP_BLOCKS.trailing_zeros();
+        let (two, three) = (self.u32c(2), self.u32c(3));
+        let b0 = self.binary(B::ShiftRight, first, two);
+        let in_group = self.u32c(K_GROUP_BLOCKS - 1);
+        // The first block's place in its group, and the group.
+        let a = self.binary(B::And, b0, in_group);
+        let gs = self.u32c(group_shift);
+        let g0 = self.binary(B::ShiftRight, b0, gs);
+        // Blocks are places `a .. lim` counted from group g0's first block.
+        let lim = self.binary(B::Add, a, blocks);
+        let round = self.binary(B::Add, lim, in_group);
+        let groups = self.binary(B::ShiftRight, round, gs);
+        let tasks = self.binary(B::ShiftLeft, groups, three);
+        let task = self.temp(Scalar::U32);
+        let li = self.expr(Expression::FunctionArgument(0));
+        self.var_store(task, li);
+        let body = self.nested(|lw| {
+            let t = lw.var_load(task);
+            let done = lw.binary(B::GreaterEqual, t, tasks);
+            lw.cur.push(Statement::If {
+                condition: done,
+                accept: Block::from_vec(vec![Statement::Break]),
+                reject: Block::new(),
+            });
+            let go = lw.binary(B::ShiftRight, t, three);
+            let seven = lw.u32c(7);
+            let lane = lw.binary(B::And, t, seven);
+            let gs = lw.u32c(group_shift);
+            let place0 = lw.binary(B::ShiftLeft, go, gs);
+            let place0 = lw.binary(B::InclusiveOr, place0, lane);
+            let needed = lw.binary(B::Less, place0, lim);
+            let accept =
+                lw.nested(|lw| lw.fill_task(buf, key, [g0, go, lane], [a, lim], place0))?;
+            lw.cur.push(Statement::If {
+                condition: needed,
+                accept,
+                reject: Block::new(),
+            });
+            Ok(())
+        })?;
+        let continuing = self.nested(|lw| {
+            let t = lw.var_load(task);
+            let n = lw.u32c(lw.workgroup_size);
+            let next = lw.binary(B::Add, t, n);
+            lw.var_store(task, next);
+            Ok(())
+        })?;
+        self.cur.push(Statement::Loop {
+            body,
+            continuing,
+            break_if: None,
+        });
+        Ok(())
+    }
+
+    /// One fill task: chunk `lane` of group `g0 + go` (wrapping at the
+    /// 2^22 groups of the 2^32 words counters reach), whose block `j` is
+    /// at place `place0 + 8 j`; stores the blocks at places in `a .. lim`.
+    fn fill_task(
+        &mut self,
+        buf: Handle<GlobalVariable>,
+        key: [H; 4],
+        [g0, go, lane]: [H; 3],
+        [a, lim]: [H; 2],
+        place0: H,
+    ) -> Result<(), LowerError> {
+        let three = self.u32c(3);
+        let group = self.binary(B::Add, g0, go);
+        let groups_mask = self.u32c((1u32 << (30 - K_GROUP_BLOCKS.trailing_zeros())) - 1);
+        let group = self.binary(B::And, group, groups_mask);
+        let chunk = self.binary(B::ShiftLeft, group, three);
+        let chunk = self.binary(B::InclusiveOr, chunk, lane);
+        let k_tag = self.u32c(TANDEM_K);
+        let init = [
+            key[0],
+            self.binary(B::ExclusiveOr, key[1], k_tag),
+            self.binary(B::ExclusiveOr, key[2], chunk),
+            key[3],
+        ];
+        let (vars, t) = self.chunk_vars(init);
+        let warm = self.u32c(WARM_UP);
+        self.steps_until(vars, t, warm)?;
+        let body = self.nested(|lw| {
+            let s = lw.var_load(t);
+            let warm = lw.u32c(WARM_UP);
+            let j = lw.binary(B::Subtract, s, warm);
+            let eight = lw.binary(B::ShiftLeft, j, three);
+            let place = lw.binary(B::Add, place0, eight);
+            let k = lw.u32c(TANDEM_K);
+            let chunk_done = lw.binary(B::GreaterEqual, j, k);
+            let past = lw.binary(B::GreaterEqual, place, lim);
+            let stop = lw.binary(B::LogicalOr, chunk_done, past);
+            lw.cur.push(Statement::If {
+                condition: stop,
+                accept: Block::from_vec(vec![Statement::Break]),
+                reject: Block::new(),
+            });
+            let out = lw.step(vars, t);
+            let inside = lw.binary(B::GreaterEqual, place, a);
+            let store = lw.nested(|lw| {
+                let rel = lw.binary(B::Subtract, place, a);
+                let two = lw.u32c(2);
+                let at = lw.binary(B::ShiftLeft, rel, two);
+                let base = lw.expr(Expression::GlobalVariable(buf));
+                for (q, w) in out.into_iter().enumerate() {
+                    let off = lw.u32c(q as u32);
+                    let index = lw.binary(B::Add, at, off);
+                    let pointer = lw.expr(Expression::Access { base, index });
+                    lw.var_store(pointer, w);
+                }
+                Ok(())
+            })?;
+            lw.cur.push(Statement::If {
+                condition: inside,
+                accept: store,
+                reject: Block::new(),
+            });
+            Ok(())
+        })?;
+        self.cur.push(Statement::Loop {
+            body,
+            continuing: Block::new(),
+            break_if: None,
+        });
+        Ok(())
+    }
+
+    /// A staged word: `buf[i - first]` inside the window's buffer, the
+    /// direct path outside it.
+    pub(super) fn staged_word(&mut self, w: Window, key: [H; 4], i: H) -> Result<H, LowerError> {
+        let d = self.binary(B::Subtract, i, w.first);
+        let hit = self.binary(B::Less, d, w.count);
+        let result = self.temp(Scalar::U32);
+        let accept = self.nested(|lw| {
+            let base = lw.expr(Expression::GlobalVariable(w.buf));
+            let pointer = lw.expr(Expression::Access { base, index: d });
+            let v = lw.var_load(pointer);
+            lw.var_store(result, v);
+            Ok(())
+        })?;
+        let reject = self.nested(|lw| {
+            let v = lw.tandem_word(key, i)?;
+            lw.var_store(result, v);
+            Ok(())
+        })?;
+        self.cur.push(Statement::If {
+            condition: hit,
+            accept,
+            reject,
+        });
+        Ok(self.var_load(result))
+    }
+}
