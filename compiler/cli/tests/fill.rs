@@ -393,8 +393,8 @@ fn bad_input_is_an_error_naming_the_argument() {
         ),
         (&["u32", "--format", "npy"], "--format npy needs --count"),
         (
-            &["normal_f32", "--count", "4", "--backend", "gpu"],
-            "has no GPU port yet (the GPU fills u8, u16, u32, u64, f16, f32 and f64); use --backend cpu",
+            &["normal_f64", "--count", "4", "--backend", "gpu"],
+            "--backend gpu, TYPE `normal_f64`: the Tandem fill NormalF64 has no GPU port yet",
         ),
         (&["u32", "--count", "4", "--threads", "0"], "--threads 0"),
     ];
