@@ -146,15 +146,19 @@ impl GpuOptions {
 /// One workgroup runs one block, and a statement's tile is spread over its
 /// invocations with a stride (invocation `i` takes flat elements `i`,
 /// `i + size`, ...), so the size never changes the bits. What it changes is
-/// speed, following the reasoning of `seeds/003`: NVIDIA schedules warps of
-/// 32 (AMD waves of 64), so sizes are multiples of 64 and never smaller,
-/// or whole warps would idle; each invocation should handle several
-/// elements (about 4) to amortise its indexing and keep loads in flight;
-/// and small blocks should not take wide workgroups, so that many blocks
-/// stay resident per multiprocessor. Hence `clamp(next_power_of_two(E / 4),
-/// 64, 256)` for `E` the largest statement tile of the kernel: 64 up to 256
-/// elements, 128 for 512, 256 from 1,024 (WebGPU's default limit). A tile
-/// whose extent depends on a dim is taken as large.
+/// speed. NVIDIA schedules warps of 32 (AMD waves of 64), so sizes are
+/// multiples of 64 and never smaller, or whole warps would idle
+/// (`seeds/003`). Within that, fewer invocations with more elements each
+/// were measured faster on the H200 (bench/RESULTS.md, 2026-11-30,
+/// `PHOBOS_WORKGROUP_SIZE` sweeps): about 64 elements per invocation took
+/// exact `dropout_rows` R=16 from 86% to 93% of the copy ceiling and a
+/// 4096-element `hash32` fill from 88% to 93% of the zero fill, while fast
+/// `dropout_rows` stayed at 98%, since an invocation's indexing and setup
+/// are paid once for more elements and more loads stay in flight. Hence
+/// `clamp(next_power_of_two(E / 64), 64, 256)` for `E` the largest
+/// statement tile of the kernel: 64 up to 4,096 elements, 128 for 8,192,
+/// 256 from 16,384 (WebGPU's default limit). A tile whose extent depends on
+/// a dim is taken as large.
 pub fn workgroup_size(kernel: &Kernel) -> u32 {
     let mut most: u64 = 1;
     for e in &kernel.exprs {
@@ -175,7 +179,7 @@ pub fn workgroup_size(kernel: &Kernel) -> u32 {
             most = most.max(elements(&tile));
         }
     }
-    most.div_ceil(4)
+    most.div_ceil(64)
         .next_power_of_two()
         .clamp(DEFAULT_WORKGROUP_SIZE as u64, MAX_WORKGROUP_SIZE as u64) as u32
 }

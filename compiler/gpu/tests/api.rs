@@ -52,8 +52,9 @@ fn workgroup_size_grows_with_the_block() {
         ))
     };
     assert_eq!(workgroup_size(&tile(256)), 64);
-    assert_eq!(workgroup_size(&tile(512)), 128);
-    assert_eq!(workgroup_size(&tile(1024)), 256);
+    assert_eq!(workgroup_size(&tile(4096)), 64);
+    assert_eq!(workgroup_size(&tile(8192)), 128);
+    assert_eq!(workgroup_size(&tile(16_384)), 256);
     assert_eq!(workgroup_size(&tile(65_536)), 256);
     let whole = kernel("kernel t(X: tensor<f32>[N], Y: tensor<f32>[N]) { Y = X }");
     assert_eq!(workgroup_size(&whole), 256);

@@ -25,10 +25,12 @@
 //!    `h B` means the exact one is below it too: the check never accepts a
 //!    wrong `q`. When `q` is right the differences are exact (below
 //!    `2^53` units of `Q B`'s last place), so a right `q` is accepted.
-//! 3. Anything else goes to [`super::div`]: a zero, infinite or NaN operand,
-//!    or an estimate that is not a positive normal f32 with an exponent
-//!    field in `[25, 254]` (so that `h` is a normal f32), or one the check
-//!    rejects.
+//! 3. Anything else goes to [`super::div`]: an estimate that is not a
+//!    positive normal f32 with an exponent field in `[25, 254]` (so that `h`
+//!    is a normal f32), or one the check rejects. Zero, infinite and NaN
+//!    operands need no test of their own: they make the estimate zero,
+//!    infinite or NaN, or fail the check (an infinite or NaN difference, or
+//!    `Q B - A < h' B` with `A = 0` or `B = 0`), so they always fall back.
 //!
 //! f64 values never leave the function, so kernels still see only 32-bit
 //! types; no f64 value here is subnormal (the smallest product is about
@@ -74,13 +76,6 @@ pub(crate) fn div_wide<O: WideOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
     let e = o.f_fma(neg_q0, ab, aa);
     let q = o.f_fma(e, r, q0);
 
-    // Finite, non-zero operands: |x| - 1 < 0x7f7fffff.
-    let one = o.c(1);
-    let max_finite = o.c(0x7f7f_ffff);
-    let aa1 = o.sub(aa, one);
-    let ok_a = o.lt(aa1, max_finite);
-    let ab1 = o.sub(ab, one);
-    let ok_b = o.lt(ab1, max_finite);
     // A positive estimate with exponent field in [25, 254] (a set sign bit
     // puts the field above 255).
     let c23 = o.c(23);
@@ -114,9 +109,7 @@ pub(crate) fn div_wide<O: WideOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
     let ok_hi = o.d_lt(above, hb);
     let ok_lo = o.d_lt(below, hb_low);
 
-    let ok = o.band(ok_a, ok_b);
-    let ok = o.band(ok, ok_q);
-    let ok = o.band(ok, ok_hi);
+    let ok = o.band(ok_q, ok_hi);
     let ok = o.band(ok, ok_lo);
     let x = o.xor(a, b);
     let s = o.and(x, sign);
