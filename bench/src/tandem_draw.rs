@@ -1,15 +1,29 @@
-//! Tandem draws inside kernels on the CPU backend: the fused noise kernel
+//! Tandem draws inside kernels: the fused noise kernel
 //! `Y = X + s * tandem_normal(key, i)` with contiguous counters (the
-//! compiler steps each group of eight chunks once and reads its words in
-//! order) against the same kernel with the counters loaded from a tensor
-//! (which the compiler cannot see are contiguous, so every draw seeds its
-//! own chunk), and the reference crate's `Bulk` normal fill plus a Rust add.
-//! All three give the same bits (checked before timing).
+//! compiler steps chunks: on the CPU each group of eight chunks once per
+//! thread, on the GPU the chunks of a window of counters once per
+//! workgroup, into workgroup memory) against the same kernel with the
+//! counters loaded from a tensor (which the compiler cannot see are
+//! contiguous, so every draw seeds its own chunk). All give the same bits
+//! as the reference crate's `Bulk` normal fill plus a Rust add (checked).
 //!
 //! `cargo run --release -p phobos-bench --bin phobos-bench-tandem-draw [-- LOG2_N [THREADS]]`
+//! times the CPU backend: one warm-up, then the median of 11 timed runs, as
+//! nanoseconds and millions of elements per second, and `Bulk` plus the add.
 //!
-//! Each row: one warm-up, then the median of 11 timed runs, as nanoseconds
-//! and millions of elements per second. A benchmark, not a test.
+//! `cargo run --release -p phobos-bench --bin phobos-bench-tandem-draw -- gpu [LOG2_N]`
+//! (default 28) times the GPU backend (exact mode: the only one with the
+//! reference's bits) at R = 4, 16 and 64 rows of 256 per block: half a second
+//! of warm-up launches, then the median (and fastest) of 21 GPU timestamps
+//! around the pass, as GiB/s of the bytes each kernel reads and writes
+//! (X and Y: 8 per element; the tensor of counters adds 4) and as a share
+//! of the copy ceiling (hand-written WGSL, 16-byte loads and stores, same
+//! bytes of X and Y) measured in the same run. The output of the timed
+//! runs is compared with the CPU fill plus the add on every element.
+//! A benchmark, not a test.
+
+#[path = "common.rs"]
+mod common;
 
 use phobos_core::Program;
 use phobos_core::launch::Arg;
@@ -47,7 +61,13 @@ fn median(mut f: impl FnMut()) -> f64 {
 }
 
 fn main() {
-    let mut argv = std::env::args().skip(1);
+    let mut argv = std::env::args().skip(1).peekable();
+    if argv.peek().is_some_and(|a| a == "gpu") {
+        argv.next();
+        let log2: u32 = argv.next().map_or(28, |a| a.parse().expect("LOG2_N"));
+        gpu::run(log2);
+        return;
+    }
     let log2: u32 = argv.next().map_or(22, |a| a.parse().expect("LOG2_N"));
     let threads: Option<usize> = argv.next().map(|a| a.parse().expect("THREADS"));
     let n = 1usize << log2;
@@ -122,4 +142,209 @@ fn main() {
         "  stepped is {:.1}x faster than seeded per draw",
         t_direct / t_stepped
     );
+}
+
+/// The GPU mode.
+mod gpu {
+    use super::common::{RUNS, WARM_UP_S, ZERO, gib, time_dispatch, timestamps};
+    use phobos_core::Program;
+    use phobos_core::launch::Arg;
+    use phobos_core::tensor::{Data, Tensor};
+    use phobos_core::types::Value;
+    use phobos_runtime::Precision;
+    use phobos_runtime::gpu::Gpu;
+    use phobos_tandem::{Bulk, Key, Tandem};
+
+    const KERNELS: &str = "
+@autotune(R in [4, 16, 64])
+kernel stepped(X: tensor<f32>[M, 256], Y: tensor<f32>[M, 256], s: f32, key: u32) {
+  let r = ctx.block.x * R
+  Y[r :+ R, :] = X[r :+ R, :] + s * tandem_normal(key, (r + iota(0)) * 256 + iota(1))
+}
+@autotune(R in [4, 16, 64])
+kernel direct(X: tensor<f32>[M, 256], C: tensor<i32>[M, 256], Y: tensor<f32>[M, 256], s: f32, key: u32) {
+  let r = ctx.block.x * R
+  Y[r :+ R, :] = X[r :+ R, :] + s * tandem_normal(key, C[r :+ R, :])
+}
+";
+
+    /// The copy ceiling: `dst = src`, 16-byte loads and stores.
+    const COPY: &str = "
+@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
+@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>) {
+  let i = g.x + g.y * n.x * 256u;
+  if i < arrayLength(&dst) { dst[i] = src[i]; }
+}
+";
+
+    /// Median and fastest seconds of a hand-written WGSL kernel over
+    /// `bytes` of output (and as many of input when `copy`).
+    fn ceiling(gpu: &Gpu, wgsl: &str, bytes: u64, copy: bool) -> (f64, f64) {
+        let device = gpu.device();
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("ceiling"),
+            source: wgpu::ShaderSource::Wgsl(wgsl.into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("ceiling"),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let buffer = || {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size: bytes,
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
+        };
+        let (src, dst) = (buffer(), buffer());
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 1,
+            resource: dst.as_entire_binding(),
+        }];
+        if copy {
+            entries.push(wgpu::BindGroupEntry {
+                binding: 0,
+                resource: src.as_entire_binding(),
+            });
+        }
+        let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        });
+        time_dispatch(gpu, &pipeline, &bind, (bytes / 16).div_ceil(256) as u32)
+    }
+
+    /// Elements of output `o` of `args` whose bits differ from `want`.
+    fn differing(args: &[Arg], o: usize, want: &[f32]) -> usize {
+        let Arg::Tensor(Tensor {
+            data: Data::F32(y), ..
+        }) = &args[o]
+        else {
+            unreachable!("Y is an f32 tensor")
+        };
+        y.iter()
+            .zip(want)
+            .filter(|(a, b)| a.to_bits() != b.to_bits())
+            .count()
+    }
+
+    pub fn run(log2: u32) {
+        let n = 1usize << log2;
+        let rows = n / 256;
+        let (s, key) = (0.25f32, 32u32);
+        let gpu = Gpu::shared().unwrap_or_else(|e| panic!("{e}"));
+        let (program, diags) = Program::parse("bench.ph", KERNELS);
+        assert!(diags.is_empty(), "{diags:?}");
+        let x: Vec<f32> = (0..n).map(|i| 1.0 + (i % 1000) as f32 * 1e-3).collect();
+        let bulk = Bulk::new(Tandem::new(Key::from_seed(u64::from(key))));
+        let mut z = vec![0f32; n];
+        bulk.fill_normal_f32(&mut z, 0).expect("fills");
+        let want: Vec<f32> = x.iter().zip(&z).map(|(xi, zi)| xi + s * zi).collect();
+        drop(z);
+        let xt = Tensor {
+            shape: vec![rows, 256],
+            data: Data::F32(x),
+        };
+        // Poisoned, so that a kernel that writes nothing fails the check.
+        let poison = Tensor {
+            shape: vec![rows, 256],
+            data: Data::F32(vec![f32::from_bits(0x7fba_d000); n]),
+        };
+        let counters = Tensor {
+            shape: vec![rows, 256],
+            data: Data::I32((0..n as i32).collect()),
+        };
+        let stepped_args = vec![
+            Arg::Tensor(xt.clone()),
+            Arg::Tensor(poison.clone()),
+            Arg::Scalar(Value::F32(s)),
+            Arg::Scalar(Value::U32(key)),
+        ];
+        let direct_args = vec![
+            Arg::Tensor(xt),
+            Arg::Tensor(counters),
+            Arg::Tensor(poison),
+            Arg::Scalar(Value::F32(s)),
+            Arg::Scalar(Value::U32(key)),
+        ];
+        println!("device: {}", gpu.describe());
+        println!(
+            "Y = X + s * tandem_normal(key, i) on [2^{} rows, 256] = 2^{log2} elements, exact mode; median (fastest) of {RUNS} GPU timestamps after {WARM_UP_S} s of warm-up\n",
+            log2 - 8
+        );
+        let bytes = 4 * n as u64;
+        let copy = ceiling(gpu, COPY, bytes, true);
+        let zero = ceiling(gpu, ZERO, bytes, false);
+        println!("| what | ms median | GiB/s median (fastest) | % of copy | bits vs fill + add |");
+        println!("|---|---|---|---|---|");
+        println!(
+            "| copy ceiling (X to Y, WGSL vec4) | {:.3} | {:.0} ({:.0}) | 100 | |",
+            copy.0 * 1e3,
+            gib(2 * bytes, copy.0),
+            gib(2 * bytes, copy.1)
+        );
+        println!(
+            "| zero-fill ceiling (Y only) | {:.3} | {:.0} ({:.0}) | | |",
+            zero.0 * 1e3,
+            gib(bytes, zero.0),
+            gib(bytes, zero.1)
+        );
+        let mut medians = Vec::new();
+        for config in program.configs("stepped") {
+            let r = config[0].1;
+            for (name, args, out, moved) in [
+                ("contiguous counters (stepped)", &stepped_args, 1, 2 * bytes),
+                (
+                    "counters from a tensor (seeded per draw)",
+                    &direct_args,
+                    2,
+                    3 * bytes,
+                ),
+            ] {
+                let kname = if out == 1 { "stepped" } else { "direct" };
+                let kernel = program.kernel(kname, &config).expect("checks");
+                let prepared = gpu
+                    .prepare(&kernel, args, Precision::Exact)
+                    .expect("prepare");
+                let t = timestamps(gpu, |enc, ts| prepared.encode(enc, ts));
+                let mut got = args.clone();
+                gpu.read_back(&kernel, &prepared, &mut got)
+                    .expect("read back");
+                let bad = differing(&got, out, &want);
+                let (median, fastest) = (t[t.len() / 2], t[0]);
+                medians.push((r, out, median));
+                println!(
+                    "| R={r} {name}, workgroup {} | {:.3} | {:.0} ({:.0}) | {:.1} | {} |",
+                    phobos_runtime::gpu::workgroup_size(&kernel),
+                    median * 1e3,
+                    gib(moved, median),
+                    gib(moved, fastest),
+                    100.0 * gib(moved, median) / gib(2 * bytes, copy.0),
+                    if bad == 0 {
+                        "equal".to_string()
+                    } else {
+                        format!("{bad} of {n} differ")
+                    }
+                );
+            }
+        }
+        for (r, _, stepped) in medians.iter().filter(|m| m.1 == 1) {
+            let direct = medians
+                .iter()
+                .find(|m| m.0 == *r && m.1 == 2)
+                .map_or(f64::NAN, |m| m.2);
+            println!(
+                "R={r}: stepped is {:.1}x faster than seeded per draw",
+                direct / stepped
+            );
+        }
+    }
 }
