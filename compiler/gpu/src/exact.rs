@@ -73,7 +73,7 @@ pub(crate) trait IntOps {
 }
 
 mod wide;
-pub(crate) use wide::{WideOps, div_wide};
+pub(crate) use wide::{WideOps, div_wide, sqrt_wide};
 
 const NAN: u32 = 0x7fc0_0000;
 const INF: u32 = 0x7f80_0000;
@@ -465,6 +465,10 @@ impl WideOps for Host {
     fn f_mul(&mut self, a: u32, b: u32) -> u32 {
         (f32::from_bits(a) * f32::from_bits(b)).to_bits()
     }
+    fn f_rsqrt(&mut self, a: u32) -> u32 {
+        let r = (1.0 / f32::from_bits(a).sqrt()).to_bits();
+        r.wrapping_add(self.rcp_error as u32)
+    }
     fn f_fma(&mut self, a: u32, b: u32, c: u32) -> u32 {
         let (a, b, c) = (f32::from_bits(a), f32::from_bits(b), f32::from_bits(c));
         if self.unfused {
@@ -478,6 +482,9 @@ impl WideOps for Host {
     }
     fn d_c(&mut self, v: f64) -> f64 {
         v
+    }
+    fn d_add(&mut self, a: f64, b: f64) -> f64 {
+        a + b
     }
     fn d_sub(&mut self, a: f64, b: f64) -> f64 {
         a - b
@@ -607,6 +614,19 @@ pub(crate) fn host_div_wide(a: u32, b: u32, rcp_error: i32, unfused: bool) -> (u
         ..Host::default()
     };
     let r = div_wide(&mut h, a, b);
+    (r, h.fell_back)
+}
+
+/// [`sqrt_wide`] on the host with the reciprocal square root `rcp_error`
+/// ulp off and `fma` fused or not; also says whether it fell back.
+#[cfg(test)]
+pub(crate) fn host_sqrt_wide(a: u32, rcp_error: i32, unfused: bool) -> (u32, bool) {
+    let mut h = Host {
+        rcp_error,
+        unfused,
+        ..Host::default()
+    };
+    let r = sqrt_wide(&mut h, a);
     (r, h.fell_back)
 }
 

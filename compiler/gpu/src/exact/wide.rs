@@ -36,7 +36,7 @@
 //! types; no f64 value here is subnormal (the smallest product is about
 //! `2^-251`).
 
-use super::{ABS, IntOps, div};
+use super::{ABS, IntOps, div, sqrt};
 
 const SIGN: u32 = 0x8000_0000;
 
@@ -48,11 +48,15 @@ pub(crate) trait WideOps: IntOps {
     fn f_rcp(&mut self, b: Self::V) -> Self::V;
     /// The device's `a * b` on f32 bits.
     fn f_mul(&mut self, a: Self::V, b: Self::V) -> Self::V;
+    /// The device's `inverseSqrt(a)` on f32 bits.
+    fn f_rsqrt(&mut self, a: Self::V) -> Self::V;
     /// The device's `fma(a, b, c)` on f32 bits (fused or not).
     fn f_fma(&mut self, a: Self::V, b: Self::V, c: Self::V) -> Self::V;
     /// The f32 with bits `a` as an f64 (exact).
     fn widen(&mut self, a: Self::V) -> Self::D;
     fn d_c(&mut self, v: f64) -> Self::D;
+    /// `a + b`, correctly rounded.
+    fn d_add(&mut self, a: Self::D, b: Self::D) -> Self::D;
     /// `a - b`, correctly rounded.
     fn d_sub(&mut self, a: Self::D, b: Self::D) -> Self::D;
     /// `a * b`, correctly rounded.
@@ -115,4 +119,67 @@ pub(crate) fn div_wide<O: WideOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
     let s = o.and(x, sign);
     let fast = o.or(q, s);
     o.unless(ok, fast, |o| div(o, a, b))
+}
+
+/// `sqrt(a)` on f32 bit patterns, correctly rounded: the same scheme as
+/// [`div_wide`].
+///
+/// 1. The estimate: `y = inverseSqrt(a)`, `q0 = a y`, `e = fma(-q0, q0, a)`,
+///    `q = fma(e, y / 2, q0)` (one Newton step with an exact-if-fused
+///    residual; trusted in nothing).
+/// 2. The check: with `h = ulp(q) / 2` and `h'` as in [`div_wide`], `q` is
+///    the correctly rounded `sqrt(a)` if and only if
+///    `(Q - h')^2 < A < (Q + h)^2`. `Q ± h` has 25 significant bits, so it
+///    and its square (50 bits) are exact in f64, and so are the
+///    comparisons. A tie `A = (Q + h)^2` is impossible: the midpoint's odd
+///    25-bit significand squared is an odd number of at least 2^48, which
+///    no f32 significand is.
+/// 3. Anything else goes to the integer [`sqrt`]: an estimate outside
+///    exponent fields `[25, 254]` (zero, negative, infinite and NaN operands
+///    all give one; a negative `A` also fails `(Q - h')^2 < A`), or one the
+///    check rejects.
+pub(crate) fn sqrt_wide<O: WideOps>(o: &mut O, a: O::V) -> O::V {
+    let y = o.f_rsqrt(a);
+    let q0 = o.f_mul(a, y);
+    let sign = o.c(SIGN);
+    let neg_q0 = o.xor(q0, sign);
+    let e = o.f_fma(neg_q0, q0, a);
+    // y / 2 as an f32 multiply by 0.5 (exact unless y is subnormal, and
+    // only an estimate either way).
+    let half_bits = o.c(0.5f32.to_bits());
+    let half_y = o.f_mul(y, half_bits);
+    let q = o.f_fma(e, half_y, q0);
+
+    let c23 = o.c(23);
+    let eq = o.shr(q, c23);
+    let c25 = o.c(25);
+    let eq25 = o.sub(eq, c25);
+    let c230 = o.c(230);
+    let ok_q = o.lt(eq25, c230);
+
+    let c24 = o.c(24);
+    let eh = o.sub(eq, c24);
+    let h = o.shl(eh, c23);
+    let frac_mask = o.c(super::FRAC);
+    let frac = o.and(q, frac_mask);
+    let zero = o.c(0);
+    let power_of_two = o.eq(frac, zero);
+
+    let wa = o.widen(a);
+    let wq = o.widen(q);
+    let wh = o.widen(h);
+    let half = o.d_c(0.5);
+    let whole = o.d_c(1.0);
+    let scale = o.d_select(power_of_two, half, whole);
+    let wh_low = o.d_mul(wh, scale);
+    let hi = o.d_add(wq, wh);
+    let lo = o.d_sub(wq, wh_low);
+    let hi2 = o.d_mul(hi, hi);
+    let lo2 = o.d_mul(lo, lo);
+    let ok_hi = o.d_lt(wa, hi2);
+    let ok_lo = o.d_lt(lo2, wa);
+
+    let ok = o.band(ok_q, ok_hi);
+    let ok = o.band(ok, ok_lo);
+    o.unless(ok, q, |o| sqrt(o, a))
 }

@@ -1,7 +1,7 @@
 //! The f64-checked division on the host against Rust's `/`, with exact,
 //! inaccurate and broken native estimates.
 
-use super::host_div_wide;
+use super::{host_div_wide, host_sqrt_wide};
 
 /// xorshift64*: a fixed, seeded stream of test inputs.
 struct Rng(u64);
@@ -133,3 +133,66 @@ fn wide_division_long() {
         }
     });
 }
+
+fn check_sqrt(a: u32, rcp_error: i32, unfused: bool) -> bool {
+    let (got, fell_back) = host_sqrt_wide(a, rcp_error, unfused);
+    let want = f32::from_bits(a).sqrt();
+    let want = if want.is_nan() { 0x7fc0_0000 } else { want.to_bits() };
+    assert_eq!(
+        got,
+        want,
+        "sqrt({:e}) ({a:#010x}), rsqrt {rcp_error} ulp off, unfused {unfused}: got {got:#010x}, want {want:#010x}",
+        f32::from_bits(a)
+    );
+    fell_back
+}
+
+#[test]
+fn sqrt_of_sampled_bits_with_every_kind_of_estimate() {
+    // Every 65521st bit pattern (a prime stride) and the neighbours of
+    // exact squares, with each estimate error.
+    let mut bits = 0u64;
+    while bits < 1 << 32 {
+        for e in ERRORS {
+            check_sqrt(bits as u32, e, e % 2 == 0);
+        }
+        bits += 65_521;
+    }
+    for i in (1..40_000u32).step_by(7) {
+        let sq = (i as f32) * (i as f32);
+        for d in [-1i32, 0, 1] {
+            for e in [0, 1, -3] {
+                check_sqrt((sq.to_bits() as i32 + d) as u32, e, false);
+            }
+        }
+    }
+}
+
+#[test]
+fn sqrt_of_ordinary_values_takes_the_fast_path() {
+    let mut rng = Rng(5);
+    let mut fell = 0;
+    let n = 200_000;
+    for _ in 0..n {
+        // Below about 2^-100 the residual `a - q0^2` underflows and the
+        // integer square root takes over.
+        fell += check_sqrt(rng.with_exp(30, 254) & 0x7fff_ffff, 0, false) as u32;
+    }
+    assert!(fell < n / 10_000, "{fell} of {n} fell back");
+}
+
+/// Every f32: `cargo test -p phobos-gpu --release -- --ignored sqrt_wide_exhaustive`.
+#[test]
+#[ignore = "2^32 inputs: run in release"]
+fn sqrt_wide_exhaustive() {
+    std::thread::scope(|s| {
+        for t in 0..16u32 {
+            s.spawn(move || {
+                for x in (t << 28)..=((t << 28) | 0x0fff_ffff) {
+                    check_sqrt(x, 0, false);
+                }
+            });
+        }
+    });
+}
+

@@ -44,7 +44,11 @@ impl<'k> Lower<'k> {
         let f = match self.exact.sqrt {
             Some(f) => f,
             None => {
-                let f = self.exact_fn("exact_sqrt", 1, |lw, args| exact::sqrt(lw, args[0]));
+                let f = if self.wide_div {
+                    self.exact_fn("exact_sqrt", 1, |lw, args| exact::sqrt_wide(lw, args[0]))
+                } else {
+                    self.exact_fn("exact_sqrt", 1, |lw, args| exact::sqrt(lw, args[0]))
+                };
                 self.exact.sqrt = Some(f);
                 f
             }
@@ -264,6 +268,11 @@ impl WideOps for Lower<'_> {
         let p = self.binary(B::Multiply, fa, fb);
         self.bitcast(p, ScalarKind::Uint)
     }
+    fn f_rsqrt(&mut self, a: H) -> H {
+        let fa = self.bitcast(a, ScalarKind::Float);
+        let r = self.math(MathFunction::InverseSqrt, fa);
+        self.bitcast(r, ScalarKind::Uint)
+    }
     fn f_fma(&mut self, a: H, b: H, c: H) -> H {
         let fa = self.bitcast(a, ScalarKind::Float);
         let fb = self.bitcast(b, ScalarKind::Float);
@@ -295,6 +304,9 @@ impl WideOps for Lower<'_> {
     }
     fn d_c(&mut self, v: f64) -> H {
         self.expr(Expression::Literal(Literal::F64(v)))
+    }
+    fn d_add(&mut self, a: H, b: H) -> H {
+        self.binary(B::Add, a, b)
     }
     fn d_sub(&mut self, a: H, b: H) -> H {
         self.binary(B::Subtract, a, b)

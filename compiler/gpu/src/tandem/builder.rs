@@ -489,7 +489,8 @@ impl IntOps for Fb {
     }
 }
 
-/// f64 checks of exact division (`crate::exact::div_wide`), on devices with
+/// f64 checks of exact division and square root (`crate::exact::div_wide`,
+/// `sqrt_wide`), on devices with
 /// `SHADER_F64`; the module declares the f64 type (see `skeleton`).
 impl WideOps for Fb {
     type D = H;
@@ -499,6 +500,17 @@ impl WideOps for Fb {
     }
     fn f_mul(&mut self, a: H, b: H) -> H {
         self.fmul(a, b)
+    }
+    fn f_rsqrt(&mut self, a: H) -> H {
+        let fa = self.bitcast(a, ScalarKind::Float);
+        let r = self.expr(Expression::Math {
+            fun: MathFunction::InverseSqrt,
+            arg: fa,
+            arg1: None,
+            arg2: None,
+            arg3: None,
+        });
+        self.bitcast(r, ScalarKind::Uint)
     }
     fn f_fma(&mut self, a: H, b: H, c: H) -> H {
         let [fa, fb, fc] = [a, b, c].map(|x| self.bitcast(x, ScalarKind::Float));
@@ -521,6 +533,9 @@ impl WideOps for Fb {
     }
     fn d_c(&mut self, v: f64) -> H {
         self.expr(Expression::Literal(Literal::F64(v)))
+    }
+    fn d_add(&mut self, a: H, b: H) -> H {
+        Fb::add(self, a, b)
     }
     fn d_sub(&mut self, a: H, b: H) -> H {
         Fb::sub(self, a, b)

@@ -295,8 +295,9 @@ impl Fb {
 }
 
 /// Adds `exact_div`, `exact_sqrt` and `neg_ln_u32` (all on bits) to `m`;
-/// the division is `crate::exact::div_wide` (checked in f64) when
-/// `options.wide_div`, else `crate::exact::div`.
+/// division and square root are `crate::exact::div_wide` and `sqrt_wide`
+/// (checked in f64) when `options.wide_div`, else `crate::exact::div` and
+/// `sqrt`.
 pub(super) fn float_fns(
     m: &mut naga::Module,
     tys: super::builder::Tys,
@@ -314,7 +315,11 @@ pub(super) fn float_fns(
     });
     let div = m.functions.append(div, span);
     let sqrt = Fb::function(tys, branch_fallback, "exact_sqrt", 1, tys.u32, |b, a| {
-        crate::exact::sqrt(b, a[0])
+        if wide {
+            crate::exact::sqrt_wide(b, a[0])
+        } else {
+            crate::exact::sqrt(b, a[0])
+        }
     });
     let sqrt = m.functions.append(sqrt, span);
     let neg_ln = Fb::function(tys, branch_fallback, "neg_ln_u32", 1, tys.u32, |b, a| {
