@@ -110,9 +110,10 @@ pub struct GpuOptions {
     /// on the H200 it makes exact `dropout_rows` 4x faster. Same bits
     /// either way.
     pub branch_fallback: bool,
-    /// Whether exact `/` may check its estimate with f64 arithmetic inside
-    /// the division (`exact::div_wide`: a few float operations instead of
-    /// about 85 integer ones; the module then needs the `Float64`
+    /// Whether exact `/` and `sqrt` check a native estimate with f64
+    /// arithmetic inside the function (`exact::div_wide`, `sqrt_wide`: a few
+    /// float operations instead of about 85 integer ones for `/` and a
+    /// 26-step loop for `sqrt`; the module then needs the `Float64`
     /// capability, wgpu's `SHADER_F64`). Same bits either way.
     pub wide_div: bool,
 }
