@@ -116,6 +116,20 @@ fn dropout_rows() -> (naga::Module, naga::valid::ModuleInfo) {
 }
 
 #[test]
+fn random_tile_wgsl_snapshot() {
+    // The other example, in fast mode (exact mode adds the exact functions,
+    // snapshotted once in `exact_division_and_sqrt_wgsl_snapshot`).
+    let program = program(&root().join("examples/random_tile.ph"));
+    let kernel = program.kernel("random_tile", &[]).expect("checks");
+    let options = GpuOptions {
+        precision: Precision::Fast,
+        ..GpuOptions::for_kernel(&kernel)
+    };
+    let c = compile(&kernel, &options).expect("lowers and validates");
+    insta::assert_snapshot!(wgsl(&c.module, &c.info));
+}
+
+#[test]
 fn dropout_rows_wgsl_snapshot() {
     // Fast mode: the native `/`.
     let (module, info) = dropout_rows_with(Precision::Fast);
