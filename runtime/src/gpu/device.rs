@@ -4,13 +4,15 @@ use super::GpuError;
 
 /// The features Phobos asks for when the adapter has them: SPIR-V
 /// passthrough (exact mode loads post-processed SPIR-V through it),
-/// timestamps (benchmarks) and f64 arithmetic (exact division's check,
-/// `GpuOptions::wide_div`, and the f64 Tandem fills).
+/// timestamps (benchmarks), f64 arithmetic (exact division's check,
+/// `GpuOptions::wide_div`, and the f64 Tandem fills) and pipeline caches
+/// (compiled pipelines kept on disk, `disk_cache.rs`).
 pub(crate) fn wanted_features(adapter: wgpu::Features) -> wgpu::Features {
     adapter
         & (wgpu::Features::PASSTHROUGH_SHADERS
             | wgpu::Features::TIMESTAMP_QUERY
-            | wgpu::Features::SHADER_F64)
+            | wgpu::Features::SHADER_F64
+            | wgpu::Features::PIPELINE_CACHE)
 }
 
 /// The limits Phobos asks for: the defaults raised to what the adapter has

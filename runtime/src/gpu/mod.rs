@@ -10,9 +10,17 @@
 //! - Exact mode (the default) loads SPIR-V that forbids contraction and keeps
 //!   subnormals, through wgpu's SPIR-V passthrough; a device without
 //!   passthrough can only run `Precision::Fast`, and says so.
-//! - Pipelines are cached per kernel (its printed IR) and precision.
+//! - Pipelines are cached per kernel (its printed IR), precision and the
+//!   splits of its tensors.
+//! - A tensor larger than the device's largest storage binding is bound in
+//!   pieces (`phobos_gpu::Split`), each a range of its one buffer; only a
+//!   tensor beyond the largest buffer is refused ([`GpuError::TooLarge`]).
+//!   [`Gpu::set_max_binding`] (or `PHOBOS_MAX_BINDING=<bytes>` when a
+//!   device is opened) pretends the binding limit is smaller, so that small
+//!   tensors split: a knob for tests and experiments, same bits either way.
 
 mod device;
+mod disk_cache;
 mod dispatch;
 mod fill;
 mod pipeline;
@@ -91,14 +99,22 @@ pub fn workgroup_size(kernel: &phobos_core::ir::Kernel) -> u32 {
         .unwrap_or_else(|| phobos_gpu::workgroup_size(kernel))
 }
 
+/// A kernel (its printed IR and local shapes), the precision and the
+/// splits of its tensors by parameter index.
+type PipelineKey = (String, Precision, Vec<Option<phobos_gpu::Split>>);
+
 /// One opened device with its pipeline cache.
 pub struct Gpu {
     device: wgpu::Device,
     queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
-    pipelines: Mutex<HashMap<(String, Precision), Arc<Pipeline>>>,
+    pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
+    /// The binding limit to split at instead of the device's, when smaller.
+    max_binding: Mutex<Option<u64>>,
     fills: Mutex<HashMap<phobos_gpu::tandem::FillMap, Arc<fill::FillPipeline>>>,
     lost: Arc<Mutex<Option<String>>>,
+    /// Compiled pipelines on disk, where the device and environment allow.
+    disk: Option<disk_cache::DiskCache>,
 }
 
 /// What one launch did.
@@ -128,13 +144,20 @@ impl Gpu {
         // Errors are caught by the error scopes around each call; anything
         // that escapes them is reported, never a panic inside wgpu.
         device.on_uncaptured_error(Arc::new(|e| eprintln!("phobos: wgpu error: {e}")));
+        let disk = disk_cache::DiskCache::open(&device, &info);
         Gpu {
             device,
             queue,
             info,
             pipelines: Mutex::new(HashMap::new()),
+            max_binding: Mutex::new(
+                std::env::var("PHOBOS_MAX_BINDING")
+                    .ok()
+                    .and_then(|v| v.parse().ok()),
+            ),
             fills: Mutex::new(HashMap::new()),
             lost,
+            disk,
         }
     }
 
@@ -171,11 +194,43 @@ impl Gpu {
         }
     }
 
+    /// Pretends that a storage binding holds at most `bytes` (when smaller
+    /// than the device's limit; `None`: the device's), so that tensors
+    /// larger than that are bound in pieces. For tests and experiments:
+    /// the bits are the same either way. A `bytes` below the device's
+    /// binding offset alignment is taken as it.
+    pub fn set_max_binding(&self, bytes: Option<u64>) {
+        *self.max_binding.lock().unwrap() = bytes;
+    }
+
+    /// The most bytes one storage binding of a kernel holds here: the
+    /// device's `max_storage_buffer_binding_size`, or less when
+    /// [`Gpu::set_max_binding`] says so.
+    pub fn max_binding(&self) -> u64 {
+        let device = self.device.limits().max_storage_buffer_binding_size;
+        match *self.max_binding.lock().unwrap() {
+            Some(b) => b.min(device),
+            None => device,
+        }
+    }
+
     /// Whether exact mode can run here.
     pub fn can_run_exact(&self) -> bool {
         self.device
             .features()
             .contains(wgpu::Features::PASSTHROUGH_SHADERS)
+    }
+
+    /// The on-disk pipeline cache to build with, if any.
+    pub(crate) fn disk_cache(&self) -> Option<&wgpu::PipelineCache> {
+        self.disk.as_ref().map(|d| d.cache())
+    }
+
+    /// Saves the on-disk pipeline cache after a pipeline was built.
+    pub(crate) fn save_disk_cache(&self) {
+        if let Some(d) = &self.disk {
+            d.save();
+        }
     }
 
     fn check_lost(&self) -> Result<(), GpuError> {
@@ -185,22 +240,24 @@ impl Gpu {
         }
     }
 
-    /// The pipeline for `kernel` at `precision`, from the cache or built now;
-    /// the flag says whether the cache served it.
+    /// The pipeline for `kernel` at `precision` with its tensors split as
+    /// `splits` says, from the cache or built now; the flag says whether
+    /// the cache served it.
     fn pipeline(
         &self,
         kernel: &phobos_core::ir::Kernel,
         precision: Precision,
+        splits: &[Option<phobos_gpu::Split>],
     ) -> Result<(Arc<Pipeline>, bool), GpuError> {
         let mut key = kernel.print();
         for l in &kernel.locals {
             key.push_str(&format!("\nlocal {}: {:?}", l.name, l.shape));
         }
-        let key = (key, precision);
+        let key = (key, precision, splits.to_vec());
         if let Some(p) = self.pipelines.lock().unwrap().get(&key) {
             return Ok((p.clone(), true));
         }
-        let built = Arc::new(Pipeline::build(self, kernel, precision)?);
+        let built = Arc::new(Pipeline::build(self, kernel, precision, splits)?);
         self.pipelines.lock().unwrap().insert(key, built.clone());
         Ok((built, false))
     }

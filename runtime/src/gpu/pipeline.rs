@@ -15,7 +15,12 @@ pub(crate) struct Pipeline {
 }
 
 impl Pipeline {
-    pub fn build(gpu: &Gpu, kernel: &Kernel, precision: Precision) -> Result<Pipeline, GpuError> {
+    pub fn build(
+        gpu: &Gpu,
+        kernel: &Kernel,
+        precision: Precision,
+        splits: &[Option<phobos_gpu::Split>],
+    ) -> Result<Pipeline, GpuError> {
         let started = Instant::now();
         if precision == Precision::Exact && !gpu.can_run_exact() {
             return Err(GpuError::NotExact(format!(
@@ -38,8 +43,8 @@ impl Pipeline {
             wide_div: gpu.device.features().contains(wgpu::Features::SHADER_F64)
                 && std::env::var_os("PHOBOS_NARROW_DIV").is_none(),
         };
-        let compiled =
-            phobos_gpu::compile(kernel, &options).map_err(|e| GpuError::Lower(e.to_string()))?;
+        let compiled = phobos_gpu::compile_split(kernel, &options, splits)
+            .map_err(|e| GpuError::Lower(e.to_string()))?;
         let device = &gpu.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
 
@@ -54,18 +59,21 @@ impl Pipeline {
             count: None,
         }];
         for t in &compiled.layout.tensors {
-            entries.push(wgpu::BindGroupLayoutEntry {
-                binding: t.binding,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage {
-                        read_only: t.read_only,
+            // A split tensor has one binding per piece.
+            for k in 0..t.split.map_or(1, |s| s.pieces) {
+                entries.push(wgpu::BindGroupLayoutEntry {
+                    binding: t.binding + k,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage {
+                            read_only: t.read_only,
+                        },
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
                     },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            });
+                    count: None,
+                });
+            }
         }
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some(&kernel.name),
@@ -108,7 +116,7 @@ impl Pipeline {
             module: &shader,
             entry_point: Some(phobos_gpu::ENTRY_POINT),
             compilation_options: Default::default(),
-            cache: None,
+            cache: gpu.disk_cache(),
         });
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(GpuError::Wgpu(format!(
@@ -117,6 +125,7 @@ impl Pipeline {
             )));
         }
         gpu.check_lost()?;
+        gpu.save_disk_cache();
         Ok(Pipeline {
             pipeline,
             layout,

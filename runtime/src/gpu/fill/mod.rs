@@ -217,7 +217,7 @@ impl Gpu {
                     module: &shader,
                     entry_point: Some(phobos_gpu::ENTRY_POINT),
                     compilation_options: Default::default(),
-                    cache: None,
+                    cache: self.disk_cache(),
                 }),
             )
         };
@@ -237,6 +237,7 @@ impl Gpu {
             )));
         }
         self.check_lost()?;
+        self.save_disk_cache();
         let p = Arc::new(FillPipeline {
             fill,
             misses,
