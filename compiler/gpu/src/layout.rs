@@ -20,7 +20,9 @@ pub const UNIFORM_BINDING: u32 = 0;
 /// then the grid's x, y and z (u32, the kernel's grid in blocks, not the
 /// dispatch size). Its size is rounded up to a multiple of 16; the padding
 /// is unused. Tensors are storage buffers of their elements, packed, at
-/// bindings 1, 2, ... in parameter order.
+/// bindings 1, 2, ... in parameter order; a tensor with a [`Split`] takes
+/// `pieces` consecutive bindings (piece `k` at `binding + k`, the elements
+/// `k * piece_len ..` of its buffer), and the tensors after it move up.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Layout {
     /// Bytes of the uniform buffer (a multiple of 16).
@@ -68,6 +70,63 @@ pub struct TensorBinding {
     pub read_only: bool,
     #[serde(serialize_with = "scalar_name")]
     pub elem: Scalar,
+    /// How it is cut into several bindings, when it is larger than one
+    /// binding may be; `None` (and absent from the JSON): one binding.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub split: Option<Split>,
+}
+
+/// A tensor bound as `pieces` consecutive storage bindings of `piece_len`
+/// elements each (the last one may be shorter), because it is larger than
+/// the device's `max_storage_buffer_binding_size`. The kernel finds element
+/// `i` at `i & (piece_len - 1)` of piece `i >> log2(piece_len)`; a runtime
+/// binds piece `k` as the range of bytes from `k * piece_len * elem_size`
+/// of the tensor's one buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Split {
+    pub pieces: u32,
+    /// A power of two, at least 4, so a tensor read in aligned groups of 4
+    /// (`vec4`) splits between groups.
+    pub piece_len: u32,
+}
+
+impl Split {
+    /// How to bind a tensor of `elements` elements of `elem_size` bytes when
+    /// one binding holds at most `max_binding` bytes and binding offsets are
+    /// multiples of `offset_alignment` (a power of two): `None` when it fits
+    /// one binding, else pieces of the largest power-of-two length that
+    /// fits, raised where needed to 4 elements and to `offset_alignment`
+    /// bytes (so a `max_binding` below those is taken as them).
+    pub fn plan(
+        elements: u64,
+        elem_size: u64,
+        max_binding: u64,
+        offset_alignment: u64,
+    ) -> Option<Split> {
+        if elements * elem_size <= max_binding {
+            return None;
+        }
+        let fits = (max_binding / elem_size).max(1);
+        let least = offset_alignment
+            .div_ceil(elem_size)
+            .next_power_of_two()
+            .max(4);
+        // Flat indices are u32: a piece never needs more than 2^31 elements.
+        let piece_len = (1u64 << fits.ilog2()).max(least).min(1 << 31);
+        // Raised past the tensor's length, one binding holds it after all.
+        if piece_len >= elements {
+            return None;
+        }
+        Some(Split {
+            pieces: elements.div_ceil(piece_len) as u32,
+            piece_len: piece_len as u32,
+        })
+    }
+
+    /// The bytes of a whole piece.
+    pub fn piece_bytes(&self, elem_size: u64) -> u64 {
+        self.piece_len as u64 * elem_size
+    }
 }
 
 fn scalar_name<S: Serializer>(s: &Scalar, ser: S) -> Result<S::Ok, S::Error> {
@@ -77,6 +136,12 @@ fn scalar_name<S: Serializer>(s: &Scalar, ser: S) -> Result<S::Ok, S::Error> {
 /// The layout of `kernel`'s bindings; refuses the types the lowering
 /// refuses (64-bit scalars, bool and 64-bit tensors) with the same errors.
 pub fn layout(kernel: &Kernel) -> Result<Layout, LowerError> {
+    layout_split(kernel, &[])
+}
+
+/// [`layout`] with the tensor parameters `splits[param_index]` says (absent
+/// or `None`: one binding) cut into several bindings.
+pub fn layout_split(kernel: &Kernel, splits: &[Option<Split>]) -> Result<Layout, LowerError> {
     let mut fields = Vec::new();
     let mut push = |name: String, kind| {
         let offset = 4 * fields.len() as u32;
@@ -103,6 +168,7 @@ pub fn layout(kernel: &Kernel) -> Result<Layout, LowerError> {
     let uniform_size = (4 * fields.len() as u64).div_ceil(16) * 16;
 
     let mut tensors = Vec::new();
+    let mut binding = UNIFORM_BINDING + 1;
     for (i, p) in kernel.params.iter().enumerate() {
         if let ParamKind::Tensor { elem, written, .. } = p.kind {
             if elem == Scalar::Bool {
@@ -112,13 +178,16 @@ pub fn layout(kernel: &Kernel) -> Result<Layout, LowerError> {
                 )));
             }
             crate::lower::nscalar(elem)?;
+            let split = splits.get(i).copied().flatten();
             tensors.push(TensorBinding {
                 param_index: i,
                 name: p.name.clone(),
-                binding: UNIFORM_BINDING + 1 + tensors.len() as u32,
+                binding,
                 read_only: !written,
                 elem,
+                split,
             });
+            binding += split.map_or(1, |s| s.pieces);
         }
     }
     Ok(Layout {

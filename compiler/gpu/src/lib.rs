@@ -25,6 +25,11 @@
 //!   a workgroup staging tile, then (after a barrier) copies it, so every
 //!   element sees the old values as in the interpreter; its tile must have
 //!   a constant extent ([`specialize`] makes it so from a launch's dims);
+//! - a tensor larger than the device's largest storage binding (2 GiB on
+//!   the H200, 128 MiB on lavapipe) is bound in pieces ([`Split`], chosen
+//!   per launch like [`specialize`]): every access picks its piece with an
+//!   `if`/`else` tree on `flat >> log2(piece_len)` (logical addressing has
+//!   no select of pointers), a load through a function-local variable;
 //! - loads outside a tensor read 0 and stores outside are dropped, with
 //!   `if`s, so nothing relies on the driver's robustness;
 //! - scalar operations mean exactly what `phobos_core::interp::ops` says for
@@ -48,8 +53,6 @@
 //! - i64/u64/f64 and bool tensors (one byte per element) are `Unsupported`;
 //! - 16-byte loads and stores over rows of a symbolic length (`[N]`):
 //!   they need a run-time `N % 4 == 0` test and buffers padded to 16 bytes;
-//! - tensors larger than the device's largest storage binding (2 GiB on
-//!   the H200, 128 MiB on lavapipe) are refused by the runtime, not split;
 //! - stores whose value reads their own destination over a tile of more
 //!   than 16 KiB (with the `let`/`var` tiles): their value is staged in
 //!   workgroup memory before the destination is written (see [`specialize`]
@@ -69,8 +72,10 @@ use phobos_core::ir::Kernel;
 use phobos_core::types::Dim;
 use std::fmt;
 
-pub use layout::{FieldKind, Layout, TensorBinding, UNIFORM_BINDING, UniformField, layout};
-pub use lower::{lower, specialize};
+pub use layout::{
+    FieldKind, Layout, Split, TensorBinding, UNIFORM_BINDING, UniformField, layout, layout_split,
+};
+pub use lower::{lower, lower_split, specialize};
 pub use spirv::spirv_exact;
 
 /// The workgroup size of [`GpuOptions::default`].
@@ -285,12 +290,22 @@ impl Compiled {
 
 /// Lowers and validates in one step.
 pub fn compile(kernel: &Kernel, options: &GpuOptions) -> Result<Compiled, LowerError> {
-    let module = lower(kernel, options)?;
+    compile_split(kernel, options, &[])
+}
+
+/// [`compile`] with tensors bound in pieces as `splits` says (by parameter
+/// index; see [`Split`]): a launch's specialisation, like [`specialize`].
+pub fn compile_split(
+    kernel: &Kernel,
+    options: &GpuOptions,
+    splits: &[Option<Split>],
+) -> Result<Compiled, LowerError> {
+    let module = lower_split(kernel, options, splits)?;
     let info = validate(kernel, &module)?;
     Ok(Compiled {
         module,
         info,
-        layout: layout(kernel)?,
+        layout: layout_split(kernel, splits)?,
         options: *options,
     })
 }

@@ -89,6 +89,9 @@ fn padded(bytes: u64) -> u64 {
 impl Gpu {
     /// Binds, lowers (or takes the cached pipeline) and checks sizes: the
     /// part of a launch shared by host tensors and the caller's buffers.
+    /// A tensor larger than [`Gpu::max_binding`] is split
+    /// (`phobos_gpu::Split::plan`, pieces at offsets the device allows);
+    /// one larger than a buffer may be is refused, naming it.
     fn plan(
         &self,
         kernel: &Kernel,
@@ -98,21 +101,46 @@ impl Gpu {
         self.check_lost()?;
         let bound = bind_shapes(kernel, shapes)?;
         let limits = self.device.limits();
-        for (p, a) in kernel.params.iter().zip(shapes) {
+        let max_binding = self.max_binding();
+        let alignment = u64::from(limits.min_storage_buffer_offset_alignment);
+        let mut splits = vec![None; kernel.params.len()];
+        let mut storage_bindings: u64 = 0;
+        for (i, (p, a)) in kernel.params.iter().zip(shapes).enumerate() {
             if let ArgShape::Tensor { elem, shape } = a {
-                let bytes = shape.iter().product::<usize>() as u64 * elem.size() as u64;
-                let limit = limits
-                    .max_storage_buffer_binding_size
-                    .min(limits.max_buffer_size);
-                if bytes > limit {
+                let elements = shape.iter().product::<usize>() as u64;
+                let bytes = elements * elem.size() as u64;
+                if bytes > limits.max_buffer_size {
                     return Err(GpuError::TooLarge {
                         param: p.name.clone(),
                         bytes,
-                        limit,
+                        limit: limits.max_buffer_size,
                     }
                     .into());
                 }
+                // Positions are u32 in the shader, and an i32 start that is
+                // negative wraps to 2^31 or more, which must never be
+                // below an extent (`lower::expr::locate`).
+                if elements > 1 << 31 {
+                    return Err(GpuError::Lower(format!(
+                        "tensor `{}` has {elements} elements: not supported on the GPU \
+                         backend yet (positions are 32-bit; at most 2^31 elements)",
+                        p.name
+                    ))
+                    .into());
+                }
+                splits[i] =
+                    phobos_gpu::Split::plan(elements, elem.size() as u64, max_binding, alignment);
+                storage_bindings += splits[i].map_or(1, |s| u64::from(s.pieces));
             }
+        }
+        let most = u64::from(limits.max_storage_buffers_per_shader_stage);
+        if storage_bindings > most {
+            return Err(GpuError::Lower(format!(
+                "the tensors of `{}` need {storage_bindings} storage bindings when cut into \
+                 pieces of at most {max_binding} bytes, more than this device has ({most})",
+                kernel.name
+            ))
+            .into());
         }
         // Blocks are numbered in u32 in the shader and dispatched as a 2-D
         // grid of workgroups.
@@ -127,7 +155,7 @@ impl Gpu {
         }
         let workgroups = phobos_gpu::dispatch_size(bound.grid.map(|g| g as u32), max);
         let kernel = phobos_gpu::specialize(kernel, &bound.dims);
-        let (pipeline, cache_hit) = self.pipeline(&kernel, precision)?;
+        let (pipeline, cache_hit) = self.pipeline(&kernel, precision, &splits)?;
         Ok((pipeline, bound, workgroups, cache_hit))
     }
 
@@ -153,10 +181,28 @@ impl Gpu {
         }];
         for t in &pipeline.bindings.tensors {
             let buffer = buffers[t.param_index].expect("every tensor parameter has a buffer");
-            entries.push(wgpu::BindGroupEntry {
-                binding: t.binding,
-                resource: buffer.as_entire_binding(),
-            });
+            let Some(split) = t.split else {
+                entries.push(wgpu::BindGroupEntry {
+                    binding: t.binding,
+                    resource: buffer.as_entire_binding(),
+                });
+                continue;
+            };
+            // Piece `k` is the bytes from `k * piece` of the one buffer;
+            // the last one ends with the buffer (`plan` made every piece
+            // start inside the tensor).
+            let piece = split.piece_bytes(t.elem.size() as u64);
+            for k in 0..split.pieces {
+                let offset = u64::from(k) * piece;
+                entries.push(wgpu::BindGroupEntry {
+                    binding: t.binding + k,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer,
+                        offset,
+                        size: wgpu::BufferSize::new(piece.min(buffer.size() - offset)),
+                    }),
+                });
+            }
         }
         self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("phobos"),

@@ -44,7 +44,8 @@ pub enum GpuError {
     Device(String),
     /// The device was lost (driver reset, removed GPU, timeout).
     Lost(String),
-    /// A tensor larger than the device can bind.
+    /// A tensor larger than the device's largest buffer (`limit`), or than
+    /// the caller's buffer given for it.
     TooLarge {
         param: String,
         bytes: u64,
@@ -77,7 +78,7 @@ impl fmt::Display for GpuError {
                 limit,
             } => write!(
                 f,
-                "tensor `{param}` is {bytes} bytes, more than this device can bind ({limit} bytes)"
+                "tensor `{param}` is {bytes} bytes, more than fits in its buffer ({limit} bytes)"
             ),
             GpuError::NotExact(why) => write!(f, "{why}"),
             GpuError::Lower(why) => write!(f, "{why}"),

@@ -100,15 +100,23 @@ pub(super) fn uniforms(
 /// One storage buffer per tensor parameter, as the layout says: an array of
 /// its elements, or of `vec4`s of them for the tensors marked in `quad`
 /// (accessed in aligned groups of 4 somewhere; their element count is a
-/// multiple of 4, see `stmt::quad_tensors`).
+/// multiple of 4, see `stmt::quad_tensors`). A split tensor has one such
+/// array per piece, at consecutive bindings: the second vector holds them
+/// (the first, its piece 0).
+pub(super) type Tensors = (
+    Vec<Option<Handle<GlobalVariable>>>,
+    Vec<Vec<Handle<GlobalVariable>>>,
+);
+
 pub(super) fn tensors(
     layout: &Layout,
     kernel: &Kernel,
     m: &mut Module,
     types: &HashMap<Scalar, Handle<Type>>,
     quad: &[bool],
-) -> Vec<Option<Handle<GlobalVariable>>> {
+) -> Tensors {
     let mut tensors = vec![None; kernel.params.len()];
+    let mut pieces = vec![Vec::new(); kernel.params.len()];
     for t in &layout.tensors {
         let (base, stride) = if quad[t.param_index] {
             (vec4_type(m, t.elem), 4 * t.elem.size() as u32)
@@ -131,22 +139,31 @@ pub(super) fn tensors(
         } else {
             StorageAccess::LOAD | StorageAccess::STORE
         };
-        tensors[t.param_index] = Some(m.global_variables.append(
-            GlobalVariable {
-                name: Some(t.name.clone()),
-                space: AddressSpace::Storage { access },
-                binding: Some(ResourceBinding {
-                    group: 0,
-                    binding: t.binding,
-                }),
-                ty: arr,
-                init: None,
-                memory_decorations: Default::default(),
-            },
-            Span::UNDEFINED,
-        ));
+        let mut global = |name: String, binding: u32| {
+            m.global_variables.append(
+                GlobalVariable {
+                    name: Some(name),
+                    space: AddressSpace::Storage { access },
+                    binding: Some(ResourceBinding { group: 0, binding }),
+                    ty: arr,
+                    init: None,
+                    memory_decorations: Default::default(),
+                },
+                Span::UNDEFINED,
+            )
+        };
+        match t.split {
+            None => tensors[t.param_index] = Some(global(t.name.clone(), t.binding)),
+            Some(split) => {
+                for k in 0..split.pieces {
+                    let g = global(format!("{}_piece{k}", t.name), t.binding + k);
+                    pieces[t.param_index].push(g);
+                }
+                tensors[t.param_index] = Some(pieces[t.param_index][0]);
+            }
+        }
     }
-    tensors
+    (tensors, pieces)
 }
 
 /// `vec4<elem>` (elem a 32-bit type).

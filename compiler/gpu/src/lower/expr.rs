@@ -29,7 +29,8 @@ impl<'k> Lower<'k> {
     }
 
     /// A pointer to element `flat` of a tensor or workgroup tile, or to a
-    /// private scalar local.
+    /// private scalar local; not of a split tensor (`split.rs` reads and
+    /// writes those).
     pub(super) fn element_ptr(&mut self, p: Place, flat: Option<H>) -> H {
         let base = match p {
             Place::Param(i) => {
@@ -106,7 +107,7 @@ impl<'k> Lower<'k> {
         let Place::Param(i) = p else {
             unreachable!("only tensors are bound as vec4 arrays")
         };
-        debug_assert!(self.quad[i]);
+        debug_assert!(self.quad[i] && self.splits[i].is_none());
         let g = self.tensors[i].expect("stores and loads name tensors");
         let base = self.expr(Expression::GlobalVariable(g));
         let two = self.u32c(2);
@@ -359,8 +360,7 @@ impl<'k> Lower<'k> {
                     value: zeros,
                 });
                 let accept = self.nested(|lw| {
-                    let ptr = lw.quad_ptr(place, flat);
-                    let v = lw.expr(Expression::Load { pointer: ptr });
+                    let v = lw.load_quad(place, flat);
                     lw.cur.push(Statement::Store {
                         pointer: tmp,
                         value: v,
@@ -403,8 +403,7 @@ impl<'k> Lower<'k> {
             value: zero,
         });
         let accept = self.nested(|lw| {
-            let ptr = lw.element_ptr(place, Some(flat));
-            let v = lw.load_element(place, ptr);
+            let v = lw.load_at(place, flat);
             lw.cur.push(Statement::Store {
                 pointer: tmp,
                 value: v,

@@ -17,6 +17,7 @@ mod cast;
 mod exact;
 mod expr;
 mod ops;
+mod split;
 mod stmt;
 mod tandem_draw;
 
@@ -51,6 +52,10 @@ struct Lower<'k> {
     types: HashMap<Scalar, Handle<Type>>,
     u32_ty: Handle<Type>,
     tensors: Vec<Option<Handle<GlobalVariable>>>,
+    /// The piece bindings of split tensors (by parameter index; empty for
+    /// one binding) and their splits (`split.rs`).
+    pieces: Vec<Vec<Handle<GlobalVariable>>>,
+    splits: Vec<Option<crate::Split>>,
     locals: Vec<LocalHome>,
     /// Values loaded once at the top of the function.
     block_id: [H; 3],
@@ -182,6 +187,16 @@ pub(crate) fn entry_arguments(u32_ty: Handle<Type>, vec3: Handle<Type>) -> Vec<F
 }
 
 pub fn lower(kernel: &Kernel, options: &GpuOptions) -> Result<Module, LowerError> {
+    lower_split(kernel, options, &[])
+}
+
+/// [`lower`] with the tensors `splits` names (by parameter index) bound in
+/// pieces (see [`crate::Split`]).
+pub fn lower_split(
+    kernel: &Kernel,
+    options: &GpuOptions,
+    splits: &[Option<crate::Split>],
+) -> Result<Module, LowerError> {
     if !(1..=MAX_WORKGROUP_SIZE).contains(&options.workgroup_size) {
         return Err(unsupported(format!(
             "a workgroup size of {} (it must be in 1..={MAX_WORKGROUP_SIZE})",
@@ -212,10 +227,10 @@ pub fn lower(kernel: &Kernel, options: &GpuOptions) -> Result<Module, LowerError
         Span::UNDEFINED,
     );
 
-    let layout = crate::layout::layout(kernel)?;
+    let layout = crate::layout::layout_split(kernel, splits)?;
     let uniforms = bindings::uniforms(&layout, kernel, &mut m, &types);
     let quad = stmt::quad_tensors(kernel);
-    let tensors = bindings::tensors(&layout, kernel, &mut m, &types, &quad);
+    let (tensors, pieces) = bindings::tensors(&layout, kernel, &mut m, &types, &quad);
 
     let mut f = Function {
         name: Some(ENTRY_POINT.into()),
@@ -237,6 +252,10 @@ pub fn lower(kernel: &Kernel, options: &GpuOptions) -> Result<Module, LowerError
         types,
         u32_ty,
         tensors,
+        pieces,
+        splits: (0..kernel.params.len())
+            .map(|i| splits.get(i).copied().flatten())
+            .collect(),
         locals,
         block_id: [placeholder; 3],
         dims: Vec::new(),

@@ -167,8 +167,7 @@ impl<'k> Lower<'k> {
             let accept = lw.nested(|lw| {
                 let v = lw.node(value, pos, &mut cache)?;
                 let v = lw.stored(place, v);
-                let ptr = lw.element_ptr(place, Some(flat));
-                lw.store_element(place, ptr, v);
+                lw.store_at(place, flat, v);
                 Ok(())
             })?;
             lw.cur.push(Statement::If {
@@ -232,11 +231,7 @@ impl<'k> Lower<'k> {
                     ty,
                     components: lanes,
                 });
-                let ptr = lw.quad_ptr(place, flat);
-                lw.cur.push(Statement::Store {
-                    pointer: ptr,
-                    value: v4,
-                });
+                lw.store_quad(place, flat, v4);
                 Ok(())
             })?;
             lw.cur.push(Statement::If {
@@ -314,8 +309,7 @@ impl<'k> Lower<'k> {
                 } else {
                     v
                 };
-                let ptr = lw.element_ptr(place, Some(dest));
-                lw.store_element(place, ptr, v);
+                lw.store_at(place, dest, v);
                 Ok(())
             })?;
             lw.cur.push(Statement::If {
