@@ -413,7 +413,7 @@ impl Lower<'_> {
             return self.tile_loop_by(lens, group, body);
         }
         let window = self.tandem.window;
-        debug_assert!(window % group == 0);
+        debug_assert!(window.is_multiple_of(group));
         let mut n = self.u32c(1);
         for e in lens {
             n = self.binary(B::Multiply, n, *e);
