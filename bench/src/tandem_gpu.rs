@@ -18,7 +18,7 @@
 #[path = "common.rs"]
 mod common;
 
-use common::{gib, time_dispatch, timestamps, RUNS, WARM_UP_S, ZERO};
+use common::{RUNS, WARM_UP_S, ZERO, gib, time_dispatch, timestamps};
 use phobos_runtime::gpu::Gpu;
 use phobos_tandem::{AliasTable, Bulk, Dist, Key, Tandem};
 use std::time::Instant;
@@ -142,6 +142,7 @@ fn main() {
         (Dist::Choice(table), "choice(1000 weights)"),
         (Dist::NormalF32, "normal_f32"),
         (Dist::ExponentialF32, "exp_f32"),
+        (Dist::ExponentialF64, "exp_f64"),
     ];
     for (dist, name) in types {
         let count = bytes / dist.elem_size() as u64;

@@ -72,6 +72,7 @@ fn types() -> Vec<Dist> {
         table(&thousand),
         Dist::NormalF32,
         Dist::ExponentialF32,
+        Dist::ExponentialF64,
     ]
 }
 
@@ -127,6 +128,11 @@ fn reference(rng: &Tandem, d: &Dist, start: u64, n: usize) -> Vec<u8> {
             n,
             |o| rng.fill_exponential_f32(o, s).unwrap(),
             f32::to_le_bytes,
+        ),
+        Dist::ExponentialF64 => le(
+            n,
+            |o| rng.fill_exponential_f64(o, s).unwrap(),
+            f64::to_le_bytes,
         ),
         _ => unreachable!(),
     }
@@ -210,6 +216,7 @@ fn other_chunk_lengths() {
                 n: 1 << 31 | 1,
             },
             Dist::NormalF32,
+            Dist::ExponentialF64,
         ] {
             for (start, n) in [(0u64, 3000usize), (77, 40_000), (u64::MAX / 16 * 3, 600)] {
                 let start = start / d.elem_size() as u64;
@@ -240,6 +247,7 @@ fn pieces_split_anywhere() {
         Dist::BelowU64 { n: (1 << 63) + 1 },
         choice,
         Dist::ExponentialF32,
+        Dist::ExponentialF64,
     ] {
         for (start, n) in [(0u64, 5000usize), (13, 2049), (1001, 1)] {
             check(gpu, rng, &d, start, n, How::Pieces(256));
@@ -350,16 +358,29 @@ fn buffer_variant_writes_the_same_bytes() {
     assert!(e.contains("Gpu::fill"), "{e}");
 }
 
+/// `exponential_f64` over draws of every size: a stream of 2^18 elements
+/// covers `u` from near 2^-64 to 1 in proportion; these starts add the
+/// stream's end and a large element index (K = 1 and 4096 too).
+#[test]
+fn exponential_f64_over_many_draws() {
+    let Some(gpu) = gpu() else { return };
+    for k in [1, 32, 4096] {
+        let rng = Tandem::with_k(Key::from_seed(23), k).unwrap();
+        for (start, n) in [(0u64, 1 << 18), (1 << 50, 5001), (u64::MAX - 4095, 4096)] {
+            check(gpu, rng, &Dist::ExponentialF64, start, n, How::Whole);
+        }
+    }
+}
+
 #[test]
 fn other_fills_name_the_cpu_backend() {
     let Some(gpu) = gpu() else { return };
     let rng = Tandem::new(Key::from_seed(1));
-    for d in [Dist::NormalF64, Dist::ExponentialF64] {
-        let mut out = vec![0u8; 16 * d.elem_size()];
-        match gpu.fill(&d, rng, 0, &mut out) {
-            Err(GpuError::Fill(m)) => assert!(m.contains("--backend cpu"), "{m}"),
-            other => panic!("{d:?}: {other:?}"),
-        }
+    let d = Dist::NormalF64;
+    let mut out = vec![0u8; 16 * d.elem_size()];
+    match gpu.fill(&d, rng, 0, &mut out) {
+        Err(GpuError::Fill(m)) => assert!(m.contains("--backend cpu"), "{m}"),
+        other => panic!("{d:?}: {other:?}"),
     }
     let mut out = vec![0u8; 16];
     let e = gpu

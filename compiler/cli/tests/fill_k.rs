@@ -65,7 +65,7 @@ const TYPES: &[&str] = &[
     "choice:1,2,0,3.5",
 ];
 
-const CPU_ONLY: &[&str] = &["normal_f64", "exp_f64"];
+const CPU_ONLY: &[&str] = &["normal_f64"];
 
 #[test]
 fn k_8_is_the_reference_stream_with_k_8_and_not_the_default() {

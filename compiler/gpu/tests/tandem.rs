@@ -2,10 +2,10 @@
 //! naga validation, WGSL that parses back, and SPIR-V (exact mode's
 //! post-processed words) that spirv-val accepts.
 
-use phobos_gpu::tandem::{fill_compiled, kernel_spirv, misses_compiled, FillMap, Kernel};
 use phobos_gpu::Precision;
+use phobos_gpu::tandem::{FillMap, Kernel, fill_compiled, kernel_spirv, misses_compiled};
 
-const MAPS: [FillMap; 11] = FillMap::ALL;
+const MAPS: [FillMap; 12] = FillMap::ALL;
 
 fn kernels(map: FillMap) -> Vec<Kernel> {
     if map.has_misses() {
@@ -27,17 +27,20 @@ fn fill_modules_validate_and_parse_back() {
             let text = phobos_gpu::wgsl(&module, &info);
             let back = naga::front::wgsl::parse_str(&text)
                 .unwrap_or_else(|e| panic!("{map:?}: WGSL does not parse back: {e}\n{text}"));
-            naga::valid::Validator::new(
-                naga::valid::ValidationFlags::all(),
-                naga::valid::Capabilities::empty(),
-            )
-            .validate(&back)
-            .expect("the parsed-back module validates");
+            // The f64 maps compute in f64 (SHADER_F64).
+            let caps = match map.needs_f64() {
+                true => naga::valid::Capabilities::FLOAT64,
+                false => naga::valid::Capabilities::empty(),
+            };
+            naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+                .validate(&back)
+                .expect("the parsed-back module validates");
             // The fill kernel stores each step's output words as vectors (one
             // store for a block of four words, 8 for bools), the misses kernel
-            // one or two words.
+            // one or two words; the f64 maps store two f64 values per block.
             let stores = text.matches("out[").count() as u32;
             let want = match kernel {
+                Kernel::Fill if map.needs_f64() => 2,
                 Kernel::Fill => map.out_words().div_ceil(4),
                 Kernel::Misses => 1 + u32::from(map != FillMap::Below32),
             };

@@ -24,6 +24,9 @@
 //! - `floats.rs`: uniform f16/f32/f64 in integer operations, and the f32
 //!   exponential and Box-Muller normal (SPEC.md section 6 polynomials with
 //!   `crate::exact`'s correctly rounded `/` and `sqrt`);
+//! - `float64.rs`: `exponential_f64` (SPEC.md 6.1, 6.2) on device f64
+//!   values (`SHADER_F64`), stored into an `array<f64>` output;
+//! - `f64div.rs`: its correctly rounded f64 division from `+ - *`;
 //! - `builder.rs`: the naga function builder they share.
 //!
 //! Bounded fills have a second kernel ([`misses_module`]): the fill kernel
@@ -41,12 +44,14 @@
 //! (2).
 
 mod builder;
+mod f64div;
+mod float64;
 mod floats;
 mod ints;
 mod stream;
 
-use crate::{GpuOptions, LowerError, Precision, ENTRY_POINT};
-use builder::{Fb, Tys, H};
+use crate::{ENTRY_POINT, GpuOptions, LowerError, Precision};
+use builder::{Fb, H, Tys};
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{
     AddressSpace, ArraySize, EntryPoint, Expression, GlobalVariable, Handle, Module,
@@ -89,10 +94,12 @@ pub enum FillMap {
     NormalF32,
     /// `exponential_f32`: `-ln((w + 1) 2^-32)` in exact f32.
     ExponentialF32,
+    /// `exponential_f64`: `-ln((x + 1) 2^-64)` in f64 (`SHADER_F64`).
+    ExponentialF64,
 }
 
 impl FillMap {
-    pub const ALL: [FillMap; 11] = [
+    pub const ALL: [FillMap; 12] = [
         FillMap::Raw,
         FillMap::F16,
         FillMap::F32,
@@ -104,6 +111,7 @@ impl FillMap {
         FillMap::Choice,
         FillMap::NormalF32,
         FillMap::ExponentialF32,
+        FillMap::ExponentialF64,
     ];
 
     pub fn name(self) -> &'static str {
@@ -119,6 +127,7 @@ impl FillMap {
             FillMap::Choice => "choice",
             FillMap::NormalF32 => "normal_f32",
             FillMap::ExponentialF32 => "exponential_f32",
+            FillMap::ExponentialF64 => "exponential_f64",
         }
     }
 
@@ -148,6 +157,17 @@ impl FillMap {
     /// Whether the map's bits need exact mode's SPIR-V (float operations
     /// that a driver could contract or reassociate).
     pub fn needs_exact(self) -> bool {
+        self.needs_f32_fns() || self.needs_f64()
+    }
+
+    /// Whether the map computes in f64 (the device needs `SHADER_F64`);
+    /// its output binding is then an `array<f64>`.
+    pub fn needs_f64(self) -> bool {
+        self == FillMap::ExponentialF64
+    }
+
+    /// Whether the map calls the exact f32 functions of `floats.rs`.
+    fn needs_f32_fns(self) -> bool {
         matches!(self, FillMap::NormalF32 | FillMap::ExponentialF32)
     }
 
@@ -367,7 +387,9 @@ fn skeleton(map: FillMap, wide: bool) -> (Module, Tys, Globals, Handle<Type>) {
         )
     };
     let rw = StorageAccess::LOAD | StorageAccess::STORE;
-    let (out_elem, out_stride) = if map.vec_words() == 2 {
+    let (out_elem, out_stride) = if map.needs_f64() {
+        (ty(&mut m, TypeInner::Scalar(NScalar::F64)), 8)
+    } else if map.vec_words() == 2 {
         (vec2, 8)
     } else {
         (vec4, 16)
@@ -481,11 +503,18 @@ fn retry_fn(m: &mut Module, tys: Tys, g: &Globals, map: FillMap) -> Handle<naga:
 /// precision and workgroup size are the caller's to apply).
 pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
     let branch_fallback = options.branch_fallback;
-    let wide = options.wide_div && map.needs_exact();
+    let wide = (options.wide_div && map.needs_exact()) || map.needs_f64();
     let (mut m, tys, g, vec3) = skeleton(map, wide);
     let floats = map
-        .needs_exact()
+        .needs_f32_fns()
         .then(|| floats::float_fns(&mut m, tys, options));
+    let neg_ln64 = map.needs_f64().then(|| {
+        let f64_ty = ty(&mut m, TypeInner::Scalar(NScalar::F64));
+        let f = Fb::function(tys, branch_fallback, "neg_ln_u64", 2, f64_ty, |b, a| {
+            b.neg_ln_u64((a[0], a[1]))
+        });
+        m.functions.append(f, Span::UNDEFINED)
+    });
     let retry = map.has_misses().then(|| retry_fn(&mut m, tys, &g, map));
     let (mut b, gi) = entry(tys, vec3, branch_fallback);
     let key = [0, 1, 2, 3].map(|q| g.param(&mut b, P::KEY0 + q));
@@ -527,6 +556,18 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
         let before = b.lt(idx, n_blocks);
         let inside = b.land(after, before);
         b.if_(inside, |b| {
+            if let Some(neg_ln) = neg_ln64 {
+                // Two f64 values per block, at out[2 idx ..].
+                let first = b.shl_c(idx, 1);
+                for (e, w) in [(o[0], o[1]), (o[2], o[3])].into_iter().enumerate() {
+                    let v = b.call(neg_ln, vec![w.0, w.1]);
+                    let index = b.add_c(first, e as u32);
+                    let ov = b.expr(Expression::GlobalVariable(g.out));
+                    let ptr = b.expr(Expression::Access { base: ov, index });
+                    b.store(ptr, v);
+                }
+                return;
+            }
             let words = match map {
                 FillMap::Raw => o.to_vec(),
                 FillMap::F32 => o.iter().map(|&w| b.f32_bits(w)).collect(),
@@ -553,6 +594,7 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
                 FillMap::Choice => ints::choice_words(b, &g, o),
                 FillMap::NormalF32 => b.normal_words(o, floats.expect("float functions")),
                 FillMap::ExponentialF32 => b.exponential_words(o, floats.expect("float functions")),
+                FillMap::ExponentialF64 => unreachable!("stored above"),
             };
             let per = map.out_words() / map.vec_words();
             let first = if per == 1 {

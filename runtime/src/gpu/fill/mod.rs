@@ -17,10 +17,10 @@ pub use plan::fill_map;
 
 use super::{Gpu, GpuError};
 use phobos_gpu::tandem::{
-    FillMap, FillParams, Kernel, FILL_AUX_BINDING, FILL_LIST_BINDING, FILL_OUTPUT_BINDING,
+    FILL_AUX_BINDING, FILL_LIST_BINDING, FILL_OUTPUT_BINDING, FillMap, FillParams, Kernel,
 };
 use phobos_tandem::{Dist, Tandem};
-use plan::{span, Shape};
+use plan::{Shape, span};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -113,6 +113,14 @@ impl PreparedFill {
 impl Gpu {
     fn fill_shader(&self, map: FillMap, kernel: Kernel) -> Result<wgpu::ShaderModule, GpuError> {
         let label = format!("tandem {} {kernel:?}", map.name());
+        if map.needs_f64() && !self.device.features().contains(wgpu::Features::SHADER_F64) {
+            return Err(GpuError::NotExact(format!(
+                "{} has no f64 arithmetic (SHADER_F64), which the {} fill needs; use --backend \
+                 cpu",
+                self.describe(),
+                map.name()
+            )));
+        }
         // Exact mode's SPIR-V where the device loads it unchanged. Without
         // passthrough, the integer maps give the same bits from the naga
         // module; the float maps need `NoContraction` and are refused.

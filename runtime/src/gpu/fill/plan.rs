@@ -4,7 +4,7 @@
 
 use super::super::GpuError;
 use phobos_gpu::tandem::{FillMap, FillParams};
-use phobos_tandem::{Dist, Tandem, PURPOSE_BELOW};
+use phobos_tandem::{Dist, PURPOSE_BELOW, Tandem};
 
 /// The most miss-list entries one piece may have (16 MiB of list); a piece
 /// of a fill with many rejections is cut so that its expected misses fit.
@@ -25,10 +25,11 @@ pub fn fill_map(dist: &Dist) -> Result<FillMap, GpuError> {
         Dist::Choice(_) => FillMap::Choice,
         Dist::NormalF32 => FillMap::NormalF32,
         Dist::ExponentialF32 => FillMap::ExponentialF32,
+        Dist::ExponentialF64 => FillMap::ExponentialF64,
         other => {
             return Err(GpuError::Fill(format!(
                 "the Tandem fill {other:?} has no GPU port yet (the GPU fills every type but \
-                 normal_f64 and exp_f64); use --backend cpu"
+                 normal_f64); use --backend cpu"
             )));
         }
     })

@@ -1,0 +1,343 @@
+//! The one f64 division of `ln_core_f64` (SPEC.md 6.1), `s = t / (2 + t)`,
+//! correctly rounded from f64 `+`, `-`, `*` (each correctly rounded and,
+//! under exact mode's `NoContraction`, never fused) and comparisons. The
+//! device's f64 `/` gives only an estimate, trusted in nothing.
+//!
+//! Domain: `d = fl(2 + t)` with `t = ±int 2^p` from `neg_ln_u64`'s
+//! reduction (SPEC.md 6.2; also `ln_f64`'s), so `|t| <= sqrt(2) - 1 < 0.4143`
+//! and `t == 0` or `|t| >= 2^-64`: `t` lies in `[1/sqrt(2) - 1, sqrt(2) - 1)`,
+//! so `d` in `[1.70, 2.42]`. With `a = |t|`
+//! the quotient `a / d` is computed and re-signed (so ties to even need no
+//! sign care; `t = ±0` gives `t` back, which is `t / d`).
+//!
+//! 1. A reciprocal `y` of `d` by five Newton steps `y += y (1 - d y)` from
+//!    `1/2`: `|1 - d/2| < 0.21`, and the error squares each step
+//!    (`0.21^32 < 2^-72`), so `|1 - d y| < 2^-50` after the roundings.
+//! 2. The estimate `q`: the device's `a / d` if it is within `2^-8` of
+//!    `a y` (relatively; a NaN or infinite estimate is not), else `a y`.
+//!    Either way `|q - a/d| < 2^-7 a/d`.
+//! 3. One Newton step with the residual: `q += r y`, `r = fl((a - p) - e)`
+//!    where `p + e = q d` exactly (Dekker's product, below). `p` is within
+//!    a factor 2 of `a`, so `a - p` is exact (Sterbenz) and `r` is `a - q d`
+//!    with relative error `2^-53`. The new `q` is within `0.5 ulp + 2^-55 q`
+//!    of `a / d` (the step's own error is `r (1/d - y)`, below
+//!    `2^-7 2^-50 q`, plus the roundings of `r`, `r y` and the sum).
+//! 4. The choice between `q` and its neighbours: with `h = ulp(q) / 2` and
+//!    `h' = h / 2` when `q` is a power of two (its lower neighbour is
+//!    nearer), else `h`, `q` is right unless `a - q d > h d` (take
+//!    `q + 2h`) or `q d - a > h' d` (take `q - 2h'`). Here the residual
+//!    `r = a - q d` is exact: the exact `q d` is a multiple of
+//!    `g = ulp(q) 2^-52` (`ulp(d) >= 2^-52`), so are `p`, `e` and `a`
+//!    (`a >= 1.70 q (1 - 2^-54)` has `ulp(a) >= ulp(q)`), and
+//!    `|r| <= (0.5 ulp(q) + 2^-55 q) d < 1.3 ulp(q) < 2^53 g`: `r` and
+//!    `a - p = r + e` are representable, so both subtractions are exact.
+//!    `h d` is exact (`h` is a power of two). A tie `a - q d = ±h d` is
+//!    impossible: `a / d` would be a 54-bit odd-significand midpoint whose
+//!    product with `d`'s significand has more than 53 bits.
+//!
+//! Dekker's product: `split(x) = (x_hi, x_lo)` by Veltkamp's `c = x (2^27+1)`,
+//! `x_hi = c - (c - x)`, `x_lo = x - x_hi` (26 and 27 bits, exact), then
+//! `e = ((q_hi d_hi - p) + q_hi d_lo + q_lo d_hi) + q_lo d_lo`, exact in
+//! round-to-nearest when nothing over- or underflows. Nothing does: `q` is
+//! at least `2^-64 / 2.42 > 2^-66`, so `q_lo` is a multiple of
+//! `ulp(q) >= 2^-118` and `d_lo` of `2^-52`: every partial product is a
+//! multiple of `2^-170`, far above f64's smallest normal `2^-1022`, and no
+//! value here is subnormal (so `DenormPreserve` for 64-bit floats is not
+//! needed by this division).
+//!
+//! `ulp(q)` needs `q`'s exponent without bit casts of f64 (naga has none
+//! between `f64` and `vec2<u32>`): [`F64Ops::floor_pow2`] narrows `q` to
+//! f32 (whatever its rounding, within one f32 ulp), takes that exponent's
+//! power of two and halves it when it exceeds `q`; `q` is far inside f32's
+//! normal range.
+
+/// f64 operations and the booleans they compare to.
+pub(super) trait F64Ops {
+    type D: Copy;
+    type B: Copy;
+    fn dc(&mut self, v: f64) -> Self::D;
+    fn dadd(&mut self, a: Self::D, b: Self::D) -> Self::D;
+    fn dsub(&mut self, a: Self::D, b: Self::D) -> Self::D;
+    fn dmul(&mut self, a: Self::D, b: Self::D) -> Self::D;
+    fn dlt(&mut self, a: Self::D, b: Self::D) -> Self::B;
+    fn deq(&mut self, a: Self::D, b: Self::D) -> Self::B;
+    fn dsel(&mut self, c: Self::B, yes: Self::D, no: Self::D) -> Self::D;
+    fn band(&mut self, a: Self::B, b: Self::B) -> Self::B;
+    /// `2^floor(log2 x)` for `x` in `[2^-125, 2^127)`.
+    fn floor_pow2(&mut self, x: Self::D) -> Self::D;
+}
+
+/// `(hi, lo)` of Veltkamp's split.
+fn split<O: F64Ops>(o: &mut O, x: O::D) -> (O::D, O::D) {
+    let c = o.dc(134_217_729.0); // 2^27 + 1
+    let cx = o.dmul(c, x);
+    let t = o.dsub(cx, x);
+    let hi = o.dsub(cx, t);
+    let lo = o.dsub(x, hi);
+    (hi, lo)
+}
+
+/// `a - q d`, exact when `q` is close to `a / d` (see the module).
+fn residual<O: F64Ops>(o: &mut O, a: O::D, q: O::D, d: (O::D, O::D, O::D)) -> O::D {
+    let (d, d_hi, d_lo) = d;
+    let p = o.dmul(q, d);
+    let (q_hi, q_lo) = split(o, q);
+    let hh = o.dmul(q_hi, d_hi);
+    let hl = o.dmul(q_hi, d_lo);
+    let lh = o.dmul(q_lo, d_hi);
+    let ll = o.dmul(q_lo, d_lo);
+    let e = o.dsub(hh, p);
+    let e = o.dadd(e, hl);
+    let e = o.dadd(e, lh);
+    let e = o.dadd(e, ll);
+    let r = o.dsub(a, p);
+    o.dsub(r, e)
+}
+
+/// `t / d`, correctly rounded, for `d = fl(2 + t)` (see the module);
+/// `estimate` is any f64 (the device's quotient).
+pub(super) fn div<O: F64Ops>(o: &mut O, t: O::D, d: O::D, estimate: O::D) -> O::D {
+    let zero = o.dc(0.0);
+    let neg = o.dlt(t, zero);
+    let minus = o.dsub(zero, t);
+    let a = o.dsel(neg, minus, t);
+    let minus_e = o.dsub(zero, estimate);
+    let est = o.dsel(neg, minus_e, estimate);
+
+    // 1. y = 1 / d.
+    let one = o.dc(1.0);
+    let mut y = o.dc(0.5);
+    for _ in 0..5 {
+        let dy = o.dmul(d, y);
+        let e = o.dsub(one, dy);
+        let ye = o.dmul(y, e);
+        y = o.dadd(y, ye);
+    }
+    // 2. The estimate.
+    let q0 = o.dmul(a, y);
+    let tol = o.dc(1.0 / 256.0);
+    let tol = o.dmul(q0, tol);
+    let diff = o.dsub(est, q0);
+    let ndiff = o.dsub(zero, diff);
+    let close_hi = o.dlt(diff, tol);
+    let close_lo = o.dlt(ndiff, tol);
+    let close = o.band(close_hi, close_lo);
+    let q = o.dsel(close, est, q0);
+    // 3. One Newton step.
+    let (d_hi, d_lo) = split(o, d);
+    let dd = (d, d_hi, d_lo);
+    let r = residual(o, a, q, dd);
+    let ry = o.dmul(r, y);
+    let q = o.dadd(q, ry);
+    // 4. q or a neighbour.
+    let pw = o.floor_pow2(q);
+    let half_ulp = o.dc(f64::EPSILON / 2.0); // 2^-53
+    let h = o.dmul(pw, half_ulp);
+    let is_pow2 = o.deq(q, pw);
+    let half = o.dc(0.5);
+    let h_half = o.dmul(h, half);
+    let h_low = o.dsel(is_pow2, h_half, h);
+    let r = residual(o, a, q, dd);
+    let hd = o.dmul(h, d);
+    let hd_low = o.dmul(h_low, d);
+    let nr = o.dsub(zero, r);
+    let up = o.dlt(hd, r);
+    let down = o.dlt(hd_low, nr);
+    let two_h = o.dadd(h, h);
+    let q_up = o.dadd(q, two_h);
+    let two_hl = o.dadd(h_low, h_low);
+    let q_down = o.dsub(q, two_hl);
+    let q = o.dsel(down, q_down, q);
+    let q = o.dsel(up, q_up, q);
+    // a == 0 (t = ±0) gives t.
+    let is0 = o.deq(a, zero);
+    let nq = o.dsub(zero, q);
+    let signed = o.dsel(neg, nq, q);
+    o.dsel(is0, t, signed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// How the host's model of the device narrows f64 to f32.
+    #[derive(Clone, Copy)]
+    enum Narrow {
+        Nearest,
+        Up,
+        Down,
+    }
+
+    struct Host(Narrow);
+
+    impl F64Ops for Host {
+        type D = f64;
+        type B = bool;
+        fn dc(&mut self, v: f64) -> f64 {
+            v
+        }
+        fn dadd(&mut self, a: f64, b: f64) -> f64 {
+            a + b
+        }
+        fn dsub(&mut self, a: f64, b: f64) -> f64 {
+            a - b
+        }
+        fn dmul(&mut self, a: f64, b: f64) -> f64 {
+            a * b
+        }
+        fn dlt(&mut self, a: f64, b: f64) -> bool {
+            a < b
+        }
+        fn deq(&mut self, a: f64, b: f64) -> bool {
+            a == b
+        }
+        fn dsel(&mut self, c: bool, yes: f64, no: f64) -> f64 {
+            if c { yes } else { no }
+        }
+        fn band(&mut self, a: bool, b: bool) -> bool {
+            a && b
+        }
+        /// The device's sequence with a narrowing rounded each way.
+        fn floor_pow2(&mut self, x: f64) -> f64 {
+            let n = x as f32;
+            let n = match self.0 {
+                Narrow::Nearest => n,
+                Narrow::Up if f64::from(n) < x => f32::from_bits(n.to_bits() + 1),
+                Narrow::Down if f64::from(n) > x => f32::from_bits(n.to_bits() - 1),
+                _ => n,
+            };
+            let p = f64::from(f32::from_bits(n.to_bits() & 0x7F80_0000));
+            if x < p { p * 0.5 } else { p }
+        }
+    }
+
+    /// xorshift64*.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+    }
+
+    /// The `t` of `neg_ln_u64`'s reduction for draw `x` (SPEC.md 6.2).
+    fn t_of(x: u64) -> f64 {
+        let m = x.wrapping_add(1);
+        if m == 0 {
+            return 0.0;
+        }
+        let e = 63 - m.leading_zeros() as i32;
+        let below = m ^ (1 << e);
+        let frac = if e >= 52 {
+            below >> (e - 52)
+        } else {
+            below << (52 - e)
+        };
+        let (neg, num, den) = if frac >= 0x6_A09E_667F_3BCD {
+            (true, ((1u64 << e) << 1).wrapping_sub(m), e + 1)
+        } else {
+            (false, below, e)
+        };
+        let len = 64 - num.leading_zeros() as i32;
+        let (int, p) = if len > 53 {
+            (num >> (len - 53), len - 53 - den)
+        } else {
+            (num, -den)
+        };
+        let t = int as f64 * f64::from_bits(((1023 + p) as u64) << 52);
+        if neg { -t } else { t }
+    }
+
+    fn next_by(x: f64, ulps: i64) -> f64 {
+        f64::from_bits((x.to_bits() as i64 + ulps) as u64)
+    }
+
+    fn check(t: f64) {
+        let d = 2.0 + t;
+        let want = t / d;
+        let estimates = [
+            want,
+            next_by(want, 1),
+            next_by(want, -1),
+            next_by(want, 3),
+            next_by(want, -3),
+            next_by(want, 1 << 20),
+            next_by(want, -(1 << 40)),
+            want * 1.003,
+            want * 0.997,
+            want * 1.5,
+            -want,
+            0.0,
+            f64::NAN,
+            f64::INFINITY,
+            t * 0.5,
+        ];
+        for (i, &est) in estimates.iter().enumerate() {
+            let narrow = [Narrow::Nearest, Narrow::Up, Narrow::Down][i % 3];
+            let got = div(&mut Host(narrow), t, d, est);
+            assert_eq!(
+                got.to_bits(),
+                want.to_bits(),
+                "{t:e} / {d:e} with estimate {est:e}: got {got:e}, want {want:e}"
+            );
+        }
+    }
+
+    #[test]
+    fn draws_reductions_divide_exactly() {
+        let mut rng = Rng(9);
+        for _ in 0..200_000 {
+            let x = rng.next();
+            // Draws of every magnitude: u near 2^-64 .. 1.
+            let s = (rng.next() % 64) as u32;
+            check(t_of(x));
+            check(t_of(x >> s));
+            check(t_of(!(x >> s)));
+        }
+        for x in [0, 1, 2, 3, u64::MAX, u64::MAX - 1, 1 << 63, (1 << 63) - 1] {
+            check(t_of(x));
+        }
+        for s in 0..64 {
+            for d in [0u64, 1, 2] {
+                check(t_of((1u64 << s).wrapping_sub(d)));
+                check(t_of((u64::MAX - (1u64 << s)).wrapping_add(d)));
+            }
+        }
+    }
+
+    #[test]
+    fn random_t_in_the_domain_divides_exactly() {
+        let mut rng = Rng(17);
+        let limit = 2f64.sqrt() - 1.0;
+        for _ in 0..300_000 {
+            let bits = rng.next();
+            // |t| = mantissa 2^-e for e in 2 .. 64, below sqrt(2) - 1.
+            let e = 2 + (rng.next() % 63) as i32;
+            let m = f64::from_bits(0x3FF0_0000_0000_0000 | (bits >> 12));
+            let t = m * 2f64.powi(-e);
+            let t = if t >= limit { t * 0.5 } else { t };
+            check(t);
+            check(-t);
+        }
+    }
+
+    /// Many more: `cargo test -p phobos-gpu --release -- --ignored f64div_long`.
+    #[test]
+    #[ignore = "long: run in release"]
+    fn f64div_long() {
+        std::thread::scope(|s| {
+            for k in 0..4u64 {
+                s.spawn(move || {
+                    let mut rng = Rng(0x5eed + k);
+                    for _ in 0..25_000_000 {
+                        let x = rng.next();
+                        let s = (rng.next() % 64) as u32;
+                        check(t_of(x >> s));
+                    }
+                });
+            }
+        });
+    }
+}
