@@ -143,6 +143,7 @@ fn main() {
         (Dist::NormalF32, "normal_f32"),
         (Dist::ExponentialF32, "exp_f32"),
         (Dist::ExponentialF64, "exp_f64"),
+        (Dist::NormalF64, "normal_f64"),
     ];
     for (dist, name) in types {
         let count = bytes / dist.elem_size() as u64;

@@ -44,7 +44,7 @@ pub struct FillArgs {
     start: String,
     /// `auto` and `cpu`: the fast CPU fill; `interp`: the reference
     /// implementation element by element (slow, for cross-checks); `gpu`:
-    /// the GPU fill (every type but normal_f64).
+    /// the GPU fill (every type).
     #[arg(long, value_enum, default_value = "auto")]
     backend: BackendArg,
     /// `raw`: little-endian elements, nothing else; `npy`: a NumPy .npy

@@ -392,10 +392,6 @@ fn bad_input_is_an_error_naming_the_argument() {
             "--start 10 --count 18446744073709551607: the stream has 2^64 elements",
         ),
         (&["u32", "--format", "npy"], "--format npy needs --count"),
-        (
-            &["normal_f64", "--count", "4", "--backend", "gpu"],
-            "--backend gpu, TYPE `normal_f64`: the Tandem fill NormalF64 has no GPU port yet",
-        ),
         (&["u32", "--count", "4", "--threads", "0"], "--threads 0"),
     ];
     for (args, want) in cases {

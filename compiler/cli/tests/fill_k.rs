@@ -42,7 +42,7 @@ fn gpu_available() -> bool {
     }
 }
 
-/// Every TYPE form; the f64 normal and exponential have no GPU port.
+/// Every TYPE form.
 const TYPES: &[&str] = &[
     "u8",
     "u16",
@@ -64,8 +64,6 @@ const TYPES: &[&str] = &[
     "exp_f64",
     "choice:1,2,0,3.5",
 ];
-
-const CPU_ONLY: &[&str] = &["normal_f64"];
 
 #[test]
 fn k_8_is_the_reference_stream_with_k_8_and_not_the_default() {
@@ -115,7 +113,7 @@ fn every_k_and_type_gives_the_same_bytes_on_every_backend() {
             let cpu = bytes(&[&args[..], &["--backend", "cpu", "--threads", "3"]].concat());
             let interp = bytes(&[&args[..], &["--backend", "interp"]].concat());
             assert!(cpu == interp, "{ty} --k {k}: cpu and interp differ");
-            if gpu && !CPU_ONLY.contains(&ty) {
+            if gpu {
                 let g = bytes(&[&args[..], &["--backend", "gpu"]].concat());
                 assert!(g == cpu, "{ty} --k {k}: gpu and cpu differ");
             }

@@ -5,7 +5,7 @@
 use phobos_gpu::Precision;
 use phobos_gpu::tandem::{FillMap, Kernel, fill_compiled, kernel_spirv, misses_compiled};
 
-const MAPS: [FillMap; 12] = FillMap::ALL;
+const MAPS: [FillMap; 13] = FillMap::ALL;
 
 fn kernels(map: FillMap) -> Vec<Kernel> {
     if map.has_misses() {
@@ -42,6 +42,7 @@ fn fill_modules_validate_and_parse_back() {
             let want = match kernel {
                 Kernel::Fill if map.needs_f64() => 2,
                 Kernel::Fill => map.out_words().div_ceil(4),
+                Kernel::Misses if map.needs_f64() => 1,
                 Kernel::Misses => 1 + u32::from(map != FillMap::Below32),
             };
             assert_eq!(stores, want, "{map:?} {kernel:?}: {text}");

@@ -270,6 +270,28 @@ impl Fb {
         );
         self.expr(Expression::LocalVariable(v))
     }
+    /// A fresh function-local variable of type `ty` (a pointer expression).
+    pub fn var_of(&mut self, name: &str, ty: Handle<Type>) -> H {
+        let v = self.f.local_variables.append(
+            LocalVariable {
+                name: Some(name.into()),
+                ty,
+                init: None,
+            },
+            Span::UNDEFINED,
+        );
+        self.expr(Expression::LocalVariable(v))
+    }
+    /// `if cond { yes } else { no }`.
+    pub fn if_else(&mut self, cond: H, yes: impl FnOnce(&mut Self), no: impl FnOnce(&mut Self)) {
+        let accept = self.nested(yes);
+        let reject = self.nested(no);
+        self.cur.push(Statement::If {
+            condition: cond,
+            accept,
+            reject,
+        });
+    }
     /// A local variable holding `value` now.
     pub fn var_init(&mut self, name: &str, value: H) -> H {
         let v = self.var(name);

@@ -1,7 +1,15 @@
-//! The one f64 division of `ln_core_f64` (SPEC.md 6.1), `s = t / (2 + t)`,
-//! correctly rounded from f64 `+`, `-`, `*` (each correctly rounded and,
-//! under exact mode's `NoContraction`, never fused) and comparisons. The
-//! device's f64 `/` gives only an estimate, trusted in nothing.
+//! The f64 divisions of the Tandem fills, correctly rounded from f64 `+`,
+//! `-`, `*` (each correctly rounded and, under exact mode's
+//! `NoContraction`, never fused) and comparisons: `ln_core_f64`'s
+//! `s = t / (2 + t)` (SPEC.md 6.1) and the ziggurat tail's
+//! `neg_ln_u64(..) / R` (SPEC.md 7.8). The device's f64 `/` gives only an
+//! estimate, trusted in nothing.
+//!
+//! The argument below is written for `ln_core`'s division; the tail's
+//! differs only in `d = R` (about 4.04, `ulp(d) = 2^-50`), `y = fl(1/R)`
+//! (`|1 - R y| <= 2^-53`, no Newton steps) and `t` in `[2^-64, 44.4]` or 0:
+//! the same steps hold with `a >= 4 q`, `|r| < 2.1 ulp(q) < 2^53 g` for
+//! `g = ulp(q) 2^-50`, and no partial product below `2^-170`.
 //!
 //! Domain: `d = fl(2 + t)` with `t = ±int 2^p` from `neg_ln_u64`'s
 //! reduction (SPEC.md 6.2; also `ln_f64`'s), so `|t| <= sqrt(2) - 1 < 0.4143`
@@ -94,17 +102,8 @@ fn residual<O: F64Ops>(o: &mut O, a: O::D, q: O::D, d: (O::D, O::D, O::D)) -> O:
     o.dsub(r, e)
 }
 
-/// `t / d`, correctly rounded, for `d = fl(2 + t)` (see the module);
-/// `estimate` is any f64 (the device's quotient).
-pub(super) fn div<O: F64Ops>(o: &mut O, t: O::D, d: O::D, estimate: O::D) -> O::D {
-    let zero = o.dc(0.0);
-    let neg = o.dlt(t, zero);
-    let minus = o.dsub(zero, t);
-    let a = o.dsel(neg, minus, t);
-    let minus_e = o.dsub(zero, estimate);
-    let est = o.dsel(neg, minus_e, estimate);
-
-    // 1. y = 1 / d.
+/// Step 1: `1 / d` within `2^-50` for `d` in `[1.70, 2.42]`.
+pub(super) fn recip<O: F64Ops>(o: &mut O, d: O::D) -> O::D {
     let one = o.dc(1.0);
     let mut y = o.dc(0.5);
     for _ in 0..5 {
@@ -113,6 +112,19 @@ pub(super) fn div<O: F64Ops>(o: &mut O, t: O::D, d: O::D, estimate: O::D) -> O::
         let ye = o.dmul(y, e);
         y = o.dadd(y, ye);
     }
+    y
+}
+
+/// `t / d`, correctly rounded, for `d = fl(2 + t)` and `y = recip(d)`, or
+/// `d = R` and `y = fl(1/R)` (see the module); `estimate` is any f64 (the
+/// device's quotient).
+pub(super) fn div<O: F64Ops>(o: &mut O, t: O::D, d: O::D, y: O::D, estimate: O::D) -> O::D {
+    let zero = o.dc(0.0);
+    let neg = o.dlt(t, zero);
+    let minus = o.dsub(zero, t);
+    let a = o.dsel(neg, minus, t);
+    let minus_e = o.dsub(zero, estimate);
+    let est = o.dsel(neg, minus_e, estimate);
     // 2. The estimate.
     let q0 = o.dmul(a, y);
     let tol = o.dc(1.0 / 256.0);
@@ -256,6 +268,10 @@ mod tests {
 
     fn check(t: f64) {
         let d = 2.0 + t;
+        check_by(t, d, |o| recip(o, d));
+    }
+
+    fn check_by(t: f64, d: f64, y: impl Fn(&mut Host) -> f64) {
         let want = t / d;
         let estimates = [
             want,
@@ -276,7 +292,9 @@ mod tests {
         ];
         for (i, &est) in estimates.iter().enumerate() {
             let narrow = [Narrow::Nearest, Narrow::Up, Narrow::Down][i % 3];
-            let got = div(&mut Host(narrow), t, d, est);
+            let mut o = Host(narrow);
+            let y = y(&mut o);
+            let got = div(&mut o, t, d, y, est);
             assert_eq!(
                 got.to_bits(),
                 want.to_bits(),
@@ -320,6 +338,23 @@ mod tests {
             let t = if t >= limit { t * 0.5 } else { t };
             check(t);
             check(-t);
+        }
+    }
+
+    /// The tail's `a / R` (SPEC.md 7.8) for `a` in `[2^-64, 44.4]` and 0.
+    #[test]
+    fn tail_quotients_by_r_divide_exactly() {
+        let r = f64::from_bits(0x4010_27C8_4109_FAD5);
+        let mut rng = Rng(29);
+        for _ in 0..300_000 {
+            let bits = rng.next();
+            let e = (rng.next() % 70) as i32 - 64;
+            let a = f64::from_bits(0x3FF0_0000_0000_0000 | (bits >> 12)) * 2f64.powi(e);
+            let a = if a > 44.4 { a / 4.0 } else { a };
+            check_by(a, r, |_| 1.0 / r);
+        }
+        for a in [0.0, 44.36, 1.0, 2.0, r, 4.0 * r, 2f64.powi(-64)] {
+            check_by(a, r, |_| 1.0 / r);
         }
     }
 

@@ -28,6 +28,24 @@ const LN_SERIES_F64: [f64; 9] = [
     2.0 / 19.0,
 ];
 
+const INV_LN2_F64: f64 = f64::from_bits(0x3FF7_1547_652B_82FE);
+const EXP_SERIES_F64: [f64; 14] = [
+    1.0,
+    1.0,
+    1.0 / 2.0,
+    1.0 / 6.0,
+    1.0 / 24.0,
+    1.0 / 120.0,
+    1.0 / 720.0,
+    1.0 / 5040.0,
+    1.0 / 40320.0,
+    1.0 / 362880.0,
+    1.0 / 3628800.0,
+    1.0 / 39916800.0,
+    1.0 / 479001600.0,
+    1.0 / 6227020800.0,
+];
+
 /// A 64-bit value as `(lo, hi)` u32 expressions.
 pub(super) type W = (H, H);
 
@@ -183,7 +201,8 @@ impl Fb {
         let two = self.dc(2.0);
         let den = self.add(two, t);
         let estimate = self.bin(BinaryOperator::Divide, t, den);
-        let s = f64div::div(self, t, den, estimate);
+        let y = f64div::recip(self, den);
+        let s = f64div::div(self, t, den, y, estimate);
         let z = self.mul(s, s);
         let p = self.horner64(z, &LN_SERIES_F64);
         let ss = self.add(s, s);
@@ -198,6 +217,47 @@ impl Fb {
         let klo = self.mul(kf, lo);
         let tail = self.add(klo, ln_f);
         self.add(khi, tail)
+    }
+
+    /// `exp_neg_f64(h)` (SPEC.md 6.3) for `0 <= h < 87`, where `k <= 126`
+    /// and `2^-k` is a widened f32 (the ziggurat's `h = v^2 / 2` stays
+    /// below 9.2, so the section's `h > 708` cut-off and its subnormal
+    /// scaling are never reached). `k` is `h / ln 2 + 1/2` truncated by
+    /// a float-to-u32 conversion (round toward zero in SPIR-V).
+    pub(super) fn exp_neg_f64(&mut self, h: H) -> H {
+        let inv = self.dc(INV_LN2_F64);
+        let hk = self.mul(h, inv);
+        let half = self.dc(0.5);
+        let hk = self.add(hk, half);
+        let k = self.expr(Expression::As {
+            expr: hk,
+            kind: ScalarKind::Uint,
+            convert: Some(4),
+        });
+        let kf = self.convert_f64(k);
+        let hi = self.dc(LN2_HI_F64);
+        let lo = self.dc(LN2_LO_F64);
+        let khi = self.mul(kf, hi);
+        let klo = self.mul(kf, lo);
+        let r = self.sub(khi, h);
+        let r = self.add(r, klo);
+        let p = self.horner64(r, &EXP_SERIES_F64);
+        let c127 = self.c(127);
+        let ex = self.sub(c127, k);
+        let bits = self.shl_c(ex, 23);
+        let scale = self.f32_bits_to_f64(bits);
+        self.mul(p, scale)
+    }
+
+    /// `(x >> 11) 2^-53` as an f64 (SPEC.md 7.3), exactly.
+    pub(super) fn frac53(&mut self, x: W) -> H {
+        let a = self.shr_c(x.0, 11);
+        let b = self.shl_c(x.1, 21);
+        let lo = self.or(a, b);
+        let hi = self.shr_c(x.1, 11);
+        let m = self.u53_to_f64((lo, hi));
+        let scale = self.dc(f64::EPSILON / 2.0); // 2^-53
+        self.mul(m, scale)
     }
 
     /// `neg_ln_u64(x)` (SPEC.md 6.2): `-ln((x + 1) 2^-64)` as an f64, with

@@ -24,24 +24,31 @@
 //! - `floats.rs`: uniform f16/f32/f64 in integer operations, and the f32
 //!   exponential and Box-Muller normal (SPEC.md section 6 polynomials with
 //!   `crate::exact`'s correctly rounded `/` and `sqrt`);
-//! - `float64.rs`: `exponential_f64` (SPEC.md 6.1, 6.2) on device f64
-//!   values (`SHADER_F64`), stored into an `array<f64>` output;
-//! - `f64div.rs`: its correctly rounded f64 division from `+ - *`;
+//! - `float64.rs`: `neg_ln_u64` and `exp_neg_f64` (SPEC.md 6.1-6.3) on
+//!   device f64 values (`SHADER_F64`): `exponential_f64`, and the f64 maps
+//!   store into an `array<f64>` output;
+//! - `f64div.rs`: their correctly rounded f64 divisions from `+ - *`;
+//! - `ziggurat.rs`: `normal_f64` (SPEC.md 7.8), the fast path and the slow
+//!   path of a miss;
 //! - `builder.rs`: the naga function builder they share.
 //!
-//! Bounded fills have a second kernel ([`misses_module`]): the fill kernel
-//! appends each rejected element's position (relative to the binding) to a
-//! list, counted by `counters[piece]`, and the misses kernel gives each
+//! Bounded fills and `normal_f64` have a second kernel ([`misses_module`]):
+//! the fill kernel appends each rejected element's position (relative to
+//! the binding; for `normal_f64` also its draw, [`FillMap::list_words`]) to
+//! a list, counted by `counters[piece]`, and the misses kernel gives each
 //! listed element its value from the continuation of `sub.split(i)`, `sub`
-//! being `key.sub(PURPOSE_BELOW)` derived by the host. When the list is
-//! full (more than `cap` misses in the piece) the fill kernel retries in
-//! place, so the result never depends on the capacity.
+//! being `key.sub(PURPOSE_BELOW)` (`key.sub(PURPOSE_NORMAL64)`) derived by
+//! the host. When the list is full (more than `cap` misses in the piece)
+//! the fill kernel retries in place, so the result never depends on the
+//! capacity.
 //!
 //! Bindings: the uniform [`FillParams`] (0), the output `array<vec4<u32>>`
 //! (`array<vec2<u32>>` for choice) (1); for bounded fills the counters
 //! `array<atomic<u32>>` (2) and the list `array<u32>` (3); for choice the
 //! alias table `array<vec4<u32>>` of `(threshold lo, threshold hi, alias, 0)`
-//! (2).
+//! (2); for `normal_f64` and `exponential_f64` the output is an
+//! `array<f64>`, and `normal_f64` reads the ziggurat table `array<f64>`
+//! (4).
 
 mod builder;
 mod f64div;
@@ -49,6 +56,9 @@ mod float64;
 mod floats;
 mod ints;
 mod stream;
+mod ziggurat;
+
+pub use ziggurat::{LIST_WORDS as NORMAL_LIST_WORDS, TABLE_LEN as ZIGGURAT_TABLE_LEN};
 
 use crate::{ENTRY_POINT, GpuOptions, LowerError, Precision};
 use builder::{Fb, H, Tys};
@@ -66,8 +76,10 @@ pub const FILL_WORKGROUP_SIZE: u32 = 64;
 pub const FILL_OUTPUT_BINDING: u32 = 1;
 /// Binding of the miss counters (bounded fills) or the alias table (choice).
 pub const FILL_AUX_BINDING: u32 = 2;
-/// Binding of the miss list (bounded fills).
+/// Binding of the miss list (bounded fills and `normal_f64`).
 pub const FILL_LIST_BINDING: u32 = 3;
+/// Binding of the ziggurat table (`normal_f64`).
+pub const FILL_ZIGGURAT_BINDING: u32 = 4;
 
 /// How a block of stream becomes output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -96,10 +108,13 @@ pub enum FillMap {
     ExponentialF32,
     /// `exponential_f64`: `-ln((x + 1) 2^-64)` in f64 (`SHADER_F64`).
     ExponentialF64,
+    /// `normal_f64`: the 1024-layer ziggurat in f64 (`SHADER_F64`), misses
+    /// resolved by the misses kernel.
+    NormalF64,
 }
 
 impl FillMap {
-    pub const ALL: [FillMap; 12] = [
+    pub const ALL: [FillMap; 13] = [
         FillMap::Raw,
         FillMap::F16,
         FillMap::F32,
@@ -112,6 +127,7 @@ impl FillMap {
         FillMap::NormalF32,
         FillMap::ExponentialF32,
         FillMap::ExponentialF64,
+        FillMap::NormalF64,
     ];
 
     pub fn name(self) -> &'static str {
@@ -128,6 +144,7 @@ impl FillMap {
             FillMap::NormalF32 => "normal_f32",
             FillMap::ExponentialF32 => "exponential_f32",
             FillMap::ExponentialF64 => "exponential_f64",
+            FillMap::NormalF64 => "normal_f64",
         }
     }
 
@@ -143,10 +160,30 @@ impl FillMap {
 
     /// Whether the map has rejections resolved by [`misses_module`].
     pub fn has_misses(self) -> bool {
+        self.is_bounded() || self == FillMap::NormalF64
+    }
+
+    /// Whether the map is a bounded integer fill (Lemire's retries).
+    fn is_bounded(self) -> bool {
         matches!(
             self,
             FillMap::Below32 | FillMap::Below32To64 | FillMap::Below64
         )
+    }
+
+    /// u32 words per miss-list entry: the position (bounded fills), or the
+    /// position and the 64-bit draw (`normal_f64`).
+    pub fn list_words(self) -> u32 {
+        match self {
+            FillMap::NormalF64 => ziggurat::LIST_WORDS,
+            _ => 1,
+        }
+    }
+
+    /// Whether the map reads the ziggurat table (binding
+    /// [`FILL_ZIGGURAT_BINDING`], [`ZIGGURAT_TABLE_LEN`] f64 values).
+    pub fn has_ziggurat(self) -> bool {
+        self == FillMap::NormalF64
     }
 
     /// Whether the map reads the alias table.
@@ -163,7 +200,7 @@ impl FillMap {
     /// Whether the map computes in f64 (the device needs `SHADER_F64`);
     /// its output binding is then an `array<f64>`.
     pub fn needs_f64(self) -> bool {
-        self == FillMap::ExponentialF64
+        matches!(self, FillMap::ExponentialF64 | FillMap::NormalF64)
     }
 
     /// Whether the map calls the exact f32 functions of `floats.rs`.
@@ -283,6 +320,8 @@ pub(crate) struct Globals {
     /// The counters or the alias table.
     aux: Option<Handle<GlobalVariable>>,
     list: Option<Handle<GlobalVariable>>,
+    /// The ziggurat table.
+    zig: Option<Handle<GlobalVariable>>,
 }
 
 impl Globals {
@@ -416,6 +455,17 @@ fn skeleton(map: FillMap, wide: bool) -> (Module, Tys, Globals, Handle<Type>) {
     } else {
         (None, None)
     };
+    let zig = map.has_ziggurat().then(|| {
+        let f64_ty = ty(&mut m, TypeInner::Scalar(NScalar::F64));
+        let table_ty = array(&mut m, f64_ty, 8);
+        storage(
+            &mut m,
+            "ziggurat",
+            FILL_ZIGGURAT_BINDING,
+            table_ty,
+            StorageAccess::LOAD,
+        )
+    });
     let tys = Tys {
         u32: u32_ty,
         vec2,
@@ -426,6 +476,7 @@ fn skeleton(map: FillMap, wide: bool) -> (Module, Tys, Globals, Handle<Type>) {
         out,
         aux,
         list,
+        zig,
     };
     (m, tys, g, vec3)
 }
@@ -508,14 +559,15 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
     let floats = map
         .needs_f32_fns()
         .then(|| floats::float_fns(&mut m, tys, options));
-    let neg_ln64 = map.needs_f64().then(|| {
+    let neg_ln64 = map.needs_f64().then(|| neg_ln64_fn(&mut m, tys));
+    let zig_slow = map.has_ziggurat().then(|| {
         let f64_ty = ty(&mut m, TypeInner::Scalar(NScalar::F64));
-        let f = Fb::function(tys, branch_fallback, "neg_ln_u64", 2, f64_ty, |b, a| {
-            b.neg_ln_u64((a[0], a[1]))
-        });
-        m.functions.append(f, Span::UNDEFINED)
+        (
+            slow_fn(&mut m, tys, &g, neg_ln64.expect("neg_ln_u64")),
+            f64_ty,
+        )
     });
-    let retry = map.has_misses().then(|| retry_fn(&mut m, tys, &g, map));
+    let retry = map.is_bounded().then(|| retry_fn(&mut m, tys, &g, map));
     let (mut b, gi) = entry(tys, vec3, branch_fallback);
     let key = [0, 1, 2, 3].map(|q| g.param(&mut b, P::KEY0 + q));
     let k = g.param(&mut b, P::K);
@@ -556,6 +608,10 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
         let before = b.lt(idx, n_blocks);
         let inside = b.land(after, before);
         b.if_(inside, |b| {
+            if let Some(slow) = zig_slow {
+                normal64_block(b, &g, o, idx, slow);
+                return;
+            }
             if let Some(neg_ln) = neg_ln64 {
                 // Two f64 values per block, at out[2 idx ..].
                 let first = b.shl_c(idx, 1);
@@ -594,7 +650,7 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
                 FillMap::Choice => ints::choice_words(b, &g, o),
                 FillMap::NormalF32 => b.normal_words(o, floats.expect("float functions")),
                 FillMap::ExponentialF32 => b.exponential_words(o, floats.expect("float functions")),
-                FillMap::ExponentialF64 => unreachable!("stored above"),
+                FillMap::ExponentialF64 | FillMap::NormalF64 => unreachable!("stored above"),
             };
             let per = map.out_words() / map.vec_words();
             let first = if per == 1 {
@@ -611,11 +667,107 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
     finish(m, b)
 }
 
-/// The misses kernel of a bounded `map`: invocation `e` resolves entry `e`
-/// of the piece's miss list (if the fill kernel wrote that many) and stores
-/// the element's value at its position.
+/// Adds `neg_ln_u64(lo, hi) -> f64` to `m`.
+fn neg_ln64_fn(m: &mut Module, tys: Tys) -> Handle<naga::Function> {
+    let f64_ty = ty(m, TypeInner::Scalar(NScalar::F64));
+    let f = Fb::function(tys, true, "neg_ln_u64", 2, f64_ty, |b, a| {
+        b.neg_ln_u64((a[0], a[1]))
+    });
+    m.functions.append(f, Span::UNDEFINED)
+}
+
+/// Adds the ziggurat's slow path `(x lo, x hi, i lo, i hi) -> f64` to `m`.
+fn slow_fn(
+    m: &mut Module,
+    tys: Tys,
+    g: &Globals,
+    neg_ln: Handle<naga::Function>,
+) -> Handle<naga::Function> {
+    let f64_ty = ty(m, TypeInner::Scalar(NScalar::F64));
+    let f = Fb::function(tys, true, "ziggurat_slow", 4, f64_ty, |b, a| {
+        ziggurat::slow(b, g, f64_ty, neg_ln, (a[0], a[1]), (a[2], a[3]))
+    });
+    m.functions.append(f, Span::UNDEFINED)
+}
+
+/// The miss counter of the dispatch's piece (a pointer).
+fn counter(b: &mut Fb, g: &Globals) -> H {
+    let piece = g.param(b, P::PIECE);
+    let counters = b.expr(Expression::GlobalVariable(g.aux.expect("counters")));
+    b.expr(Expression::Access {
+        base: counters,
+        index: piece,
+    })
+}
+
+/// Word `index` of the miss list (a pointer).
+fn list_word(b: &mut Fb, g: &Globals, index: H) -> H {
+    let list = b.expr(Expression::GlobalVariable(g.list.expect("a list")));
+    b.expr(Expression::Access { base: list, index })
+}
+
+/// Output f64 `index` (a pointer).
+fn out_f64(b: &mut Fb, g: &Globals, index: H) -> H {
+    let ov = b.expr(Expression::GlobalVariable(g.out));
+    b.expr(Expression::Access { base: ov, index })
+}
+
+/// The two `normal_f64` elements of one stream block: the fast path, a
+/// miss listed as `(position, draw)` or, when the list is full, resolved
+/// in place.
+fn normal64_block(
+    b: &mut Fb,
+    g: &Globals,
+    o: [H; 4],
+    idx: H,
+    (slow, f64_ty): (Handle<naga::Function>, Handle<Type>),
+) {
+    let first = b.shl_c(idx, 1);
+    for e in 0..2u32 {
+        let x = (o[2 * e as usize], o[2 * e as usize + 1]);
+        let (hit, value) = ziggurat::fast(b, g, x);
+        let var = b.var_of("z", f64_ty);
+        b.store(var, value);
+        let pos = b.add_c(first, e);
+        let miss = b.not(hit);
+        b.if_(miss, |b| {
+            let c = counter(b, g);
+            let one = b.c(1);
+            let slot = b.atomic_add(c, one);
+            let cap = g.param(b, P::CAP);
+            let listed = b.lt(slot, cap);
+            b.if_else(
+                listed,
+                |b| {
+                    let words = b.c(ziggurat::LIST_WORDS);
+                    let at = b.mul(slot, words);
+                    for (k, w) in [pos, x.0, x.1].into_iter().enumerate() {
+                        let index = b.add_c(at, k as u32);
+                        let p = list_word(b, g, index);
+                        b.store(p, w);
+                    }
+                },
+                |b| {
+                    let i = g.element(b, pos);
+                    let r = b.call(slow, vec![x.0, x.1, i.0, i.1]);
+                    b.store(var, r);
+                },
+            );
+        });
+        let v = b.load(var);
+        let p = out_f64(b, g, pos);
+        b.store(p, v);
+    }
+}
+
+/// The misses kernel of `map`: invocation `e` resolves entry `e` of the
+/// piece's miss list (if the fill kernel wrote that many) and stores the
+/// element's value at its position.
 pub fn misses_module(map: FillMap) -> Module {
     assert!(map.has_misses(), "{map:?} has no misses kernel");
+    if map.has_ziggurat() {
+        return normal64_misses_module(map);
+    }
     let (mut m, tys, g, vec3) = skeleton(map, false);
     let retry = retry_fn(&mut m, tys, &g, map);
     let (mut b, e) = entry(tys, vec3, true);
@@ -662,6 +814,34 @@ pub fn misses_module(map: FillMap) -> Module {
         });
         b.store(wp, w);
     }
+    finish(m, b)
+}
+
+/// The misses kernel of `normal_f64`.
+fn normal64_misses_module(map: FillMap) -> Module {
+    let (mut m, tys, g, vec3) = skeleton(map, true);
+    let neg_ln = neg_ln64_fn(&mut m, tys);
+    let slow = slow_fn(&mut m, tys, &g, neg_ln);
+    let (mut b, e) = entry(tys, vec3, true);
+    let cap = g.param(&mut b, P::CAP);
+    let c = counter(&mut b, &g);
+    let count = b.load(c);
+    let listed = b.lt(e, count);
+    let in_list = b.lt(e, cap);
+    let work = b.land(listed, in_list);
+    let idle = b.not(work);
+    b.if_(idle, |b| b.cur.push(Statement::Return { value: None }));
+    let words = b.c(ziggurat::LIST_WORDS);
+    let at = b.mul(e, words);
+    let [pos, lo, hi] = [0, 1, 2].map(|k| {
+        let index = b.add_c(at, k);
+        let p = list_word(&mut b, &g, index);
+        b.load(p)
+    });
+    let i = g.element(&mut b, pos);
+    let r = b.call(slow, vec![lo, hi, i.0, i.1]);
+    let p = out_f64(&mut b, &g, pos);
+    b.store(p, r);
     finish(m, b)
 }
 
@@ -741,7 +921,13 @@ mod tests {
             assert!(!fill_spirv(map, Precision::Exact).unwrap().is_empty());
             if map.has_misses() {
                 let (module, info) = misses_compiled(map).unwrap();
-                assert!(crate::wgsl(&module, &info).contains("retry("));
+                let text = crate::wgsl(&module, &info);
+                let helper = if map.has_ziggurat() {
+                    "ziggurat_slow("
+                } else {
+                    "retry("
+                };
+                assert!(text.contains(helper), "{map:?}");
             }
         }
     }

@@ -8,8 +8,11 @@
 //! dispatch a 2-D grid of workgroups when it has more than 65,535 of them.
 //! Bounded fills follow each piece's fill dispatch with its misses dispatch
 //! in the same pass (wgpu orders the two), with one miss counter per piece
-//! cleared before the pass; choice binds the alias table, uploaded once per
-//! fill (`plan.rs` has the geometry and the parameters).
+//! cleared before the pass; choice binds the alias table and `normal_f64`
+//! the ziggurat table (the reference's, checked against SPEC.md's checksum),
+//! uploaded once per fill (`plan.rs` has the geometry and the parameters).
+//! The f64 maps need `SHADER_F64`; a device without it is refused, naming
+//! `--backend cpu`.
 
 mod plan;
 
@@ -17,7 +20,8 @@ pub use plan::fill_map;
 
 use super::{Gpu, GpuError};
 use phobos_gpu::tandem::{
-    FILL_AUX_BINDING, FILL_LIST_BINDING, FILL_OUTPUT_BINDING, FillMap, FillParams, Kernel,
+    FILL_AUX_BINDING, FILL_LIST_BINDING, FILL_OUTPUT_BINDING, FILL_ZIGGURAT_BINDING, FillMap,
+    FillParams, Kernel, ZIGGURAT_TABLE_LEN,
 };
 use phobos_tandem::{Dist, Tandem};
 use plan::{Shape, span};
@@ -34,11 +38,32 @@ pub(crate) struct FillPipeline {
 const HOST_PIECE_BYTES: u64 = 256 << 20;
 
 /// The buffers a fill's dispatches share besides the output: the miss
-/// counters (one per piece) and list, or the alias table.
+/// counters (one per piece) and list, the alias table, the ziggurat table.
 struct Aux {
     counters: Option<wgpu::Buffer>,
     list: Option<wgpu::Buffer>,
     table: Option<wgpu::Buffer>,
+    ziggurat: Option<wgpu::Buffer>,
+}
+
+/// FNV-1a of the ziggurat table's `x` then `f` bits (SPEC.md section 10).
+const ZIGGURAT_CHECKSUM: u64 = 0x32c7_07f6_1b23_0e32;
+
+/// The reference's ziggurat table as the GPU reads it: `x[0..=1024]` then
+/// `f[0..=1024]`, little-endian f64 bits, checked against SPEC.md's
+/// checksum.
+fn ziggurat_bytes() -> Result<Vec<u8>, GpuError> {
+    let t = phobos_tandem::ziggurat::table();
+    let values: Vec<u64> = t.x.iter().chain(t.f.iter()).map(|v| v.to_bits()).collect();
+    debug_assert_eq!(values.len(), ZIGGURAT_TABLE_LEN);
+    let sum = phobos_tandem::kat::fnv1a64(values.iter().copied());
+    if sum != ZIGGURAT_CHECKSUM {
+        return Err(GpuError::Fill(format!(
+            "the reference's ziggurat table has checksum {sum:016x}, not SPEC.md's \
+             {ZIGGURAT_CHECKSUM:016x}"
+        )));
+    }
+    Ok(values.iter().flat_map(|v| v.to_le_bytes()).collect())
 }
 
 struct Dispatch {
@@ -198,6 +223,12 @@ impl Gpu {
             ),
             entry(FILL_OUTPUT_BINDING, rw),
         ];
+        if map.has_ziggurat() {
+            entries.push(entry(
+                FILL_ZIGGURAT_BINDING,
+                wgpu::BufferBindingType::Storage { read_only: true },
+            ));
+        }
         if map.has_misses() {
             entries.push(entry(FILL_AUX_BINDING, rw));
             entries.push(entry(FILL_LIST_BINDING, rw));
@@ -293,6 +324,7 @@ impl Gpu {
             counters: None,
             list: None,
             table: None,
+            ziggurat: None,
         };
         if shape.map.has_misses() {
             aux.counters = Some(storage(
@@ -303,7 +335,7 @@ impl Gpu {
             let cap = u64::from(shape.cap(piece));
             aux.list = Some(storage(
                 "tandem miss list",
-                4 * cap,
+                4 * cap * u64::from(shape.map.list_words()),
                 wgpu::BufferUsages::empty(),
             ));
         }
@@ -322,6 +354,16 @@ impl Gpu {
             let raw: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
             self.queue.write_buffer(&t, 0, &raw);
             aux.table = Some(t);
+        }
+        if shape.map.has_ziggurat() {
+            let raw = ziggurat_bytes()?;
+            let t = storage(
+                "tandem ziggurat table",
+                raw.len() as u64,
+                wgpu::BufferUsages::COPY_DST,
+            );
+            self.queue.write_buffer(&t, 0, &raw);
+            aux.ziggurat = Some(t);
         }
         Ok(aux)
     }
@@ -365,6 +407,12 @@ impl Gpu {
         if let Some(b) = &aux.list {
             entries.push(wgpu::BindGroupEntry {
                 binding: FILL_LIST_BINDING,
+                resource: b.as_entire_binding(),
+            });
+        }
+        if let Some(b) = &aux.ziggurat {
+            entries.push(wgpu::BindGroupEntry {
+                binding: FILL_ZIGGURAT_BINDING,
                 resource: b.as_entire_binding(),
             });
         }
