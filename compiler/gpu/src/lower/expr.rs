@@ -122,8 +122,9 @@ impl<'k> Lower<'k> {
     /// Whether the element of a slice at tile position `pos` lies inside
     /// `place`, and its flat index there. Coordinates are u32: an i32 start
     /// plus a position wraps to at least 2^31 when the true coordinate is
-    /// negative or past 2^31, which is never below an extent (bindings are
-    /// far smaller); a u32 start that overflows is caught by `c < start`.
+    /// negative or past 2^31, which is never below an extent (the runtime
+    /// refuses tensors of more than 2^31 elements); a u32 start that
+    /// overflows is caught by `c < start`.
     pub(super) fn locate(
         &mut self,
         place: Place,
