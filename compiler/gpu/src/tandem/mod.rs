@@ -932,6 +932,59 @@ mod tests {
         }
     }
 
+    /// Exact mode's SPIR-V of the f64 maps: every `OpFAdd`, `OpFSub` and
+    /// `OpFMul` (f64 ones included) carries `NoContraction`, and the only
+    /// extended instructions are integer bit searches (no `fma`, `log`,
+    /// `exp` or `sqrt` built-ins).
+    #[test]
+    fn f64_maps_forbid_contraction() {
+        const DECORATE: u32 = 71;
+        const NO_CONTRACTION: u32 = 42;
+        const EXT_INST: u32 = 12;
+        const TYPE_FLOAT: u32 = 22;
+        for map in [FillMap::ExponentialF64, FillMap::NormalF64] {
+            for kernel in [Kernel::Fill, Kernel::Misses] {
+                if kernel == Kernel::Misses && !map.has_misses() {
+                    continue;
+                }
+                let options = GpuOptions {
+                    precision: Precision::Exact,
+                    ..GpuOptions::default()
+                };
+                let words = kernel_spirv(map, kernel, &options).unwrap();
+                let (mut ops, mut decorated) = (Vec::new(), std::collections::HashSet::new());
+                let mut f64_type = false;
+                let mut i = 5;
+                while i < words.len() {
+                    let (count, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
+                    match op {
+                        129 | 131 | 133 => ops.push(words[i + 2]),
+                        DECORATE if words[i + 2] == NO_CONTRACTION => {
+                            decorated.insert(words[i + 1]);
+                        }
+                        // GLSL.std.450's FindILsb, FindSMsb, FindUMsb
+                        // (`countLeadingZeros`) and FClamp (naga clamps a
+                        // float into the integer range before converting:
+                        // exact, and a no-op for `exp_neg_f64`'s `k`).
+                        EXT_INST => assert!(
+                            matches!(words[i + 4], 43 | 73..=75),
+                            "{map:?} {kernel:?} calls extended instruction {}",
+                            words[i + 4]
+                        ),
+                        TYPE_FLOAT if words[i + 2] == 64 => f64_type = true,
+                        _ => {}
+                    }
+                    i += count;
+                }
+                assert!(f64_type && ops.len() > 50, "{map:?} {kernel:?}");
+                assert!(
+                    ops.iter().all(|id| decorated.contains(id)),
+                    "{map:?} {kernel:?}: a float operation lacks NoContraction"
+                );
+            }
+        }
+    }
+
     #[test]
     fn params_words() {
         let p = FillParams {
