@@ -9,20 +9,32 @@
 //! itself checks that the payload was written for this adapter and driver
 //! version, and otherwise starts empty (`fallback: true`). The file is
 //! rewritten (to a temporary name, then renamed, so readers never see half
-//! a file) after each pipeline the process builds.
+//! a file) after the first pipeline a process builds, then at most once a
+//! second while it builds more, and when the device is dropped: a test
+//! suite that builds thousands of pipelines must not rewrite a growing
+//! file thousands of times. Data beyond [`MAX_BYTES`] is not saved.
 //!
 //! The directory is `PHOBOS_CACHE_DIR`, else `$XDG_CACHE_HOME/phobos`, else
 //! `$HOME/.cache/phobos`; `PHOBOS_CACHE_DIR=off` turns the cache off. It
 //! needs wgpu's `PIPELINE_CACHE` feature (Vulkan).
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 const MAGIC: &[u8; 8] = b"PHOBOSPC";
 const HEADER: usize = 8 + 8 + 8;
+/// The largest cache file written.
+pub(crate) const MAX_BYTES: usize = 32 << 20;
+/// The shortest time between two saves while pipelines are being built.
+const SAVE_EVERY: Duration = Duration::from_secs(1);
 
 pub(crate) struct DiskCache {
     cache: wgpu::PipelineCache,
     path: PathBuf,
+    /// When the file was last written, and whether pipelines were built
+    /// since.
+    saved: Mutex<(Option<Instant>, bool)>,
 }
 
 impl DiskCache {
@@ -44,24 +56,52 @@ impl DiskCache {
                 fallback: true,
             })
         };
-        Some(DiskCache { cache, path })
+        Some(DiskCache {
+            cache,
+            path,
+            saved: Mutex::new((None, false)),
+        })
     }
 
     pub fn cache(&self) -> &wgpu::PipelineCache {
         &self.cache
     }
 
+    /// Notes that a pipeline was built, and writes the cache's data if the
+    /// last write is old enough (see the module's documentation).
+    pub fn built(&self) {
+        let mut saved = self.saved.lock().unwrap();
+        if saved.0.is_some_and(|t| t.elapsed() < SAVE_EVERY) {
+            saved.1 = true;
+            return;
+        }
+        *saved = (Some(Instant::now()), false);
+        drop(saved);
+        self.save();
+    }
+
     /// Writes the cache's current data; a failure is a warning, never an
     /// error of the launch.
-    pub fn save(&self) {
+    fn save(&self) {
         let Some(data) = self.cache.get_data() else {
             return;
         };
+        if data.len() > MAX_BYTES {
+            return;
+        }
         if let Err(e) = write(&self.path, &data) {
             eprintln!(
                 "phobos: warning: could not save the pipeline cache {}: {e}",
                 self.path.display()
             );
+        }
+    }
+}
+
+impl Drop for DiskCache {
+    fn drop(&mut self) {
+        if self.saved.get_mut().map(|s| s.1).unwrap_or(false) {
+            self.save();
         }
     }
 }

@@ -227,10 +227,10 @@ impl Gpu {
         self.disk.as_ref().map(|d| d.cache())
     }
 
-    /// Saves the on-disk pipeline cache after a pipeline was built.
+    /// Tells the on-disk pipeline cache that a pipeline was built.
     pub(crate) fn save_disk_cache(&self) {
         if let Some(d) = &self.disk {
-            d.save();
+            d.built();
         }
     }
 
