@@ -227,7 +227,15 @@ pub fn builtin(f: Builtin, args: &[Value]) -> Value {
         }
         (
             Builtin::TandemBelowRetry,
-            [Bool(rejected), U32(k0), U32(k1), U32(k2), U32(k3), U32(i), U32(n)],
+            [
+                Bool(rejected),
+                U32(k0),
+                U32(k1),
+                U32(k2),
+                U32(k3),
+                U32(i),
+                U32(n),
+            ],
         ) => U32(if *rejected {
             tandem_below_retry([*k0, *k1, *k2, *k3], *i, *n)
         } else {

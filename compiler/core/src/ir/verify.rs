@@ -329,7 +329,12 @@ impl Verifier<'_> {
                 if xs.len() != want.len() {
                     self.err(
                         &me,
-                        format!("{} takes {} arguments, has {}", f.name(), want.len(), xs.len()),
+                        format!(
+                            "{} takes {} arguments, has {}",
+                            f.name(),
+                            want.len(),
+                            xs.len()
+                        ),
                     );
                 }
                 if e.ty != Scalar::U32 {

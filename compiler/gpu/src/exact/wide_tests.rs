@@ -201,4 +201,3 @@ fn sqrt_wide_exhaustive() {
         }
     });
 }
-
