@@ -12,17 +12,17 @@ fn same(got: f32, want: f32) -> bool {
 }
 
 /// xorshift64*: a fixed, seeded stream of test inputs.
-struct Rng(u64);
+pub(super) struct Rng(pub(super) u64);
 
 impl Rng {
-    fn next(&mut self) -> u32 {
+    pub(super) fn next(&mut self) -> u32 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32
     }
     /// Random bits with a random exponent drawn from [lo, hi].
-    fn with_exp(&mut self, lo: u32, hi: u32) -> f32 {
+    pub(super) fn with_exp(&mut self, lo: u32, hi: u32) -> f32 {
         let x = self.next();
         let e = lo + self.next() % (hi - lo + 1);
         f32::from_bits((x & 0x807f_ffff) | (e << 23))

@@ -80,36 +80,20 @@ pub(crate) fn div_wide<O: WideOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
     let e = o.f_fma(neg_q0, ab, aa);
     let q = o.f_fma(e, r, q0);
 
-    // A positive estimate with exponent field in [25, 254] (a set sign bit
-    // puts the field above 255).
-    let c23 = o.c(23);
-    let eq = o.shr(q, c23);
-    let c25 = o.c(25);
-    let eq25 = o.sub(eq, c25);
-    let c230 = o.c(230);
-    let ok_q = o.lt(eq25, c230);
-
-    // 2. The check. h = 2^(eq - 24 - 127) as f32 bits: ulp(q) / 2.
-    let c24 = o.c(24);
-    let eh = o.sub(eq, c24);
-    let h = o.shl(eh, c23);
-    let frac_mask = o.c(super::FRAC);
-    let frac = o.and(q, frac_mask);
-    let zero = o.c(0);
-    let power_of_two = o.eq(frac, zero);
-
+    // 2. The check.
+    let HalfUlp {
+        ok: ok_q,
+        wq,
+        wh,
+        wh_low,
+    } = half_ulp(o, q);
     let wa = o.widen(aa);
     let wb = o.widen(ab);
-    let wq = o.widen(q);
-    let wh = o.widen(h);
     let qb = o.d_mul(wq, wb);
     let above = o.d_sub(wa, qb);
     let below = o.d_sub(qb, wa);
     let hb = o.d_mul(wh, wb);
-    let half = o.d_c(0.5);
-    let whole = o.d_c(1.0);
-    let scale = o.d_select(power_of_two, half, whole);
-    let hb_low = o.d_mul(hb, scale);
+    let hb_low = o.d_mul(wh_low, wb);
     let ok_hi = o.d_lt(above, hb);
     let ok_lo = o.d_lt(below, hb_low);
 
@@ -150,28 +134,13 @@ pub(crate) fn sqrt_wide<O: WideOps>(o: &mut O, a: O::V) -> O::V {
     let half_y = o.f_mul(y, half_bits);
     let q = o.f_fma(e, half_y, q0);
 
-    let c23 = o.c(23);
-    let eq = o.shr(q, c23);
-    let c25 = o.c(25);
-    let eq25 = o.sub(eq, c25);
-    let c230 = o.c(230);
-    let ok_q = o.lt(eq25, c230);
-
-    let c24 = o.c(24);
-    let eh = o.sub(eq, c24);
-    let h = o.shl(eh, c23);
-    let frac_mask = o.c(super::FRAC);
-    let frac = o.and(q, frac_mask);
-    let zero = o.c(0);
-    let power_of_two = o.eq(frac, zero);
-
+    let HalfUlp {
+        ok: ok_q,
+        wq,
+        wh,
+        wh_low,
+    } = half_ulp(o, q);
     let wa = o.widen(a);
-    let wq = o.widen(q);
-    let wh = o.widen(h);
-    let half = o.d_c(0.5);
-    let whole = o.d_c(1.0);
-    let scale = o.d_select(power_of_two, half, whole);
-    let wh_low = o.d_mul(wh, scale);
     let hi = o.d_add(wq, wh);
     let lo = o.d_sub(wq, wh_low);
     let hi2 = o.d_mul(hi, hi);
@@ -182,4 +151,41 @@ pub(crate) fn sqrt_wide<O: WideOps>(o: &mut O, a: O::V) -> O::V {
     let ok = o.band(ok_q, ok_hi);
     let ok = o.band(ok, ok_lo);
     o.unless(ok, q, |o| sqrt(o, a))
+}
+
+/// An estimate's half-ulps, shared by both checks.
+struct HalfUlp<O: WideOps> {
+    /// Whether `q` is a positive f32 with exponent field in `[25, 254]`
+    /// (a set sign bit puts the field above 255), so that `h` is normal.
+    ok: O::B,
+    /// `q` in f64.
+    wq: O::D,
+    /// `h = ulp(q) / 2 = 2^(eq - 24 - 127)` in f64.
+    wh: O::D,
+    /// Half the gap to `q`'s lower neighbour: `h / 2` when `q` is a power
+    /// of two, else `h`.
+    wh_low: O::D,
+}
+
+fn half_ulp<O: WideOps>(o: &mut O, q: O::V) -> HalfUlp<O> {
+    let c23 = o.c(23);
+    let eq = o.shr(q, c23);
+    let c25 = o.c(25);
+    let eq25 = o.sub(eq, c25);
+    let c230 = o.c(230);
+    let ok = o.lt(eq25, c230);
+    let c24 = o.c(24);
+    let eh = o.sub(eq, c24);
+    let h = o.shl(eh, c23);
+    let frac_mask = o.c(super::FRAC);
+    let frac = o.and(q, frac_mask);
+    let zero = o.c(0);
+    let power_of_two = o.eq(frac, zero);
+    let wq = o.widen(q);
+    let wh = o.widen(h);
+    let half = o.d_c(0.5);
+    let whole = o.d_c(1.0);
+    let scale = o.d_select(power_of_two, half, whole);
+    let wh_low = o.d_mul(wh, scale);
+    HalfUlp { ok, wq, wh, wh_low }
 }
