@@ -1,6 +1,9 @@
 //! Statistics shared by the integration tests: exact CDFs (normal,
 //! exponential), chi-square and Kolmogorov-Smirnov p-values, Poisson tails.
 //! libm is used freely here: this is the oracle, not the generator.
+//! `compiler/cli/tests/fill_statistics.rs` includes this file by path to test
+//! `phobosc fill` output with the same statistics: keep it self-contained
+//! (std only) and keep that path in step if it moves.
 #![allow(dead_code)]
 
 use std::f64::consts::PI;
