@@ -211,3 +211,63 @@ fn types_the_gpu_lacks_are_refused_by_name() {
     let e = launch(&k, &mut args, &gpu_options(Precision::Exact)).unwrap_err();
     assert!(e.to_string().contains("f64"), "{e}");
 }
+
+#[test]
+fn a_callers_buffer_beyond_one_binding_holding_a_small_tensor_runs() {
+    if !gpu_available() {
+        return;
+    }
+    let gpu = Gpu::shared().unwrap();
+    let device = gpu.device();
+    let limits = device.limits();
+    let size = (limits.max_storage_buffer_binding_size & !15) + 256;
+    if size > limits.max_buffer_size {
+        eprintln!("skipped: no buffer can exceed one binding on this device");
+        return;
+    }
+    let k = kernel(
+        "kernel double(X: tensor<f32>[N], Y: tensor<f32>[N]) { Y = X * 2.0 }",
+        "double",
+    );
+    let n = 256;
+    let x: Vec<f32> = (0..n).map(|i| i as f32 - 7.5).collect();
+    let xb = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    gpu.queue().write_buffer(&xb, 0, bytemuck::cast_slice(&x));
+    let small = |usage| {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: 4 * n as u64,
+            usage,
+            mapped_at_creation: false,
+        })
+    };
+    let yb = small(wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC);
+    let shape = [n];
+    let args = [
+        GpuArg::Tensor {
+            buffer: &xb,
+            elem: Scalar::F32,
+            shape: &shape,
+        },
+        GpuArg::Tensor {
+            buffer: &yb,
+            elem: Scalar::F32,
+            shape: &shape,
+        },
+    ];
+    gpu.dispatch(&k, &args, Precision::Exact).unwrap();
+    let staging = small(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
+    let mut enc = device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(&yb, 0, &staging, 0, 4 * n as u64);
+    gpu.queue().submit([enc.finish()]);
+    staging.map_async(wgpu::MapMode::Read, .., |_| {});
+    gpu.wait().unwrap();
+    let got: Vec<f32> = bytemuck::cast_slice(&staging.get_mapped_range(..).unwrap()).to_vec();
+    let want: Vec<f32> = x.iter().map(|v| v * 2.0).collect();
+    assert_eq!(got, want);
+}

@@ -182,9 +182,22 @@ impl Gpu {
         for t in &pipeline.bindings.tensors {
             let buffer = buffers[t.param_index].expect("every tensor parameter has a buffer");
             let Some(split) = t.split else {
+                // A caller's buffer may be larger than one binding while
+                // the tensor fits in one (else it would be split): bind the
+                // buffer's first bytes, which hold it.
+                let limit = self.device.limits().max_storage_buffer_binding_size & !15;
+                let resource = if buffer.size() > limit {
+                    wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer,
+                        offset: 0,
+                        size: wgpu::BufferSize::new(limit),
+                    })
+                } else {
+                    buffer.as_entire_binding()
+                };
                 entries.push(wgpu::BindGroupEntry {
                     binding: t.binding,
-                    resource: buffer.as_entire_binding(),
+                    resource,
                 });
                 continue;
             };
@@ -328,10 +341,21 @@ impl Gpu {
             }
         }
         let uniform = uniform_block(&pipeline.bindings, &bound, &scalars);
+        // The caller's buffers can break rules checked only by wgpu
+        // (binding sizes, usages): its error comes back here, never a
+        // kernel that silently does nothing.
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let bind_group = self.bind_group(&pipeline, &uniform, &buffers);
         let mut encoder = self.device.create_command_encoder(&Default::default());
         record(&mut encoder, &pipeline, &bind_group, workgroups, None);
         self.queue.submit([encoder.finish()]);
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(GpuError::Wgpu(format!(
+                "dispatching `{}` on the caller's buffers: {e}",
+                kernel.name
+            ))
+            .into());
+        }
         Ok(GpuRun {
             bound,
             compile_ms: if cache_hit { 0.0 } else { pipeline.build_ms },
