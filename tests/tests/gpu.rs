@@ -271,3 +271,109 @@ fn a_callers_buffer_beyond_one_binding_holding_a_small_tensor_runs() {
     let want: Vec<f32> = x.iter().map(|v| v * 2.0).collect();
     assert_eq!(got, want);
 }
+
+/// The f64-checked `/` and `sqrt` (what the H200 runs) on this device too:
+/// lavapipe gets the integer-only ones by default, so they are asked for
+/// here, on edge values and random bit patterns, against the interpreter.
+#[test]
+fn checked_division_and_sqrt_match_the_interpreter() {
+    if !gpu_available() {
+        return;
+    }
+    let gpu = Gpu::new().unwrap();
+    if !gpu.device().features().contains(wgpu::Features::SHADER_F64) {
+        eprintln!("skipped: {} has no f64", gpu.describe());
+        return;
+    }
+    gpu.set_wide_checks(Some(true));
+    let k = kernel(
+        "kernel t(X: tensor<f32>[N], Z: tensor<f32>[N], Q: tensor<f32>[N], S: tensor<f32>[N]) {\n  Q = X / Z\n  S = sqrt(X)\n}",
+        "t",
+    );
+    let mut edges: Vec<u32> = vec![
+        0,
+        1,
+        2,
+        0x007f_ffff,
+        0x0080_0000,
+        0x0080_0001,
+        0x3f80_0000,
+        0x3f80_0001,
+        0x3f7f_ffff,
+        0x4040_0000,
+        0x3dcc_cccd,
+        0x7f7f_ffff,
+        0x7f7f_fffe,
+        0x7f80_0000,
+        0x7fc0_0000,
+        0x7f80_0001,
+        0x0c80_0000,
+        0x1300_0000,
+        0x6c00_0000,
+    ];
+    let neg: Vec<u32> = edges.iter().map(|b| b | 0x8000_0000).collect();
+    edges.extend(neg);
+    let (mut x, mut z) = (Vec::new(), Vec::new());
+    for &a in &edges {
+        for &b in &edges {
+            x.push(a);
+            z.push(b);
+        }
+    }
+    let mut s = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s as u32
+    };
+    for i in 0..60_000 {
+        let (a, b) = (next(), next());
+        // Half of them with ordinary exponents, where the check usually
+        // accepts the estimate.
+        if i % 2 == 0 {
+            x.push((a & 0x807f_ffff) | ((96 + (a >> 8) % 64) << 23));
+            z.push((b & 0x807f_ffff) | ((96 + (b >> 8) % 64) << 23));
+        } else {
+            x.push(a);
+            z.push(b);
+        }
+    }
+    let n = x.len();
+    let tensor = |bits: &[u32]| {
+        Arg::Tensor(Tensor {
+            shape: vec![n],
+            data: Data::F32(bits.iter().map(|&b| f32::from_bits(b)).collect()),
+        })
+    };
+    let args = || {
+        vec![
+            tensor(&x),
+            tensor(&z),
+            Arg::Tensor(Tensor::zeros(Scalar::F32, &[n])),
+            Arg::Tensor(Tensor::zeros(Scalar::F32, &[n])),
+        ]
+    };
+    let mut want = args();
+    phobos_core::interp::run(&k, &mut want).unwrap();
+    let mut got = args();
+    gpu.run(&k, &mut got, Precision::Exact).unwrap();
+    let bits = |a: &Arg| match a {
+        Arg::Tensor(Tensor {
+            data: Data::F32(v), ..
+        }) => v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>(),
+        _ => unreachable!(),
+    };
+    for (out, name) in [(2, "X / Z"), (3, "sqrt(X)")] {
+        let (g, w) = (bits(&got[out]), bits(&want[out]));
+        let bad: Vec<usize> = (0..n).filter(|&i| g[i] != w[i]).take(5).collect();
+        assert!(
+            bad.is_empty(),
+            "{name}: {} differ, first at {:?}",
+            (0..n).filter(|&i| g[i] != w[i]).count(),
+            bad.iter()
+                .map(|&i| (x[i], z[i], g[i], w[i]))
+                .collect::<Vec<_>>()
+        );
+    }
+}

@@ -102,7 +102,9 @@ pub fn workgroup_size(kernel: &phobos_core::ir::Kernel) -> u32 {
 
 /// A kernel (its printed IR and local shapes), the precision and the
 /// splits of its tensors by parameter index.
-type PipelineKey = (String, Precision, Vec<Option<phobos_gpu::Split>>);
+/// A kernel's printed IR and local shapes, precision, splits, and whether
+/// `/` and `sqrt` are checked in f64.
+type PipelineKey = (String, Precision, Vec<Option<phobos_gpu::Split>>, bool);
 
 /// One opened device with its pipeline cache.
 pub struct Gpu {
@@ -112,6 +114,8 @@ pub struct Gpu {
     pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
     /// The binding limit to split at instead of the device's, when smaller.
     max_binding: Mutex<Option<u64>>,
+    /// [`Gpu::set_wide_checks`]'s choice; `None` is automatic.
+    wide_checks: Mutex<Option<bool>>,
     fills: Mutex<HashMap<phobos_gpu::tandem::FillMap, Arc<fill::FillPipeline>>>,
     lost: Arc<Mutex<Option<String>>>,
     /// Compiled pipelines on disk, where the device and environment allow.
@@ -156,6 +160,7 @@ impl Gpu {
                     .ok()
                     .and_then(|v| v.parse().ok()),
             ),
+            wide_checks: Mutex::new(None),
             fills: Mutex::new(HashMap::new()),
             lost,
             disk,
@@ -192,6 +197,31 @@ impl Gpu {
             format!("{} ({:?})", i.name, i.backend)
         } else {
             format!("{} ({:?}, {driver})", i.name, i.backend)
+        }
+    }
+
+    /// Whether exact `/` and `sqrt` check a native estimate in f64
+    /// (`phobos_gpu::GpuOptions::wide_div`) rather than use integer
+    /// operations only. `None` (the default) decides automatically: yes
+    /// where the device has `SHADER_F64`, except on lavapipe, whose
+    /// optimiser folds around the checked functions (see `pipeline.rs`),
+    /// and except when `PHOBOS_NARROW_DIV` is set. `Some(true)` asks for it
+    /// on any device with f64 (the tests run the checked functions on
+    /// lavapipe this way), `Some(false)` turns it off. The bits are the same
+    /// either way; pipelines built before a change are not reused.
+    pub fn set_wide_checks(&self, on: Option<bool>) {
+        *self.wide_checks.lock().unwrap() = on;
+    }
+
+    /// The effective choice of [`Gpu::set_wide_checks`].
+    pub(crate) fn wide_checks(&self) -> bool {
+        let f64 = self.device.features().contains(wgpu::Features::SHADER_F64);
+        match *self.wide_checks.lock().unwrap() {
+            Some(on) => on && f64,
+            None => {
+                f64 && !self.info.name.contains("llvmpipe")
+                    && std::env::var_os("PHOBOS_NARROW_DIV").is_none()
+            }
         }
     }
 
@@ -254,7 +284,7 @@ impl Gpu {
         for l in &kernel.locals {
             key.push_str(&format!("\nlocal {}: {:?}", l.name, l.shape));
         }
-        let key = (key, precision, splits.to_vec());
+        let key = (key, precision, splits.to_vec(), self.wide_checks());
         if let Some(p) = self.pipelines.lock().unwrap().get(&key) {
             return Ok((p.clone(), true));
         }

@@ -38,16 +38,13 @@ impl Pipeline {
             workgroup_size: super::workgroup_size(kernel),
             // Lavapipe hangs on the branch (see `GpuOptions::branch_fallback`).
             branch_fallback: !gpu.info.name.contains("llvmpipe"),
-            // `PHOBOS_NARROW_DIV` (any value) keeps the integer-only
-            // division, for comparisons; the bits are the same. Lavapipe
-            // (Mesa 22.3) takes it too: its optimiser folds float
-            // expressions around the f64-checked functions despite
-            // `SignedZeroInfNanPreserve` (differential seed 6303:
+            // `Gpu::set_wide_checks`: automatic unless asked. Lavapipe
+            // (Mesa 22.3) gets the integer-only functions by default: its
+            // optimiser folds float expressions around the f64-checked ones
+            // despite `SignedZeroInfNanPreserve` (differential seed 6303:
             // `(0 / -0) * sqrt(0)` came out 0, not NaN), its known
             // `x * 0.0` fold reaching further than with the integer ones.
-            wide_div: gpu.device.features().contains(wgpu::Features::SHADER_F64)
-                && !gpu.info.name.contains("llvmpipe")
-                && std::env::var_os("PHOBOS_NARROW_DIV").is_none(),
+            wide_div: gpu.wide_checks(),
         };
         let compiled = phobos_gpu::compile_split(kernel, &options, splits)
             .map_err(|e| GpuError::Lower(e.to_string()))?;
