@@ -110,17 +110,5 @@ fn y_f32(t: &Tensor) -> Vec<f32> {
 
 /// Copies a buffer of f32 back to the host.
 fn read(gpu: &Gpu, buffer: &wgpu::Buffer) -> Result<Vec<f32>, Box<dyn std::error::Error>> {
-    let staging = gpu.device().create_buffer(&wgpu::BufferDescriptor {
-        label: None,
-        size: buffer.size(),
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut enc = gpu.device().create_command_encoder(&Default::default());
-    enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
-    gpu.queue().submit([enc.finish()]);
-    staging.map_async(wgpu::MapMode::Read, .., |_| {});
-    gpu.wait()?;
-    let view = staging.get_mapped_range(..)?;
-    Ok(bytemuck::cast_slice(&view).to_vec())
+    Ok(bytemuck::cast_slice(&gpu.read_buffer(buffer, buffer.size())?).to_vec())
 }

@@ -126,13 +126,7 @@ kernel noisy(X: tensor<f32>[N], Y: tensor<f32>[N], s: f32, seed: i32) {
         GpuArg::Scalar(Value::I32(3)),
     ];
     gpu.dispatch(&k, &args, Precision::Exact).unwrap();
-    let staging = buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
-    let mut enc = device.create_command_encoder(&Default::default());
-    enc.copy_buffer_to_buffer(&yb, 0, &staging, 0, 4 * n as u64);
-    gpu.queue().submit([enc.finish()]);
-    staging.map_async(wgpu::MapMode::Read, .., |_| {});
-    gpu.wait().unwrap();
-    let got: Vec<u32> = bytemuck::cast_slice(&staging.get_mapped_range(..).unwrap()).to_vec();
+    let got: Vec<u32> = bytemuck::cast_slice(&gpu.read_buffer(&yb, 4 * n as u64).unwrap()).to_vec();
     let Arg::Tensor(Tensor {
         data: Data::F32(y), ..
     }) = &want[1]
@@ -261,13 +255,7 @@ fn a_callers_buffer_beyond_one_binding_holding_a_small_tensor_runs() {
         },
     ];
     gpu.dispatch(&k, &args, Precision::Exact).unwrap();
-    let staging = small(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
-    let mut enc = device.create_command_encoder(&Default::default());
-    enc.copy_buffer_to_buffer(&yb, 0, &staging, 0, 4 * n as u64);
-    gpu.queue().submit([enc.finish()]);
-    staging.map_async(wgpu::MapMode::Read, .., |_| {});
-    gpu.wait().unwrap();
-    let got: Vec<f32> = bytemuck::cast_slice(&staging.get_mapped_range(..).unwrap()).to_vec();
+    let got: Vec<f32> = bytemuck::cast_slice(&gpu.read_buffer(&yb, 4 * n as u64).unwrap()).to_vec();
     let want: Vec<f32> = x.iter().map(|v| v * 2.0).collect();
     assert_eq!(got, want);
 }

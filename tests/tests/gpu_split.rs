@@ -244,14 +244,7 @@ kernel twice(X: tensor<f32>[N], Y: tensor<f32>[N]) {
         },
     ];
     gpu.dispatch(&k, &args, Precision::Exact).unwrap();
-    let staging = buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
-    let mut enc = device.create_command_encoder(&Default::default());
-    enc.copy_buffer_to_buffer(&yb, 0, &staging, 0, 4 * n as u64);
-    gpu.queue().submit([enc.finish()]);
-    staging.map_async(wgpu::MapMode::Read, .., |_| {});
-    gpu.wait().unwrap();
-    let got: Vec<f32> =
-        bytemuck::cast_slice(&staging.get_mapped_range(..).unwrap()[..4 * n]).to_vec();
+    let got: Vec<f32> = bytemuck::cast_slice(&gpu.read_buffer(&yb, 4 * n as u64).unwrap()).to_vec();
     let want: Vec<f32> = x.iter().map(|v| v * 2.0).collect();
     assert_eq!(got, want);
 

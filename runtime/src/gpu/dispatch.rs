@@ -384,6 +384,41 @@ impl Gpu {
     }
 
     /// Copies every tensor the kernel stores to from the device into `args`.
+    /// The first `bytes` bytes of one of the caller's buffers (which needs
+    /// `BufferUsages::COPY_SRC`), after the work submitted so far: the
+    /// read-back of [`Gpu::dispatch`]'s outputs.
+    pub fn read_buffer(&self, buffer: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>, GpuError> {
+        if bytes > buffer.size() {
+            return Err(GpuError::Wgpu(format!(
+                "reading {bytes} bytes of a buffer of {}",
+                buffer.size()
+            )));
+        }
+        // Copies move whole 4-byte words.
+        let copied = bytes
+            .next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT)
+            .min(buffer.size());
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("phobos read_buffer"),
+            size: copied.max(wgpu::COPY_BUFFER_ALIGNMENT),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, copied);
+        self.queue.submit([encoder.finish()]);
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(GpuError::Wgpu(format!("reading a buffer back: {e}")));
+        }
+        staging.map_async(wgpu::MapMode::Read, .., |_| {});
+        self.wait()?;
+        let view = staging
+            .get_mapped_range(..)
+            .map_err(|e| GpuError::Wgpu(format!("mapping a read-back buffer: {e}")))?;
+        Ok(view[..bytes as usize].to_vec())
+    }
+
     pub fn read_back(
         &self,
         kernel: &Kernel,
