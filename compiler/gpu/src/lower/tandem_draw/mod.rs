@@ -157,6 +157,20 @@ impl Lower<'_> {
         self.add4(s, k)
     }
 
+    /// The state of chunk `chunk` (below 2^32) of `key`'s stream with
+    /// `K = TANDEM_K` before its warm-up (SPEC 3.2: `[k0, k1 ^ K, k2 ^ c_lo,
+    /// k3 ^ c_hi]`, `c_hi = 0`), in variables, and its step counter at 0.
+    fn seed_chunk(&mut self, key: [H; 4], chunk: H) -> ([H; 4], H) {
+        let k_tag = self.u32c(TANDEM_K);
+        let init = [
+            key[0],
+            self.binary(B::ExclusiveOr, key[1], k_tag),
+            self.binary(B::ExclusiveOr, key[2], chunk),
+            key[3],
+        ];
+        self.chunk_vars(init)
+    }
+
     /// Four u32 variables holding `init`, and a step counter at 0.
     fn chunk_vars(&mut self, init: [H; 4]) -> ([H; 4], H) {
         let vars: [H; 4] = std::array::from_fn(|_| self.temp(Scalar::U32));
@@ -250,14 +264,7 @@ impl Lower<'_> {
         let group = self.binary(B::ShiftRight, b, group_shift);
         let group_first = self.binary(B::ShiftLeft, group, three);
         let chunk = self.binary(B::InclusiveOr, group_first, lane);
-        let k_tag = self.u32c(TANDEM_K);
-        let init = [
-            key[0],
-            self.binary(B::ExclusiveOr, key[1], k_tag),
-            self.binary(B::ExclusiveOr, key[2], chunk),
-            key[3],
-        ];
-        let (vars, t) = self.chunk_vars(init);
+        let (vars, t) = self.seed_chunk(key, chunk);
         let warm = self.u32c(WARM_UP);
         let until = self.binary(B::Add, j, warm);
         self.steps_until(vars, t, until)?;

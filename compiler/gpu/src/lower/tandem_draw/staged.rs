@@ -614,14 +614,7 @@ impl Lower<'_> {
         let group = self.binary(B::And, group, groups_mask);
         let chunk = self.binary(B::ShiftLeft, group, three);
         let chunk = self.binary(B::InclusiveOr, chunk, lane);
-        let k_tag = self.u32c(TANDEM_K);
-        let init = [
-            key[0],
-            self.binary(B::ExclusiveOr, key[1], k_tag),
-            self.binary(B::ExclusiveOr, key[2], chunk),
-            key[3],
-        ];
-        let (vars, t) = self.chunk_vars(init);
+        let (vars, t) = self.seed_chunk(key, chunk);
         let warm = self.u32c(WARM_UP);
         self.steps_until(vars, t, warm)?;
         let body = self.nested(|lw| {
