@@ -32,13 +32,24 @@ pub fn gib(bytes: u64, secs: f64) -> f64 {
 
 /// Median and fastest seconds of `groups` workgroups of `pipeline` (a 2-D
 /// dispatch beyond 65,535), bound to `bind`.
+#[allow(dead_code)] // not every binary dispatches one piece
 pub fn time_dispatch(
     gpu: &Gpu,
     pipeline: &wgpu::ComputePipeline,
     bind: &wgpu::BindGroup,
     groups: u32,
 ) -> (f64, f64) {
-    let (x, y) = (groups.min(65535), groups.div_ceil(65535));
+    time_dispatches(gpu, pipeline, &[(bind, groups)])
+}
+
+/// Median and fastest seconds of one pass that dispatches `pipeline` once
+/// per piece: `groups` workgroups (a 2-D dispatch beyond 65,535) bound to
+/// its `bind` (for outputs larger than one storage binding).
+pub fn time_dispatches(
+    gpu: &Gpu,
+    pipeline: &wgpu::ComputePipeline,
+    pieces: &[(&wgpu::BindGroup, u32)],
+) -> (f64, f64) {
     let t = timestamps(gpu, |enc, ts| {
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: None,
@@ -49,8 +60,11 @@ pub fn time_dispatch(
             }),
         });
         pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, bind, &[]);
-        pass.dispatch_workgroups(x, y, 1);
+        for &(bind, groups) in pieces {
+            let (x, y) = (groups.min(65535), groups.div_ceil(65535));
+            pass.set_bind_group(0, bind, &[]);
+            pass.dispatch_workgroups(x, y, 1);
+        }
     });
     (t[t.len() / 2], t[0])
 }

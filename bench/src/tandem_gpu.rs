@@ -1,27 +1,214 @@
-//! Tandem fills on the GPU (issue 5, item 3) against the zero-fill ceiling
-//! measured in the same run, with the output compared to the CPU bulk fill.
+//! Tandem fills on the GPU (issue 5) row by row as in the seed's A100 table
+//! (`seeds/001_*.txt`), each against the zero-fill ceiling over the same
+//! bytes measured in the same run, with the output compared to the CPU bulk
+//! fill on every element.
 //!
-//! `cargo run --release -p phobos-bench --bin phobos-bench-tandem-gpu [-- LOG2_N]`
+//! `cargo run --release -p phobos-bench --bin phobos-bench-tandem-gpu [-- [LOG2_N] [FILTER ...]]`
 //!
-//! Rows: every GPU fill type over the bytes of 2^LOG2_N 4-byte elements
-//! (default 28, 1 GiB): the uniform types, bools, bounded integers (n =
-//! 1000 and the worst case 2^31 + 1, which rejects half the draws and
-//! resolves them in the misses kernel; 64-bit and i64 variants), choice
-//! from 1000 weights, and the f32 normal and exponential; each the median
-//! (and fastest) of 21 GPU timestamps around the pass after half a second
-//! of warm-up launches, as GiB/s of bytes written, against the zero-fill
-//! ceiling; then `Gpu::fill` into host memory (dispatch, copy and
-//! readback, wall clock) against `Bulk` on every core.
-//! `PHOBOS_TANDEM_K` picks the chunk length (default 32). A benchmark, not a
-//! test: CI does not run it.
+//! Rows (the seed's, where they apply to our GPU fills): 2^LOG2_N elements
+//! of each type (default 28; so narrow types write fewer bytes, as in the
+//! seed), `Key::from_seed(1)`: u32, u64, f32, f64 at the default K
+//! (`PHOBOS_TANDEM_K`, default 32) and at K = 4 (the seed's K < 8 "direct
+//! kernel" analogue: our GPU fills have one kernel for every K); u16, f16,
+//! u8 and bool; the seed's bounded rows plus the worst cases 2^31 + 1 and
+//! 2^63 + 1 (half the draws rejected); normal_f64 from element 0, from an
+//! odd draw (1), from draw 3, and at 2^24 and 2^20 elements from 0 and 1;
+//! normal_f32, exp_f64, exp_f32, choice from 1000 weights. A FILTER keeps
+//! the rows whose name contains it (any of several).
+//!
+//! Method: output poisoned, then the median (and fastest) of 21 GPU
+//! timestamps around the pass after half a second of warm-up launches, as
+//! GiB/s of the row's bytes, against the zero-fill ceiling (hand-written
+//! WGSL, 16-byte stores) over the same bytes; then the output is read back
+//! and compared with `Bulk::fill_bytes` from the row's start on every
+//! element. A start inside a stream block (normal_f64 from draw 1 or 3:
+//! two draws per block) cannot be a buffer's byte 0 (`Gpu::fill_buffer`
+//! refuses it; `Gpu::fill` cuts it in host memory), so those rows fill the
+//! covering blocks from the block's first element, one element more, and
+//! count only the row's bytes. Last, `Gpu::fill` u32 into host memory (wall
+//! clock). A benchmark, not a test: CI does not run it.
 
 #[path = "common.rs"]
 mod common;
 
-use common::{RUNS, WARM_UP_S, ZERO, gib, time_dispatch, timestamps};
-use phobos_runtime::gpu::Gpu;
+use common::{RUNS, WARM_UP_S, ZERO, gib, time_dispatches, timestamps};
+use phobos_runtime::gpu::{Gpu, fill_map};
 use phobos_tandem::{AliasTable, Bulk, Dist, Key, Tandem};
+use std::collections::BTreeMap;
+use std::num::NonZeroU64;
 use std::time::Instant;
+
+/// The largest piece of the zero fill bound at once (below wgpu's 2 GiB
+/// storage binding).
+const ZERO_PIECE: u64 = 1 << 30;
+
+/// One row of the table.
+struct Row {
+    name: String,
+    dist: Dist,
+    k: u32,
+    start: u64,
+    count: u64,
+    /// The seed's A100 figures (Tandem / cuRAND GiB/s), where it has the row.
+    seed: &'static str,
+}
+
+fn rows(n: u64, k: u32) -> Vec<Row> {
+    let row = |name: &str, dist: Dist, k: u32, start: u64, count: u64, seed: &'static str| Row {
+        name: name.to_string(),
+        dist,
+        k,
+        start,
+        count,
+        seed,
+    };
+    let weights: Vec<f64> = (1..=1000).map(f64::from).collect();
+    let table = AliasTable::new(&weights).expect("weights");
+    let mut rows = vec![
+        row("u32", Dist::U32, k, 0, n, "1377 / 1285"),
+        row("u64", Dist::U64, k, 0, n, "1389 / 1300 nearest"),
+        row("f32", Dist::F32, k, 0, n, "1379 / 1262"),
+        row("f64", Dist::F64, k, 0, n, "1388 / 778"),
+    ];
+    for (dist, name, seed) in [
+        (Dist::U32, "u32", "1316 / 1285"),
+        (Dist::U64, "u64", "1320 / 1300 nearest"),
+        (Dist::F32, "f32", "1314 / 1262"),
+        (Dist::F64, "f64", "1318 / 778"),
+    ] {
+        rows.push(row(&format!("{name}, K=4"), dist, 4, 0, n, seed));
+    }
+    let b = |name: &str, dist: Dist, seed: &'static str| row(name, dist, k, 0, n, seed);
+    rows.extend([
+        b("u16", Dist::U16, "1356 / 1282 nearest"),
+        b("f16", Dist::F16Bits, "1341 / 1282 nearest"),
+        b("u8", Dist::U8, "1320 / 1252 nearest"),
+        b("bool", Dist::Bool, "1221 / 1252 nearest"),
+        b(
+            "below_u32(1000)",
+            Dist::BelowU32 { n: 1000 },
+            "1332 / 1285 nearest",
+        ),
+        b(
+            "below_u64(1000)",
+            Dist::BelowU64 { n: 1000 },
+            "1354 / 1300 nearest",
+        ),
+        b(
+            "below_u32(2^32-2)",
+            Dist::BelowU32 { n: u32::MAX - 1 },
+            "1329 / 1285 nearest",
+        ),
+        b(
+            "below_u64(2^64-2)",
+            Dist::BelowU64 { n: u64::MAX - 1 },
+            "1299 / 1300 nearest",
+        ),
+        b(
+            "below_i32(-10, 21)",
+            Dist::BelowI32 { low: -10, n: 21 },
+            "1329 / 1285 nearest",
+        ),
+        b(
+            "below_i64_u32(-2^40, 6)",
+            Dist::BelowI64U32 {
+                low: -(1 << 40),
+                n: 6,
+            },
+            "1363 / 1300 nearest",
+        ),
+        b(
+            "below_i64(-2^63, 2^64-1)",
+            Dist::BelowI64 {
+                low: i64::MIN,
+                n: u64::MAX,
+            },
+            "1302 / 1300 nearest",
+        ),
+        b("below_u32(2^31+1)", Dist::BelowU32 { n: (1 << 31) + 1 }, ""),
+        b("below_u64(2^63+1)", Dist::BelowU64 { n: (1 << 63) + 1 }, ""),
+        b("normal_f64", Dist::NormalF64, "1064 / 567"),
+        row(
+            "normal_f64, start 1 (odd draw)",
+            Dist::NormalF64,
+            k,
+            1,
+            n,
+            "985 / 554",
+        ),
+        row(
+            "normal_f64, start 3 (draw 3)",
+            Dist::NormalF64,
+            k,
+            3,
+            n,
+            "946 / 548",
+        ),
+        row(
+            "normal_f64, 2^24, start 0",
+            Dist::NormalF64,
+            k,
+            0,
+            1 << 24,
+            "798 / 528",
+        ),
+        row(
+            "normal_f64, 2^24, start 1",
+            Dist::NormalF64,
+            k,
+            1,
+            1 << 24,
+            "788 / 515",
+        ),
+        row(
+            "normal_f64, 2^20, start 0",
+            Dist::NormalF64,
+            k,
+            0,
+            1 << 20,
+            "238 / 218",
+        ),
+        row(
+            "normal_f64, 2^20, start 1",
+            Dist::NormalF64,
+            k,
+            1,
+            1 << 20,
+            "218 / 201",
+        ),
+        b("normal_f32", Dist::NormalF32, "1219 / 873"),
+        b("exp_f64", Dist::ExponentialF64, "955 / 778 nearest"),
+        b("exp_f32", Dist::ExponentialF32, "926 / 1262 nearest"),
+        b("choice(1000 weights)", Dist::Choice(table), ""),
+    ]);
+    rows
+}
+
+/// Where a row's elements lie in what the GPU writes: the fill starts at
+/// the first element of the stream block holding element `start`, `lead`
+/// elements before it, and writes `covered` bytes of whole blocks.
+struct Cut {
+    first: u64,
+    lead: u64,
+    gpu_count: u64,
+    covered: u64,
+}
+
+fn cut(row: &Row) -> Cut {
+    let size = row.dist.elem_size() as u64;
+    let per_block = match fill_map(&row.dist) {
+        Ok(map) => u64::from(map.out_words()) * 4 / size,
+        Err(_) => 1,
+    };
+    let lead = row.start % per_block;
+    let gpu_count = lead + row.count;
+    Cut {
+        first: row.start - lead,
+        lead,
+        gpu_count,
+        covered: gpu_count.div_ceil(per_block) * per_block * size,
+    }
+}
 
 fn storage(gpu: &Gpu, bytes: u64) -> wgpu::Buffer {
     gpu.device().create_buffer(&wgpu::BufferDescriptor {
@@ -34,47 +221,94 @@ fn storage(gpu: &Gpu, bytes: u64) -> wgpu::Buffer {
     })
 }
 
-/// The zero-fill ceiling over `bytes`: median and fastest seconds.
-fn zero_ceiling(gpu: &Gpu, dst: &wgpu::Buffer) -> (f64, f64) {
-    let device = gpu.device();
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("zero"),
-        source: wgpu::ShaderSource::Wgsl(ZERO.into()),
-    });
-    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("zero"),
-        layout: None,
-        module: &module,
-        entry_point: Some("main"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
-    let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[wgpu::BindGroupEntry {
-            binding: 1,
-            resource: dst.as_entire_binding(),
-        }],
-    });
-    let groups = (dst.size() / 16).div_ceil(256) as u32;
-    time_dispatch(gpu, &pipeline, &bind, groups)
+/// The zero fill: the ceiling kernel, and its median and fastest seconds
+/// over the first `bytes` of a buffer (pieces of at most [`ZERO_PIECE`]
+/// bytes in one pass), per byte count.
+struct Ceiling {
+    pipeline: wgpu::ComputePipeline,
+    measured: BTreeMap<u64, (f64, f64)>,
 }
 
-fn read_back(gpu: &Gpu, src: &wgpu::Buffer) -> Vec<u8> {
+impl Ceiling {
+    fn new(gpu: &Gpu) -> Ceiling {
+        let device = gpu.device();
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("zero"),
+            source: wgpu::ShaderSource::Wgsl(ZERO.into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("zero"),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        Ceiling {
+            pipeline,
+            measured: BTreeMap::new(),
+        }
+    }
+
+    fn over(&mut self, gpu: &Gpu, dst: &wgpu::Buffer, bytes: u64) -> (f64, f64) {
+        let bytes = bytes.next_multiple_of(16);
+        if let Some(&t) = self.measured.get(&bytes) {
+            return t;
+        }
+        let layout = self.pipeline.get_bind_group_layout(0);
+        let mut pieces = Vec::new();
+        let mut off = 0;
+        while off < bytes {
+            let len = (bytes - off).min(ZERO_PIECE);
+            let bind = gpu.device().create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout: &layout,
+                entries: &[wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: dst,
+                        offset: off,
+                        size: NonZeroU64::new(len),
+                    }),
+                }],
+            });
+            pieces.push((bind, (len / 16).div_ceil(256) as u32));
+            off += len;
+        }
+        let refs: Vec<(&wgpu::BindGroup, u32)> = pieces.iter().map(|(b, g)| (b, *g)).collect();
+        let t = time_dispatches(gpu, &self.pipeline, &refs);
+        self.measured.insert(bytes, t);
+        t
+    }
+}
+
+/// Writes 0xA5 over the first `bytes` of `dst`, so that a dispatch that
+/// writes nothing fails the check.
+fn poison(gpu: &Gpu, dst: &wgpu::Buffer, bytes: u64) {
+    let poison = vec![0xA5u8; 1 << 24];
+    for off in (0..bytes).step_by(poison.len()) {
+        let len = (bytes - off).min(poison.len() as u64) as usize;
+        gpu.queue().write_buffer(dst, off, &poison[..len]);
+    }
+}
+
+/// The first `bytes` of `src` into `out`.
+fn read_back(gpu: &Gpu, src: &wgpu::Buffer, bytes: u64, out: &mut Vec<u8>) {
     let device = gpu.device();
+    let size = bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
     let read = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("read"),
-        size: src.size(),
+        size,
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
     let mut enc = device.create_command_encoder(&Default::default());
-    enc.copy_buffer_to_buffer(src, 0, &read, 0, src.size());
+    enc.copy_buffer_to_buffer(src, 0, &read, 0, size);
     gpu.queue().submit([enc.finish()]);
     read.map_async(wgpu::MapMode::Read, .., |_| {});
     gpu.wait().expect("read back");
-    read.get_mapped_range(..).expect("mapped").to_vec()
+    out.clear();
+    out.extend_from_slice(&read.get_mapped_range(..).expect("mapped")[..bytes as usize]);
 }
 
 /// Elements that differ between `got` and `want` (`size` bytes each).
@@ -85,109 +319,132 @@ fn differing(got: &[u8], want: &[u8], size: usize) -> usize {
         .count()
 }
 
+fn log2_or_count(n: u64) -> String {
+    if n.is_power_of_two() {
+        format!("2^{}", n.trailing_zeros())
+    } else {
+        n.to_string()
+    }
+}
+
 fn main() {
-    let log2: u32 = std::env::args()
-        .nth(1)
-        .map_or(28, |s| s.parse().expect("LOG2_N"));
+    let begun = Instant::now();
+    let mut log2 = 28u32;
+    let mut filters = Vec::new();
+    for a in std::env::args().skip(1) {
+        match a.parse::<u32>() {
+            Ok(l) if l < 40 => log2 = l,
+            _ => filters.push(a),
+        }
+    }
     let k: u32 = std::env::var("PHOBOS_TANDEM_K")
         .ok()
         .map_or(32, |s| s.parse().expect("PHOBOS_TANDEM_K"));
     let n = 1u64 << log2;
-    let bytes = 4 * n;
+    let selected: Vec<Row> = rows(n, k)
+        .into_iter()
+        .filter(|r| filters.is_empty() || filters.iter().any(|f| r.name.contains(f.as_str())))
+        .collect();
+    let host_row = filters.is_empty()
+        || filters
+            .iter()
+            .any(|f| "Gpu::fill host".contains(f.as_str()));
     let gpu = Gpu::shared().unwrap_or_else(|e| panic!("{e}"));
-    let rng = Tandem::with_k(Key::from_seed(1), k).expect("K");
-    let bulk = Bulk::new(rng);
+    let threads = Bulk::new(Tandem::new(Key::from_seed(1))).thread_count();
     println!("device: {}", gpu.describe());
     println!(
-        "Tandem fills, key from_seed(1), K {k}: 2^{log2} 4-byte elements ({bytes} bytes); median (fastest) of {RUNS} GPU timestamps after {WARM_UP_S} s of warm-up; CPU check with {} threads\n",
-        bulk.thread_count()
+        "Tandem GPU fills, key from_seed(1), K {k} unless named: 2^{log2} elements of each type unless named; \
+         median (fastest) of {RUNS} GPU timestamps after {WARM_UP_S} s of warm-up; output poisoned, then \
+         compared with the CPU bulk fill ({threads} threads) on every element; ceiling: zero fill \
+         (WGSL, 16-byte stores) over the row's bytes in this run"
     );
-    let dst = storage(gpu, bytes);
-    let zero = zero_ceiling(gpu, &dst);
-    println!("| what | GiB/s median (fastest) | % of zero-fill ceiling | bits vs CPU bulk fill |");
-    println!("|---|---|---|---|");
     println!(
-        "| zero-fill ceiling (WGSL, vec4) | {:.0} ({:.0}) | | |",
-        gib(bytes, zero.0),
-        gib(bytes, zero.1)
+        "Rows starting inside a stream block (normal_f64 from element 1 or 3) fill the covering blocks \
+         from the block's first element (one element more); GiB/s counts the row's elements only.\n"
     );
-    let mut want = vec![0u8; bytes as usize];
-    let weights: Vec<f64> = (1..=1000).map(f64::from).collect();
-    let table = AliasTable::new(&weights).expect("weights");
-    let types = [
-        (Dist::U32, "u32"),
-        (Dist::F32, "f32"),
-        (Dist::F64, "f64"),
-        (Dist::F16Bits, "f16"),
-        (Dist::Bool, "bool"),
-        (Dist::BelowU32 { n: 1000 }, "below_u32(1000)"),
-        (Dist::BelowU32 { n: (1 << 31) + 1 }, "below_u32(2^31+1)"),
-        (Dist::BelowI32 { low: -10, n: 21 }, "below_i32(-10, 21)"),
-        (
-            Dist::BelowI64U32 {
-                low: -(1 << 40),
-                n: 6,
-            },
-            "below_i64_u32(-2^40, 6)",
-        ),
-        (Dist::BelowU64 { n: u64::MAX - 1 }, "below_u64(2^64-2)"),
-        (Dist::BelowU64 { n: (1 << 63) + 1 }, "below_u64(2^63+1)"),
-        (
-            Dist::BelowI64 {
-                low: i64::MIN,
-                n: u64::MAX,
-            },
-            "below_i64(-2^63, 2^64-1)",
-        ),
-        (Dist::Choice(table), "choice(1000 weights)"),
-        (Dist::NormalF32, "normal_f32"),
-        (Dist::ExponentialF32, "exp_f32"),
-        (Dist::ExponentialF64, "exp_f64"),
-        (Dist::NormalF64, "normal_f64"),
-    ];
-    for (dist, name) in types {
-        let count = bytes / dist.elem_size() as u64;
-        // Poison the output so that a dispatch that writes nothing fails.
-        let poison = vec![0xA5u8; 1 << 24];
-        for off in (0..bytes).step_by(poison.len()) {
-            let len = (bytes - off).min(poison.len() as u64) as usize;
-            gpu.queue().write_buffer(&dst, off, &poison[..len]);
-        }
-        let prepared = gpu
-            .prepare_fill(&dist, rng, 0, count, &dst)
-            .expect("prepare the fill");
+    let max_bytes = selected.iter().map(|r| cut(r).covered).max().unwrap_or(16);
+    let dst = storage(gpu, max_bytes.next_multiple_of(256));
+    let mut ceiling = Ceiling::new(gpu);
+    let mut got = Vec::new();
+    let mut want = Vec::new();
+    println!(
+        "| row | elements | bytes | GiB/s median (fastest) | zero-fill ceiling, same bytes | % of ceiling | dispatches | elements differing from the CPU fill | seed's A100 row: Tandem / cuRAND |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for row in &selected {
+        let size = row.dist.elem_size();
+        let bytes = row.count * size as u64;
+        let c = cut(row);
+        let rng = match Tandem::with_k(Key::from_seed(1), row.k) {
+            Ok(r) => r,
+            Err(e) => {
+                println!("| {} | n/a: {e} |", row.name);
+                continue;
+            }
+        };
+        poison(gpu, &dst, c.covered);
+        let prepared = match gpu.prepare_fill(&row.dist, rng, c.first, c.gpu_count, &dst) {
+            Ok(p) => p,
+            Err(e) => {
+                println!("| {} | n/a: {e} |", row.name);
+                continue;
+            }
+        };
         let t = timestamps(gpu, |enc, ts| prepared.encode(enc, ts));
-        let got = read_back(gpu, &dst);
+        read_back(gpu, &dst, c.covered, &mut got);
+        want.resize(bytes as usize, 0);
         let c0 = Instant::now();
-        bulk.fill_bytes(&dist, 0, &mut want).expect("cpu fill");
+        Bulk::new(rng)
+            .fill_bytes(&row.dist, row.start, &mut want)
+            .expect("cpu fill");
         let cpu_s = c0.elapsed().as_secs_f64();
-        let diff = differing(&got, &want, dist.elem_size());
+        let at = (c.lead as usize) * size;
+        let diff = differing(&got[at..at + bytes as usize], &want, size);
+        let zero = ceiling.over(gpu, &dst, bytes);
         let g = gib(bytes, t[t.len() / 2]);
+        let z = gib(bytes, zero.0);
         println!(
-            "| Tandem {name} fill, 2^{} elements ({} dispatch{}) | {g:.0} ({:.0}) | {:.1}% | {diff} of {count} differ (CPU bulk fill {:.1} GiB/s) |",
-            count.trailing_zeros(),
-            prepared.dispatch_count(),
-            if prepared.dispatch_count() == 1 {
-                ""
+            "| {} | {}{} | {bytes} | {g:.0} ({:.0}) | {z:.0} ({:.0}) | {:.1}% | {} | {diff} of {} (CPU {:.1} GiB/s) | {} |",
+            row.name,
+            log2_or_count(row.count),
+            if row.start == 0 {
+                String::new()
             } else {
-                "es"
+                format!(" from {}", row.start)
             },
             gib(bytes, t[0]),
-            100.0 * g / gib(bytes, zero.0),
-            gib(bytes, cpu_s)
+            gib(bytes, zero.1),
+            100.0 * g / z,
+            prepared.dispatch_count(),
+            row.count,
+            gib(bytes, cpu_s),
+            if row.seed.is_empty() { "—" } else { row.seed },
         );
     }
-    // Into host memory, as `phobosc fill --backend gpu` does (64 MiB pieces
-    // there; here one call over the whole output, 256 MiB pieces).
-    let mut host = vec![0u8; bytes as usize];
-    gpu.fill(&Dist::U32, rng, 0, &mut host).expect("warm");
-    let h0 = Instant::now();
-    gpu.fill(&Dist::U32, rng, 0, &mut host).expect("host fill");
-    let host_s = h0.elapsed().as_secs_f64();
-    bulk.fill_bytes(&Dist::U32, 0, &mut want).expect("cpu fill");
+    if host_row {
+        // Into host memory, as `phobosc fill --backend gpu` does (64 MiB
+        // pieces there; here one call over the whole output, 256 MiB
+        // pieces).
+        let bytes = 4 * n;
+        let rng = Tandem::with_k(Key::from_seed(1), k).expect("K");
+        let mut host = vec![0u8; bytes as usize];
+        gpu.fill(&Dist::U32, rng, 0, &mut host).expect("warm");
+        let h0 = Instant::now();
+        gpu.fill(&Dist::U32, rng, 0, &mut host).expect("host fill");
+        let host_s = h0.elapsed().as_secs_f64();
+        want.resize(bytes as usize, 0);
+        Bulk::new(rng)
+            .fill_bytes(&Dist::U32, 0, &mut want)
+            .expect("cpu fill");
+        println!(
+            "\nGpu::fill host: u32 into host memory (dispatch, copy, map, copy out; wall clock): {:.2} GiB/s, {} of {n} differ from the CPU bulk fill",
+            gib(bytes, host_s),
+            differing(&host, &want, 4)
+        );
+    }
     println!(
-        "\nGpu::fill u32 into host memory (dispatch, copy, map, copy out; wall clock): {:.2} GiB/s, {} of {n} differ from the CPU bulk fill",
-        gib(bytes, host_s),
-        differing(&host, &want, 4)
+        "\n{} rows in {:.0} s",
+        selected.len(),
+        begun.elapsed().as_secs_f64()
     );
 }
