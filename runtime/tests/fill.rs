@@ -1,6 +1,7 @@
 //! Tandem fills on the GPU against the reference crate: every GPU type, at
 //! aligned and unaligned starts and lengths, several `K`, piece boundaries,
-//! miss lists that overflow, a 2-D dispatch and the buffer variant.
+//! miss lists that overflow, a 2-D dispatch, the buffer variant, and the
+//! kernels that stage through workgroup memory over many workgroups.
 //!
 //! Without an adapter each test says so and passes, unless
 //! `PHOBOS_REQUIRE_GPU=1` (then it fails). On lavapipe:
@@ -433,6 +434,21 @@ fn normal_f64_misses_at_any_cut() {
             How::Whole,
         );
     }
+}
+
+/// The kernels that stage through workgroup memory (bools; `normal_f64`'s
+/// edges) over hundreds of workgroups, the last one partial, with K = 2
+/// (both halves of the bool stage, one step each) and uneven cuts.
+#[test]
+fn staged_fills_over_many_workgroups() {
+    let Some(gpu) = gpu() else { return };
+    for k in [1, 2, 32] {
+        let rng = Tandem::with_k(Key::from_seed(41), k).unwrap();
+        check(gpu, rng, &Dist::Bool, 1001, (3 << 20) + 333, How::Whole);
+        check(gpu, rng, &Dist::Bool, 77, 5 << 16, How::Pieces(1 << 16));
+    }
+    let rng = Tandem::with_k(Key::from_seed(43), 2).unwrap();
+    check(gpu, rng, &Dist::NormalF64, 5, (1 << 19) + 3, How::Whole);
 }
 
 #[test]

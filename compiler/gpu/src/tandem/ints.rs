@@ -1,4 +1,5 @@
-//! Integer element maps (SPEC.md 7.4, 7.5, 7.10): bools, Lemire's bounded
+//! Integer element maps (SPEC.md 7.4, 7.5, 7.10): bools (staged through
+//! workgroup memory so that their stores coalesce), Lemire's bounded
 //! integers with their out-of-line retries, and the alias table's choice.
 //!
 //! Lemire: `m = x * n` exactly (16-bit limbs for 32 x 32, 32-bit limbs for
@@ -9,25 +10,129 @@
 //! the list is full) derives `sub(PURPOSE_BELOW).split(i)` from the host's
 //! `sub` key and reads that continuation until a draw is accepted.
 
-use super::builder::{Fb, H};
-use super::{FillMap, Globals, P};
+use super::builder::{Fb, H, Tys};
+use super::{FillMap, Globals, P, store_words, workgroup_array};
+use naga::{GlobalVariable, Handle, Module};
 
-/// Output words of one stream block of bools: 128 bits, one byte each.
-/// Nibble `t` of a word becomes the bytes of `(t * 0x00204081) & 0x01010101`:
-/// the four shifted copies `t << 7k` do not overlap, and bit `k` of copy
-/// `k` lands on bit `8k`.
-pub(super) fn bool_words(b: &mut Fb, o: [H; 4]) -> Vec<H> {
-    let mut out = Vec::with_capacity(32);
-    for w in o {
-        for nib in 0..8 {
-            let t = if nib == 0 { w } else { b.shr_c(w, 4 * nib) };
-            let t = b.and_c(t, 0xF);
-            let spread = b.c(0x0020_4081);
-            let t = b.mul(t, spread);
-            out.push(b.and_c(t, 0x0101_0101));
-        }
+/// Vec4 slots per group of eight invocations in the bool stage: the
+/// group's eight blocks and one of padding, so that the stage's reads are
+/// free of bank conflicts (see [`store_bools`]).
+const GROUP_SLOTS: u32 = 9;
+
+/// The bool stage of a workgroup of `size` invocations: two halves (even
+/// and odd steps), each with [`GROUP_SLOTS`] `vec4<u32>` per group.
+pub(super) fn bool_stage(m: &mut Module, tys: Tys, size: u32) -> Handle<GlobalVariable> {
+    let len = 2 * (size / 8) * GROUP_SLOTS;
+    workgroup_array(m, "bool_stage", tys.vec4, len, 16)
+}
+
+/// Where one step of an invocation's chunk goes.
+pub(super) struct BoolStep {
+    /// The invocation's index in its workgroup.
+    pub local: H,
+    /// The step's parity (which half of the stage it uses).
+    pub parity: H,
+    /// The relative stream block of the group's first block of the step.
+    pub step_base: H,
+    pub skip: H,
+    pub n_blocks: H,
+    /// Whether the invocation has a chunk of the dispatch.
+    pub live: H,
+    /// Invocations per workgroup.
+    pub size: u32,
+}
+
+/// One step of bools, staged so that stores coalesce. A stream block
+/// becomes 128 output bytes (one byte per bit), 8 `vec4<u32>`; the eight
+/// invocations of a group write 8 consecutive blocks, 1 KiB. Stored
+/// directly, each lane's store would touch its own 128-byte line. Instead
+/// each lane puts its block in the workgroup stage, a barrier, then in store
+/// `e` lane `l` writes vec4 `l` of the group's block `e`, so the group's 8
+/// lanes write one whole 128-byte line per store. Vec4 `l` of a block is
+/// nibbles `4 (l % 2) ..` of the block's word `l / 2`: one stage read.
+///
+/// Every invocation of the workgroup must run this (the barrier); stores
+/// of blocks outside `[skip, skip + n_blocks)` or of groups past the
+/// dispatch are masked. Steps alternate halves of the stage, so a lane
+/// writing step `j + 1`'s block cannot overwrite one that a slower lane
+/// still reads for step `j` (it passed step `j + 1`'s barrier, so every
+/// lane finished step `j`), and one barrier per step is enough.
+///
+/// Bank conflicts: group `q`'s slots start at word `36 q`; in store `e`,
+/// lane `(q, l)` reads word `36 q + 4 e + l / 2`, so the four groups of a
+/// 32-lane warp read 16 distinct banks (lanes `2i` and `2i + 1` read the
+/// same word).
+pub(super) fn store_bools(
+    b: &mut Fb,
+    g: &Globals,
+    stage: Handle<GlobalVariable>,
+    o: [H; 4],
+    at: BoolStep,
+) {
+    let groups = at.size / 8;
+    let group = b.shr_c(at.local, 3);
+    let lane = b.and_c(at.local, 7);
+    // The group's slots in this step's half of the stage.
+    let half = b.c(groups * GROUP_SLOTS);
+    let half_base = b.mul(at.parity, half);
+    let slots = b.c(GROUP_SLOTS);
+    let in_half = b.mul(group, slots);
+    let group_slot = b.add(half_base, in_half);
+    let own = b.add(group_slot, lane);
+    let block = b.expr(naga::Expression::Compose {
+        ty: b.tys.vec4,
+        components: o.to_vec(),
+    });
+    let p = stage_slot(b, stage, own);
+    b.store(p, block);
+    b.cur
+        .push(naga::Statement::ControlBarrier(naga::Barrier::WORK_GROUP));
+    // Lane l's share of every block: word l / 2, its half l % 2.
+    let word = b.shr_c(lane, 1);
+    let odd = b.and_c(lane, 1);
+    let shift = b.shl_c(odd, 4);
+    for e in 0..8 {
+        let slot = b.add_c(group_slot, e);
+        let p = stage_slot(b, stage, slot);
+        let wp = b.expr(naga::Expression::Access {
+            base: p,
+            index: word,
+        });
+        let w = b.load(wp);
+        let h = b.shr(w, shift);
+        let words = bool_words(b, h);
+        // The group's block e: stored when skip <= rel < skip + n_blocks.
+        let rel = b.add_c(at.step_base, e);
+        let idx = b.sub(rel, at.skip);
+        let after = b.ge(rel, at.skip);
+        let before = b.lt(idx, at.n_blocks);
+        let inside = b.land(after, before);
+        let inside = b.land(at.live, inside);
+        b.if_(inside, |b| {
+            let first = b.shl_c(idx, 3);
+            let first = b.add(first, lane);
+            store_words(b, g, FillMap::Bool, first, &words);
+        });
     }
-    out
+}
+
+/// Slot `index` of the bool stage (a pointer).
+fn stage_slot(b: &mut Fb, stage: Handle<GlobalVariable>, index: H) -> H {
+    let s = b.expr(naga::Expression::GlobalVariable(stage));
+    b.expr(naga::Expression::Access { base: s, index })
+}
+
+/// The four output words of 16 bits `h` of a block: nibble `t` becomes the
+/// bytes of `(t * 0x00204081) & 0x01010101` (the four shifted copies
+/// `t << 7k` do not overlap, and bit `k` of copy `k` lands on bit `8k`).
+fn bool_words(b: &mut Fb, h: H) -> [H; 4] {
+    [0, 1, 2, 3].map(|nib| {
+        let t = if nib == 0 { h } else { b.shr_c(h, 4 * nib) };
+        let t = b.and_c(t, 0xF);
+        let spread = b.c(0x0020_4081);
+        let t = b.mul(t, spread);
+        b.and_c(t, 0x0101_0101)
+    })
 }
 
 /// One Lemire attempt on a 32-bit draw: `(accepted, value)`.

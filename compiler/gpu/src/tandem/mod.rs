@@ -9,8 +9,17 @@
 //! is relative stream block `(g / 8) * 8K + 8j + g % 8`: the eight
 //! invocations of a group write each step's output together.
 //!
+//! Workgroup memory, where a map's stores or reads need it: bools stage
+//! each step's blocks so that the group's eight lanes store whole 128-byte
+//! lines (`ints::store_bools`); `normal_f64` copies the ziggurat's layer
+//! edges once per workgroup (of [`ZIGGURAT_WORKGROUP_SIZE`] invocations)
+//! so that the fast path's random layer reads stay in the SM
+//! (`ziggurat::load_edges`). Their barriers are in uniform control flow:
+//! a workgroup with no chunk returns as a whole, every other invocation
+//! runs the same `K` steps, and only stores are masked.
+//!
 //! Random access: the dispatch starts at a group boundary, and a block is
-//! mapped and stored at binding block `rel - skip` only when
+//! stored at binding block `rel - skip` only when
 //! `skip <= rel < skip + n_blocks`, so a dispatch writes exactly the output
 //! of stream blocks `8K * first_group + skip ..` (`n_blocks` of them) from
 //! the start of its binding; a cut inside a block is the caller's.
@@ -69,8 +78,14 @@ use naga::{
     Type, TypeInner, VectorSize,
 };
 
-/// Invocations per workgroup of the fill and misses kernels.
+/// Invocations per workgroup of the misses kernels and of most fill
+/// kernels (see [`FillMap::workgroup_size`]).
 pub const FILL_WORKGROUP_SIZE: u32 = 64;
+/// Invocations per workgroup of the `normal_f64` fill kernel: each
+/// workgroup first copies the ziggurat's 16 KiB of edges into workgroup
+/// memory, so a larger group amortises the copy over more output (and
+/// lets more of an SM's invocations share its workgroup memory).
+pub const ZIGGURAT_WORKGROUP_SIZE: u32 = 256;
 
 /// Binding of the output array.
 pub const FILL_OUTPUT_BINDING: u32 = 1;
@@ -212,6 +227,14 @@ impl FillMap {
     fn vec_words(self) -> u32 {
         self.out_words().min(4)
     }
+
+    /// Invocations per workgroup of the map's `kernel`.
+    pub fn workgroup_size(self, kernel: Kernel) -> u32 {
+        match (self, kernel) {
+            (FillMap::NormalF64, Kernel::Fill) => ZIGGURAT_WORKGROUP_SIZE,
+            _ => FILL_WORKGROUP_SIZE,
+        }
+    }
 }
 
 /// The uniform block of one fill dispatch, as [`FillParams::WORDS`]
@@ -299,16 +322,16 @@ impl FillParams {
         self.words().iter().flat_map(|w| w.to_le_bytes()).collect()
     }
 
-    /// Workgroups to dispatch: `[x, y, 1]` with x at most `max_per_dim`,
-    /// numbered linearly by the shader (x fastest).
-    pub fn workgroups(&self, max_per_dim: u32) -> [u32; 3] {
-        let groups = self.n_chunks.div_ceil(FILL_WORKGROUP_SIZE);
+    /// Workgroups of `map`'s fill kernel to dispatch: `[x, y, 1]` with x
+    /// at most `max_per_dim`, numbered linearly by the shader (x fastest).
+    pub fn workgroups(&self, map: FillMap, max_per_dim: u32) -> [u32; 3] {
+        let groups = self.n_chunks.div_ceil(map.workgroup_size(Kernel::Fill));
         crate::dispatch_size([groups, 1, 1], max_per_dim)
     }
 
-    /// Workgroups of the misses kernel: one invocation per list entry.
-    pub fn miss_workgroups(&self, max_per_dim: u32) -> [u32; 3] {
-        let groups = self.cap.div_ceil(FILL_WORKGROUP_SIZE);
+    /// Workgroups of `map`'s misses kernel: one invocation per list entry.
+    pub fn miss_workgroups(&self, map: FillMap, max_per_dim: u32) -> [u32; 3] {
+        let groups = self.cap.div_ceil(map.workgroup_size(Kernel::Misses));
         crate::dispatch_size([groups, 1, 1], max_per_dim)
     }
 }
@@ -342,6 +365,48 @@ impl Globals {
 
 fn ty(m: &mut Module, inner: TypeInner) -> Handle<Type> {
     m.types.insert(Type { name: None, inner }, Span::UNDEFINED)
+}
+
+/// `vec2<f64>`: a block's two f64 outputs, or a ziggurat layer's edges.
+fn f64_pair_ty(m: &mut Module) -> Handle<Type> {
+    ty(
+        m,
+        TypeInner::Vector {
+            size: VectorSize::Bi,
+            scalar: NScalar::F64,
+        },
+    )
+}
+
+/// A workgroup-memory array of `len` values of type `base` (`stride`
+/// bytes each).
+fn workgroup_array(
+    m: &mut Module,
+    name: &str,
+    base: Handle<Type>,
+    len: u32,
+    stride: u32,
+) -> Handle<GlobalVariable> {
+    let size = std::num::NonZeroU32::new(len).expect("a non-empty array");
+    let ty = ty(
+        m,
+        TypeInner::Array {
+            base,
+            size: ArraySize::Constant(size),
+            stride,
+        },
+    );
+    m.global_variables.append(
+        GlobalVariable {
+            name: Some(name.into()),
+            space: AddressSpace::WorkGroup,
+            binding: None,
+            ty,
+            init: None,
+            memory_decorations: Default::default(),
+        },
+        Span::UNDEFINED,
+    )
 }
 
 fn storage(
@@ -481,9 +546,20 @@ fn skeleton(map: FillMap, wide: bool) -> (Module, Tys, Globals, Handle<Type>) {
     (m, tys, g, vec3)
 }
 
-/// The entry point's builder, with `g` (the invocation's linear index over
-/// the 2-D grid) computed.
-fn entry(tys: Tys, vec3: Handle<Type>, branch_fallback: bool) -> (Fb, H) {
+/// Where an invocation is in its dispatch.
+struct Invocation {
+    /// Its linear index over the 2-D grid.
+    g: H,
+    /// Its index in its workgroup.
+    local: H,
+    /// The `g` of its workgroup's first invocation (the same for the whole
+    /// workgroup: a condition on it is uniform).
+    first: H,
+}
+
+/// The entry point's builder for workgroups of `size`, with the
+/// invocation's place computed.
+fn entry(tys: Tys, vec3: Handle<Type>, branch_fallback: bool, size: u32) -> (Fb, Invocation) {
     let mut b = Fb::new(tys, branch_fallback);
     b.f.name = Some(ENTRY_POINT.into());
     b.f.arguments = crate::lower::entry_arguments(tys.u32, vec3);
@@ -498,19 +574,24 @@ fn entry(tys: Tys, vec3: Handle<Type>, branch_fallback: bool) -> (Fb, H) {
     });
     let row = b.mul(wy, nx);
     let wg = b.add(wx, row);
-    let size = b.c(FILL_WORKGROUP_SIZE);
-    let base = b.mul(wg, size);
-    let g = b.add(base, li);
-    (b, g)
+    let size = b.c(size);
+    let first = b.mul(wg, size);
+    let g = b.add(first, li);
+    let at = Invocation {
+        g,
+        local: li,
+        first,
+    };
+    (b, at)
 }
 
-fn finish(mut m: Module, b: Fb) -> Module {
+fn finish(mut m: Module, b: Fb, size: u32) -> Module {
     let function = b.finish();
     m.entry_points.push(EntryPoint {
         name: ENTRY_POINT.into(),
         stage: ShaderStage::Compute,
         early_depth_test: None,
-        workgroup_size: [FILL_WORKGROUP_SIZE, 1, 1],
+        workgroup_size: [size, 1, 1],
         workgroup_size_overrides: None,
         function,
         mesh_info: None,
@@ -551,24 +632,31 @@ fn retry_fn(m: &mut Module, tys: Tys, g: &Globals, map: FillMap) -> Handle<naga:
 
 /// The fill module for `map` (unvalidated; see [`fill_compiled`]).
 /// `options`' `branch_fallback` and `wide_div` shape exact division (the
-/// precision and workgroup size are the caller's to apply).
+/// precision is the caller's to apply; the workgroup size is
+/// [`FillMap::workgroup_size`]).
+///
+/// Bools and `normal_f64` use workgroup memory behind workgroup barriers,
+/// so every invocation of a workgroup reaches every barrier: a workgroup
+/// returns early only as a whole (when it has no chunk of the dispatch),
+/// and otherwise only the stores are masked.
 pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
     let branch_fallback = options.branch_fallback;
+    let size = map.workgroup_size(Kernel::Fill);
     let wide = (options.wide_div && map.needs_exact()) || map.needs_f64();
     let (mut m, tys, g, vec3) = skeleton(map, wide);
     let floats = map
         .needs_f32_fns()
         .then(|| floats::float_fns(&mut m, tys, options));
     let neg_ln64 = map.needs_f64().then(|| neg_ln64_fn(&mut m, tys));
-    let zig_slow = map.has_ziggurat().then(|| {
-        let f64_ty = ty(&mut m, TypeInner::Scalar(NScalar::F64));
-        (
-            slow_fn(&mut m, tys, &g, neg_ln64.expect("neg_ln_u64")),
-            f64_ty,
-        )
+    let zig = map.has_ziggurat().then(|| ziggurat::FillParts {
+        slow: slow_fn(&mut m, tys, &g, neg_ln64.expect("neg_ln_u64")),
+        f64_ty: ty(&mut m, TypeInner::Scalar(NScalar::F64)),
+        pair_ty: f64_pair_ty(&mut m),
+        edges: ziggurat::edges_global(&mut m),
     });
+    let bool_stage = (map == FillMap::Bool).then(|| ints::bool_stage(&mut m, tys, size));
     let retry = map.is_bounded().then(|| retry_fn(&mut m, tys, &g, map));
-    let (mut b, gi) = entry(tys, vec3, branch_fallback);
+    let (mut b, at) = entry(tys, vec3, branch_fallback, size);
     let key = [0, 1, 2, 3].map(|q| g.param(&mut b, P::KEY0 + q));
     let k = g.param(&mut b, P::K);
     let chunk_lo = g.param(&mut b, P::CHUNK_LO);
@@ -576,8 +664,20 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
     let n_chunks = g.param(&mut b, P::N_CHUNKS);
     let skip = g.param(&mut b, P::SKIP);
     let n_blocks = g.param(&mut b, P::N_BLOCKS);
-    let past = b.ge(gi, n_chunks);
-    b.if_(past, |b| b.cur.push(Statement::Return { value: None }));
+    // A workgroup with no chunk of the dispatch (past its end, or an extra
+    // one of a 2-D grid) returns as a whole: uniform, before any barrier.
+    let idle = b.ge(at.first, n_chunks);
+    b.if_(idle, |b| b.cur.push(Statement::Return { value: None }));
+    if let Some(z) = &zig {
+        ziggurat::load_edges(&mut b, &g, z, at.local, size);
+    }
+    let gi = at.g;
+    let live = b.lt(gi, n_chunks);
+    if bool_stage.is_none() {
+        // No barrier follows: an invocation past the chunks leaves now.
+        let past = b.not(live);
+        b.if_(past, |b| b.cur.push(Statement::Return { value: None }));
+    }
 
     // The chunk index first_chunk + g in 64 bits, and the seed.
     let zero = b.c(0);
@@ -592,8 +692,9 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
     let k8 = b.shl_c(k, 3);
     let gbase = b.mul(g8, k8);
     let lane = b.and_c(gi, 7);
-    let rel0 = b.add(gbase, lane);
     let j = b.var_init("j", zero);
+    // Every invocation of a workgroup steps the same K times, so the loop
+    // (and a barrier in it) is in uniform control flow.
     b.loop_(|b| {
         let jv = b.load(j);
         let done = b.ge(jv, k);
@@ -601,27 +702,38 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
         let t = b.add_c(jv, stream::WARM_UP_STEPS + 1);
         let o = b.step(vars, t, true).expect("an output step");
         let j8 = b.shl_c(jv, 3);
-        let rel = b.add(rel0, j8);
+        // The group's first block of this step.
+        let step_base = b.add(gbase, j8);
+        if let Some(stage) = bool_stage {
+            let parity = b.and_c(jv, 1);
+            let step = ints::BoolStep {
+                local: at.local,
+                parity,
+                step_base,
+                skip,
+                n_blocks,
+                live,
+                size,
+            };
+            ints::store_bools(b, &g, stage, o, step);
+            let next = b.add_c(jv, 1);
+            b.store(j, next);
+            return;
+        }
+        let rel = b.add(step_base, lane);
         let idx = b.sub(rel, skip);
         // skip <= rel and rel - skip < n_blocks.
         let after = b.ge(rel, skip);
         let before = b.lt(idx, n_blocks);
         let inside = b.land(after, before);
         b.if_(inside, |b| {
-            if let Some(slow) = zig_slow {
-                normal64_block(b, &g, o, idx, slow);
+            if let Some(z) = &zig {
+                normal64_block(b, &g, o, idx, z);
                 return;
             }
             if let Some(neg_ln) = neg_ln64 {
-                // Two f64 values per block, at out[2 idx ..].
-                let first = b.shl_c(idx, 1);
-                for (e, w) in [(o[0], o[1]), (o[2], o[3])].into_iter().enumerate() {
-                    let v = b.call(neg_ln, vec![w.0, w.1]);
-                    let index = b.add_c(first, e as u32);
-                    let ov = b.expr(Expression::GlobalVariable(g.out));
-                    let ptr = b.expr(Expression::Access { base: ov, index });
-                    b.store(ptr, v);
-                }
+                let v = [(o[0], o[1]), (o[2], o[3])].map(|w| b.call(neg_ln, vec![w.0, w.1]));
+                store_f64_pair(b, &g, idx, v);
                 return;
             }
             let words = match map {
@@ -643,14 +755,15 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
                     let (l1, h1) = b.f64_bits(o[2], o[3]);
                     vec![l0, h0, l1, h1]
                 }
-                FillMap::Bool => ints::bool_words(b, o),
                 FillMap::Below32 | FillMap::Below32To64 | FillMap::Below64 => {
                     ints::below_words(b, &g, map, o, idx, retry.expect("a retry function"))
                 }
                 FillMap::Choice => ints::choice_words(b, &g, o),
                 FillMap::NormalF32 => b.normal_words(o, floats.expect("float functions")),
                 FillMap::ExponentialF32 => b.exponential_words(o, floats.expect("float functions")),
-                FillMap::ExponentialF64 | FillMap::NormalF64 => unreachable!("stored above"),
+                FillMap::Bool | FillMap::ExponentialF64 | FillMap::NormalF64 => {
+                    unreachable!("stored above")
+                }
             };
             let per = map.out_words() / map.vec_words();
             let first = if per == 1 {
@@ -664,7 +777,7 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
         let next = b.add_c(jv, 1);
         b.store(j, next);
     });
-    finish(m, b)
+    finish(m, b, size)
 }
 
 /// Adds `neg_ln_u64(lo, hi) -> f64` to `m`.
@@ -712,21 +825,25 @@ fn out_f64(b: &mut Fb, g: &Globals, index: H) -> H {
     b.expr(Expression::Access { base: ov, index })
 }
 
-/// The two `normal_f64` elements of one stream block: the fast path, a
-/// miss listed as `(position, draw)` or, when the list is full, resolved
-/// in place.
-fn normal64_block(
-    b: &mut Fb,
-    g: &Globals,
-    o: [H; 4],
-    idx: H,
-    (slow, f64_ty): (Handle<naga::Function>, Handle<Type>),
-) {
+/// Stores the f64 values `pair` of output block `idx`, at out[2 idx ..].
+fn store_f64_pair(b: &mut Fb, g: &Globals, idx: H, pair: [H; 2]) {
     let first = b.shl_c(idx, 1);
-    for e in 0..2u32 {
+    for (e, v) in pair.into_iter().enumerate() {
+        let index = b.add_c(first, e as u32);
+        let p = out_f64(b, g, index);
+        b.store(p, v);
+    }
+}
+
+/// The two `normal_f64` elements of one stream block (output block
+/// `idx`): the fast path, a miss listed as `(position, draw)` or, when the
+/// list is full, resolved in place; both stored together.
+fn normal64_block(b: &mut Fb, g: &Globals, o: [H; 4], idx: H, z: &ziggurat::FillParts) {
+    let first = b.shl_c(idx, 1);
+    let values = [0u32, 1].map(|e| {
         let x = (o[2 * e as usize], o[2 * e as usize + 1]);
-        let (hit, value) = ziggurat::fast(b, g, x);
-        let var = b.var_of("z", f64_ty);
+        let (hit, value) = ziggurat::fast(b, z.edges, x);
+        let var = b.var_of("z", z.f64_ty);
         b.store(var, value);
         let pos = b.add_c(first, e);
         let miss = b.not(hit);
@@ -749,15 +866,14 @@ fn normal64_block(
                 },
                 |b| {
                     let i = g.element(b, pos);
-                    let r = b.call(slow, vec![x.0, x.1, i.0, i.1]);
+                    let r = b.call(z.slow, vec![x.0, x.1, i.0, i.1]);
                     b.store(var, r);
                 },
             );
         });
-        let v = b.load(var);
-        let p = out_f64(b, g, pos);
-        b.store(p, v);
-    }
+        b.load(var)
+    });
+    store_f64_pair(b, g, idx, values);
 }
 
 /// The misses kernel of `map`: invocation `e` resolves entry `e` of the
@@ -770,7 +886,9 @@ pub fn misses_module(map: FillMap) -> Module {
     }
     let (mut m, tys, g, vec3) = skeleton(map, false);
     let retry = retry_fn(&mut m, tys, &g, map);
-    let (mut b, e) = entry(tys, vec3, true);
+    let size = map.workgroup_size(Kernel::Misses);
+    let (mut b, at) = entry(tys, vec3, true, size);
+    let e = at.g;
     let piece = g.param(&mut b, P::PIECE);
     let cap = g.param(&mut b, P::CAP);
     let counters = b.expr(Expression::GlobalVariable(g.aux.expect("counters")));
@@ -814,7 +932,7 @@ pub fn misses_module(map: FillMap) -> Module {
         });
         b.store(wp, w);
     }
-    finish(m, b)
+    finish(m, b, size)
 }
 
 /// The misses kernel of `normal_f64`.
@@ -822,7 +940,9 @@ fn normal64_misses_module(map: FillMap) -> Module {
     let (mut m, tys, g, vec3) = skeleton(map, true);
     let neg_ln = neg_ln64_fn(&mut m, tys);
     let slow = slow_fn(&mut m, tys, &g, neg_ln);
-    let (mut b, e) = entry(tys, vec3, true);
+    let size = map.workgroup_size(Kernel::Misses);
+    let (mut b, at) = entry(tys, vec3, true, size);
+    let e = at.g;
     let cap = g.param(&mut b, P::CAP);
     let c = counter(&mut b, &g);
     let count = b.load(c);
@@ -842,7 +962,7 @@ fn normal64_misses_module(map: FillMap) -> Module {
     let r = b.call(slow, vec![lo, hi, i.0, i.1]);
     let p = out_f64(&mut b, &g, pos);
     b.store(p, r);
-    finish(m, b)
+    finish(m, b, size)
 }
 
 fn validated(module: Module, what: &str) -> Result<(Module, ModuleInfo), LowerError> {
@@ -882,7 +1002,13 @@ pub enum Kernel {
 /// A kernel of `map` as SPIR-V words, post-processed for exact mode when
 /// `options.precision` is exact (`NoContraction` on every float operation
 /// and the float controls). `options.branch_fallback` and `wide_div` shape
-/// exact division; the workgroup size is always [`FILL_WORKGROUP_SIZE`].
+/// exact division; the workgroup size is always
+/// [`FillMap::workgroup_size`].
+///
+/// As [`crate::spirv`], but workgroup memory is not zeroed: naga's
+/// polyfill has invocation 0 store zeros over the whole array (16 KiB for
+/// the ziggurat's edges) behind one more barrier, and these kernels read
+/// only what their workgroup wrote first.
 pub fn kernel_spirv(
     map: FillMap,
     kernel: Kernel,
@@ -892,11 +1018,22 @@ pub fn kernel_spirv(
         Kernel::Fill => validated(fill_module(map, options), &format!("{} fill", map.name()))?,
         Kernel::Misses => misses_compiled(map)?,
     };
-    let options = GpuOptions {
-        workgroup_size: FILL_WORKGROUP_SIZE,
-        ..*options
+    let spv_options = naga::back::spv::Options {
+        lang_version: (1, 3),
+        flags: naga::back::spv::WriterFlags::empty(),
+        zero_initialize_workgroup_memory: naga::back::spv::ZeroInitializeWorkgroupMemoryMode::None,
+        ..Default::default()
     };
-    Ok(crate::spirv(&module, &info, &options))
+    let pipeline = naga::back::spv::PipelineOptions {
+        shader_stage: ShaderStage::Compute,
+        entry_point: ENTRY_POINT.to_string(),
+    };
+    let words = naga::back::spv::write_vec(&module, &info, &spv_options, Some(&pipeline))
+        .map_err(|e| LowerError::Internal(format!("writing the Tandem kernel's SPIR-V: {e}")))?;
+    Ok(match options.precision {
+        Precision::Exact => crate::spirv_exact(&words),
+        Precision::Fast => words,
+    })
 }
 
 /// The fill module for `map` as SPIR-V words with default options at
@@ -985,6 +1122,63 @@ mod tests {
         }
     }
 
+    /// The maps with workgroup barriers: before the first barrier, an
+    /// invocation returns only under a condition that naga finds uniform
+    /// (a whole workgroup), and the bool barrier is in the step loop. The
+    /// fill tests cannot catch a missing or skipped barrier: lavapipe runs
+    /// a group's eight lanes in order, and they exchange only among
+    /// themselves.
+    #[test]
+    fn barriers_follow_only_uniform_returns() {
+        fn any(block: &naga::Block, f: &dyn Fn(&Statement) -> bool) -> bool {
+            block.iter().any(|s| {
+                f(s) || match s {
+                    Statement::If { accept, reject, .. } => any(accept, f) || any(reject, f),
+                    Statement::Loop {
+                        body, continuing, ..
+                    } => any(body, f) || any(continuing, f),
+                    Statement::Block(b) => any(b, f),
+                    _ => false,
+                }
+            })
+        }
+        let barrier = |s: &Statement| matches!(s, Statement::ControlBarrier(_));
+        let ret = |s: &Statement| matches!(s, Statement::Return { .. });
+        for map in [FillMap::Bool, FillMap::NormalF64] {
+            let (module, info) = fill_compiled(map).unwrap();
+            let body = &module.entry_points[0].function.body;
+            let fi = info.get_entry_point(0);
+            let first = body
+                .iter()
+                .position(|s| any(&naga::Block::from_vec(vec![s.clone()]), &barrier))
+                .unwrap_or_else(|| panic!("{map:?} has no barrier"));
+            let mut returns = 0;
+            for s in &body[..first] {
+                if let Statement::If {
+                    condition,
+                    accept,
+                    reject,
+                } = s
+                    && (any(accept, &ret) || any(reject, &ret))
+                {
+                    assert!(
+                        fi[*condition].uniformity.non_uniform_result.is_none(),
+                        "{map:?} returns under a non-uniform condition before a barrier"
+                    );
+                    returns += 1;
+                } else {
+                    assert!(
+                        !any(&naga::Block::from_vec(vec![s.clone()]), &ret),
+                        "{map:?}"
+                    );
+                }
+            }
+            assert_eq!(returns, 1, "{map:?}: the idle workgroup's return");
+            let in_loop = matches!(&body[first], Statement::Loop { .. });
+            assert_eq!(in_loop, map == FillMap::Bool, "{map:?}");
+        }
+    }
+
     #[test]
     fn params_words() {
         let p = FillParams {
@@ -1001,6 +1195,6 @@ mod tests {
         assert_eq!(w[..12], [1, 2, 3, 4, 32, 8, 1, 16, 3, 500, 0, 0]);
         assert_eq!(w[16..18], [6, 5]);
         assert_eq!(p.bytes().len(), FillParams::SIZE);
-        assert_eq!(p.workgroups(65535), [1, 1, 1]);
+        assert_eq!(p.workgroups(FillMap::Raw, 65535), [1, 1, 1]);
     }
 }

@@ -12,11 +12,17 @@
 //! state machine fed one 64-bit continuation draw at a time: a wedge test
 //! (one draw), a fresh draw after a rejected wedge, or the tail (two draws
 //! per attempt, `neg_ln_u64(d) / R` correctly rounded by `f64div.rs`).
+//!
+//! The fast path reads a layer's edges `(x[L], x[L+1])` from workgroup
+//! memory: each workgroup of the fill kernel first copies them from the
+//! table into an `array<vec2<f64>, 1024>` ([`load_edges`]), so a draw's
+//! edges are one 16-byte workgroup load rather than two random reads of
+//! the storage buffer. The slow path, rare, reads the storage buffer.
 
 use super::builder::{Fb, H};
 use super::float64::W;
-use super::{Globals, P, f64div};
-use naga::{Expression, Function, Handle, Type, UnaryOperator};
+use super::{Globals, P, f64_pair_ty, f64div, workgroup_array};
+use naga::{Expression, Function, GlobalVariable, Handle, Module, Type, UnaryOperator};
 
 /// `R`, the base layer's edge (SPEC.md 7.9).
 const R: f64 = f64::from_bits(0x4010_27C8_4109_FAD5);
@@ -32,6 +38,61 @@ const WEDGE: u32 = 0;
 const FRESH: u32 = 1;
 const TAIL_A: u32 = 2;
 const TAIL_B: u32 = 3;
+
+/// Layers of the ziggurat: the fast path's `x & 1023`.
+const LAYERS: u32 = 1024;
+
+/// What the fill kernel's `normal_f64` blocks use.
+pub(super) struct FillParts {
+    /// The slow-path function `(x lo, x hi, i lo, i hi) -> f64`.
+    pub slow: Handle<Function>,
+    pub f64_ty: Handle<Type>,
+    /// `vec2<f64>`.
+    pub pair_ty: Handle<Type>,
+    /// The layers' edges in workgroup memory ([`edges_global`]).
+    pub edges: Handle<GlobalVariable>,
+}
+
+/// The workgroup array of the layers' edges: entry `L` is
+/// `(x[L], x[L+1])`.
+pub(super) fn edges_global(m: &mut Module) -> Handle<GlobalVariable> {
+    let pair = f64_pair_ty(m);
+    workgroup_array(m, "ziggurat_edges", pair, LAYERS, 16)
+}
+
+/// Copies the edges from the table into `z.edges` (invocation `local` of
+/// a workgroup of `size` copies layers `local + size r`), then a workgroup
+/// barrier: every invocation of the workgroup must run this.
+pub(super) fn load_edges(b: &mut Fb, g: &Globals, z: &FillParts, local: H, size: u32) {
+    assert!(LAYERS.is_multiple_of(size), "{size} invocations");
+    for r in 0..LAYERS / size {
+        let layer = if r == 0 {
+            local
+        } else {
+            b.add_c(local, r * size)
+        };
+        let lo = table(b, g, layer);
+        let next = b.add_c(layer, 1);
+        let hi = table(b, g, next);
+        let pair = b.expr(Expression::Compose {
+            ty: z.pair_ty,
+            components: vec![lo, hi],
+        });
+        let p = edge_pair(b, z.edges, layer);
+        b.store(p, pair);
+    }
+    b.cur
+        .push(naga::Statement::ControlBarrier(naga::Barrier::WORK_GROUP));
+}
+
+/// Entry `layer` of the workgroup's edges (a pointer).
+fn edge_pair(b: &mut Fb, edges: Handle<GlobalVariable>, layer: H) -> H {
+    let e = b.expr(Expression::GlobalVariable(edges));
+    b.expr(Expression::Access {
+        base: e,
+        index: layer,
+    })
+}
 
 /// Entry `index` of the uploaded table.
 fn table(b: &mut Fb, g: &Globals, index: H) -> H {
@@ -55,22 +116,27 @@ fn signed(b: &mut Fb, x_lo: H, value: H) -> H {
     b.select(neg, minus, value)
 }
 
-/// The fast path of draw `x`: `(hit, value, layer, v)`, the value signed.
-fn fast_parts(b: &mut Fb, g: &Globals, x: W) -> (H, H, H, H) {
-    let layer = b.and_c(x.0, 1023);
+/// The fast path of draw `x`: `(hit, value, layer, v)`, the value signed;
+/// `edges` gives a layer's `(x[L], x[L+1])`.
+fn fast_parts(b: &mut Fb, x: W, edges: impl FnOnce(&mut Fb, H) -> (H, H)) -> (H, H, H, H) {
+    let layer = b.and_c(x.0, LAYERS - 1);
     let u = b.frac53(x);
-    let xl = table(b, g, layer);
-    let next = b.add_c(layer, 1);
-    let xl1 = table(b, g, next);
+    let (xl, xl1) = edges(b, layer);
     let v = b.mul(u, xl);
     let hit = b.lt(v, xl1);
     let value = signed(b, x.0, v);
     (hit, value, layer, v)
 }
 
-/// The fill kernel's element from draw `x`: `(hit, signed value)`.
-pub(super) fn fast(b: &mut Fb, g: &Globals, x: W) -> (H, H) {
-    let (hit, value, _, _) = fast_parts(b, g, x);
+/// The fill kernel's element from draw `x`, with the layer's edges from
+/// the workgroup's copy `edges`: `(hit, signed value)`.
+pub(super) fn fast(b: &mut Fb, edges: Handle<GlobalVariable>, x: W) -> (H, H) {
+    let (hit, value, _, _) = fast_parts(b, x, |b, layer| {
+        let p = edge_pair(b, edges, layer);
+        let pair = b.load(p);
+        let [lo, hi] = [0, 1].map(|index| b.expr(Expression::AccessIndex { base: pair, index }));
+        (lo, hi)
+    });
     (hit, value)
 }
 
@@ -91,7 +157,11 @@ struct Vars {
 /// waits for the tail's first draw (layer 0) or a wedge draw.
 fn examine(b: &mut Fb, g: &Globals, s: Vars) {
     let x = (b.load(s.x_lo), b.load(s.x_hi));
-    let (hit, value, layer, v) = fast_parts(b, g, x);
+    let (hit, value, layer, v) = fast_parts(b, x, |b, layer| {
+        let xl = table(b, g, layer);
+        let next = b.add_c(layer, 1);
+        (xl, table(b, g, next))
+    });
     b.store(s.layer, layer);
     b.store(s.v, v);
     b.if_else(

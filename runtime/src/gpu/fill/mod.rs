@@ -163,7 +163,7 @@ impl Gpu {
                 .map_err(|e| GpuError::Lower(e.to_string()))?;
             let entry = wgpu::PassthroughShaderEntryPoint {
                 name: Cow::Borrowed(phobos_gpu::ENTRY_POINT),
-                workgroup_size: (phobos_gpu::tandem::FILL_WORKGROUP_SIZE, 1, 1),
+                workgroup_size: (map.workgroup_size(kernel), 1, 1),
             };
             // SAFETY: naga's SPIR-V for a module naga validated, with only
             // the exact-mode decorations added (spirv-val checks it in tests).
@@ -255,7 +255,12 @@ impl Gpu {
                     layout: Some(&pipeline_layout),
                     module: &shader,
                     entry_point: Some(phobos_gpu::ENTRY_POINT),
-                    compilation_options: Default::default(),
+                    // As `kernel_spirv`: the kernels read only the workgroup
+                    // memory that their workgroup wrote first.
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        zero_initialize_workgroup_memory: false,
+                        ..Default::default()
+                    },
                     cache: self.disk_cache(),
                 }),
             )
@@ -441,8 +446,11 @@ impl Gpu {
         let bind = self.fill_bind_group(pipeline, &p, dst, offset, pn * shape.block_bytes, aux);
         Dispatch {
             bind,
-            groups: p.workgroups(max),
-            miss_groups: shape.map.has_misses().then(|| p.miss_workgroups(max)),
+            groups: p.workgroups(shape.map, max),
+            miss_groups: shape
+                .map
+                .has_misses()
+                .then(|| p.miss_workgroups(shape.map, max)),
         }
     }
 
