@@ -59,39 +59,24 @@ fn _tandem_mulhi_p(ll, lh, hl, hh) = hh + (lh >> 16) + (hl >> 16) + (((ll >> 16)
 
 // The elementary functions of SPEC.md section 6, in f32.
 
-/// The number of significant bits of a u32 (0 for 0): the exponent of the
-/// value as an f32, converted exactly (below 2^24, or shifted below it).
-fn _tandem_bitlen(x) = where(x == 0, 0, _tandem_top(where(x >= 16777216, x >> 8, x)) + where(x >= 16777216, 8, 0))
+/// The f32 nearest `y` (ties to even) from two exact conversions and one
+/// rounding; a backend's own conversion of a large integer may round otherwise.
+fn _tandem_rn(y) = f32(y >> 16) * 65536.0 + f32(y & 65535)
 
-fn _tandem_top(y) = (bitcast<u32>(f32(y)) >> 23) - 126
+/// `neg_ln_u32(x)` (section 6.2): `-ln((x + 1) 2^-32)`. From `x = 0xB504F333`
+/// (`u >= sqrt(1/2)`) the argument is `-(1 - u)` with `1 - u = ~x 2^-32` exact
+/// on integers; below, `u` rounded to f32 is split as `2^k f` on its bits.
+fn _tandem_neg_ln(x) = where(x == 4294967295, 0.0, _tandem_neg_ln_y(x >= 3037000499, _tandem_rn(where(x >= 3037000499, ~x, x + 1)) * bitcast<f32>(0x2F800000)))
 
-/// `2^p` for `-126 <= p <= 127`.
-fn _tandem_pow2(p) = bitcast<f32>(u32(127 + p) << 23)
+fn _tandem_neg_ln_y(upper, a) = _tandem_neg_ln_k(upper, a, bitcast<i32>(bitcast<u32>(a) - 1060439283) >> 23)
 
-/// `neg_ln_u32(x)` (section 6.2): `-ln((x + 1) 2^-32)`, with the reduced
-/// argument's numerator computed exactly on integers.
-fn _tandem_neg_ln(x) = where(x == 4294967295, 0.0, _tandem_neg_ln_m(x + 1))
+fn _tandem_neg_ln_k(upper, a, k) = _tandem_neg_ln_t(where(upper, 0.0, f32(k)), where(upper, -a, bitcast<f32>(bitcast<u32>(a) - (u32(k) << 23)) - 1.0))
 
-fn _tandem_neg_ln_m(m) = _tandem_neg_ln_e(m, _tandem_bitlen(m) - 1)
+fn _tandem_neg_ln_t(kf, t) = -(kf * bitcast<f32>(0x3F317180) + (kf * bitcast<f32>(0x3717F7D1) + _tandem_log1p(t, t * t)))
 
-fn _tandem_neg_ln_e(m, e) = _tandem_neg_ln_f(m, e, m ^ (1 << e))
-
-fn _tandem_neg_ln_f(m, e, below) = _tandem_neg_ln_r(m, e, below, where(e >= 23, below >> (e - 23), below << (23 - e)) >= 3474675)
-
-fn _tandem_neg_ln_r(m, e, below, neg) = _tandem_neg_ln_t(neg, i32(e) + i32(neg) - 32, where(neg, ((1 << e) << 1) - m, below), e + u32(neg))
-
-fn _tandem_neg_ln_t(neg, k, num, texp) = _tandem_neg_ln_s(neg, k, num, texp, _tandem_bitlen(num))
-
-fn _tandem_neg_ln_s(neg, k, num, texp, len) = _tandem_neg_ln_v(neg, k, f32(where(len > 24, num >> (len - 24), num)) * _tandem_pow2(where(len > 24, i32(len) - 24, 0) - i32(texp)))
-
-fn _tandem_neg_ln_v(neg, k, t) = -_tandem_ln_core(k, where(neg, -t, t))
-
-/// `ln_core_f32(k, t)` (section 6.1): `ln(2^k (1 + t))` by the atanh series.
-fn _tandem_ln_core(k, t) = _tandem_ln_s(f32(k), t / (2.0 + t))
-
-fn _tandem_ln_s(kf, s) = _tandem_ln_z(kf, s, s * s)
-
-fn _tandem_ln_z(kf, s, z) = kf * bitcast<f32>(0x3F317180) + (kf * bitcast<f32>(0x3717F7D1) + ((s + s) + (s * z) * (bitcast<f32>(0x3F2AAAAB) + z * (bitcast<f32>(0x3ECCCCCD) + z * (bitcast<f32>(0x3E924925) + z * bitcast<f32>(0x3E638E39))))))
+/// `ln(1 + t)` for `t` in [sqrt(1/2) - 1, sqrt(2) - 1]: `t + t^2 Q(t)`
+/// with section 6.1's degree-7 `Q`.
+fn _tandem_log1p(t, z) = t + z * (bitcast<f32>(0xBEFFFFFD) + t * (bitcast<f32>(0x3EAAAB7A) + t * (bitcast<f32>(0xBE80024D) + t * (bitcast<f32>(0x3E4C6960) + t * (bitcast<f32>(0xBE29AE98) + t * (bitcast<f32>(0x3E18C293) + t * (bitcast<f32>(0xBE128250) + t * bitcast<f32>(0x3DB2E3BE))))))))
 
 /// The cosine of the angle `2 pi (q 2^30 + y) / 2^32` for the quadrant `q`
 /// and the 30-bit position `y` in it (section 6.4); the sine is the cosine

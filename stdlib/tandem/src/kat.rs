@@ -216,8 +216,8 @@ pub fn render() -> String {
         c64(&math::LN_SERIES_F64)
     ));
     line(format!(
-        "  LN_SERIES_F32 (2/3, 2/5, 2/7, 2/9) = {}",
-        c32(&math::LN_SERIES_F32)
+        "  LOG1P_Q_F32 (Q of ln(1 + t) = t + t^2 Q(t), constant first) = {}",
+        c32(&math::LOG1P_Q_F32)
     ));
     line(format!(
         "  EXP_SERIES_F64 (1/0!, ..., 1/13!) = {}",
@@ -232,7 +232,16 @@ pub fn render() -> String {
         c32(&math::COS_SERIES_F32)
     ));
     line("elementary functions".into());
-    for x in [0u32, 1, 0x8000_0000, 0xFFFF_FFFE, 0x1234_5678] {
+    for x in [
+        0u32,
+        1,
+        0x8000_0000,
+        0xB504_F332,
+        0xB504_F333,
+        0xFFFF_FFFE,
+        0x1234_5678,
+        0xDEAD_BEEF,
+    ] {
         line(format!(
             "  neg_ln_u32({x:08x}) = {}",
             f32s(&[neg_ln_u32(x)])

@@ -23,8 +23,14 @@ pub const LN2_LO_F32: f32 = f32::from_bits(0x3717_F7D1);
 /// Mantissa field of the f64 nearest sqrt(2): mantissas at or above it are
 /// halved so the reduced argument lies in [sqrt(1/2), sqrt(2)).
 pub const SQRT2_MANT_F64: u64 = 0x6_A09E_667F_3BCD;
-/// Mantissa field of the f32 nearest sqrt(2).
-pub const SQRT2_MANT_F32: u32 = 0x35_04F3;
+/// Bits of the f32 nearest sqrt(1/2): `neg_ln_u32` reduces an f32 to
+/// `2^k f` with `f` in [this value, twice it).
+pub const SQRT_HALF_BITS_F32: u32 = 0x3F35_04F3;
+/// `neg_ln_u32` takes `1 - u` (exact on integers) from this `x` up: it is
+/// the least `x` with `(x + 1) 2^-32 >= sqrt(1/2)`.
+pub const NEG_LN_UPPER_U32: u32 = 0xB504_F333;
+/// `2^-32` in f32.
+pub const TWO_M32_F32: f32 = f32::from_bits(0x2F80_0000);
 
 /// atanh series coefficients 2/(2j+1), j = 1..9, each rounded to f64:
 /// `ln f = 2s + s z (c1 + z (c2 + ...))` with `s = (f-1)/(f+1)`, `z = s*s`.
@@ -41,8 +47,22 @@ pub const LN_SERIES_F64: [f64; 9] = [
     2.0 / 19.0,
 ];
 
-/// The f32 series, j = 1..4; the first omitted term is below 2^-28 relative.
-pub const LN_SERIES_F32: [f32; 4] = [2.0 / 3.0, 2.0 / 5.0, 2.0 / 7.0, 2.0 / 9.0];
+/// `Q` of `ln(1 + t) = t + t^2 Q(t)` in f32, constant term first: the
+/// degree-7 polynomial of least relative error on [sqrt(1/2) - 1,
+/// sqrt(2) - 1] (Remez exchange in 40-digit arithmetic, each coefficient
+/// then rounded to f32). The approximation's own relative error is below
+/// 2^-24.99; evaluated in f32 as `t + (t * t) * horner(t, Q)` it is within
+/// 1.21 ulps of `ln(1 + t)` over that interval.
+pub const LOG1P_Q_F32: [f32; 8] = [
+    f32::from_bits(0xBEFF_FFFD),
+    f32::from_bits(0x3EAA_AB7A),
+    f32::from_bits(0xBE80_024D),
+    f32::from_bits(0x3E4C_6960),
+    f32::from_bits(0xBE29_AE98),
+    f32::from_bits(0x3E18_C293),
+    f32::from_bits(0xBE12_8250),
+    f32::from_bits(0x3DB2_E3BE),
+];
 
 /// 1/j! for j = 0..13, each rounded to f64 (|r| <= 0.35 leaves the first
 /// omitted term below 2^-57).
@@ -106,15 +126,19 @@ pub fn ln_core_f64(k: i32, t: f64) -> f64 {
     kf * LN2_HI_F64 + (kf * LN2_LO_F64 + ln_f)
 }
 
-/// The f32 twin of [`ln_core_f64`]; `k` must lie in [-64, 64].
-pub fn ln_core_f32(k: i32, t: f32) -> f32 {
-    let s = t / (2.0 + t);
-    let z = s * s;
-    let p = horner_f32(z, &LN_SERIES_F32);
-    let ln_f = (s + s) + (s * z) * p;
-    // |k| <= 64, so the conversion is exact.
-    let kf = k as f32;
-    kf * LN2_HI_F32 + (kf * LN2_LO_F32 + ln_f)
+/// `ln(1 + t)` for `t` in [sqrt(1/2) - 1, sqrt(2) - 1] in f32, without a
+/// division: `t + t^2 Q(t)`.
+pub fn log1p_f32(t: f32) -> f32 {
+    let z = t * t;
+    let q = horner_f32(t, &LOG1P_Q_F32);
+    t + z * q
+}
+
+/// The f32 nearest `y` (ties to even), from two exact conversions and one
+/// rounding: `f32(y >> 16) * 2^16 + f32(y & 0xFFFF)`. A GPU's own
+/// conversion of an inexact integer may round otherwise.
+pub fn u32_to_f32_rn(y: u32) -> f32 {
+    (y >> 16) as f32 * 65536.0 + (y & 0xFFFF) as f32
 }
 
 /// Natural logarithm of a positive normal finite f64 (table generation).
@@ -134,10 +158,6 @@ pub fn ln_f64(x: f64) -> f64 {
 /// `2^p` for an exponent the caller keeps in the normal range.
 fn pow2_f64(p: i32) -> f64 {
     f64::from_bits(((1023 + p) as u64) << 52)
-}
-
-fn pow2_f32(p: i32) -> f32 {
-    f32::from_bits(((127 + p) as u32) << 23)
 }
 
 /// Splits `u = m * 2^-w` (`1 <= m < 2^w`) into `2^k * (1 + t)` with the
@@ -186,17 +206,31 @@ pub fn neg_ln_u64(x: u64) -> f64 {
     -ln_core_f64(k, if neg { -t } else { t })
 }
 
-/// `-ln(u)` in f32 for `u = (x + 1) * 2^-32` in (0, 1]. `t` keeps the
-/// leading 24 bits of its exact numerator. Uses f32 operations only (the
-/// device may lack f64).
+/// `-ln(u)` in f32 for `u = (x + 1) * 2^-32` in (0, 1], with f32
+/// operations only (a device may lack f64) and no division.
+///
+/// For `u >= sqrt(1/2)` the argument is `t = -(1 - u)`, where `1 - u` is
+/// `!x * 2^-32` on integers, so `u` near 1 keeps full relative accuracy.
+/// Below, `u` is rounded to f32 and split as `2^k f`, `f` in
+/// [sqrt(1/2), sqrt(2)), with integer operations on its bits, and
+/// `t = f - 1` is exact.
 pub fn neg_ln_u32(x: u32) -> f32 {
     if x == u32::MAX {
         return 0.0;
     }
-    let (neg, k, t_num, t_exp) = reduce(u64::from(x) + 1, 32, 23, u64::from(SQRT2_MANT_F32));
-    let (int, p) = scaled(t_num, t_exp, 24);
-    let t = int as f32 * pow2_f32(p);
-    -ln_core_f32(k, if neg { -t } else { t })
+    let upper = x >= NEG_LN_UPPER_U32;
+    let y = if upper { !x } else { x + 1 };
+    let a = u32_to_f32_rn(y) * TWO_M32_F32;
+    let (kf, t) = if upper {
+        (0.0, -a)
+    } else {
+        let bits = a.to_bits();
+        let k = (bits.wrapping_sub(SQRT_HALF_BITS_F32) as i32) >> 23;
+        let f = f32::from_bits(bits.wrapping_sub((k as u32) << 23));
+        // -32 <= k <= 0: the conversion is exact.
+        (k as f32, f - 1.0)
+    };
+    -(kf * LN2_HI_F32 + (kf * LN2_LO_F32 + log1p_f32(t)))
 }
 
 /// `exp(-h)` for `0 <= h`; returns 0 above 708 (no subnormal scaling).
@@ -295,17 +329,69 @@ mod tests {
         assert_eq!(neg_ln_u64(u64::MAX), 0.0);
     }
 
+    /// `-ln((x + 1) 2^-32)` in f64, from the exact complement near 1.
+    fn neg_ln_u32_f64(x: u32) -> f64 {
+        if x >= 1 << 31 {
+            -(-f64::from(!x) * 2f64.powi(-32)).ln_1p()
+        } else {
+            -((f64::from(x) + 1.0) * 2f64.powi(-32)).ln()
+        }
+    }
+
+    /// Error of `neg_ln_u32(x)` in ulps of the f32 result.
+    fn neg_ln_u32_ulps(x: u32) -> f64 {
+        let want = neg_ln_u32_f64(x);
+        let ulp = f64::from((want as f32).abs().next_up() - (want as f32).abs());
+        (f64::from(neg_ln_u32(x)) - want).abs() / ulp
+    }
+
     #[test]
     fn neg_ln_u32_is_accurate() {
-        for i in 0..100_000u32 {
-            let x = i.wrapping_mul(0x9E37_79B9);
-            let u = (f64::from(x) + 1.0) * 2f64.powi(-32);
-            let got = f64::from(neg_ln_u32(x));
-            let want = -u.ln();
-            assert!(
-                (got - want).abs() <= 3e-7 * want + 1e-9,
-                "x={x} {got} {want}"
-            );
+        let mut cases: Vec<u32> = (0..200_000u32)
+            .map(|i| i.wrapping_mul(0x9E37_79B9))
+            .collect();
+        cases.extend([0, 1, 2, 0xFFFF, 0x1_0000, 0x7FFF_FFFF, 0x8000_0000]);
+        cases.extend((NEG_LN_UPPER_U32 - 3..=NEG_LN_UPPER_U32 + 3).chain(u32::MAX - 9..u32::MAX));
+        for x in cases {
+            assert!(neg_ln_u32_ulps(x) <= 3.0, "x={x:#x}");
+        }
+        assert_eq!(neg_ln_u32(u32::MAX).to_bits(), 0);
+    }
+
+    /// Every `x`: `cargo test --release -p phobos-tandem -- --ignored
+    /// neg_ln_u32_exhaustive --nocapture` prints the largest error.
+    #[test]
+    #[ignore = "2^32 evaluations; run in release"]
+    fn neg_ln_u32_exhaustive() {
+        let (mut worst, mut at) = (0.0f64, 0u32);
+        for x in 0..u32::MAX {
+            let e = neg_ln_u32_ulps(x);
+            if e > worst {
+                (worst, at) = (e, x);
+            }
+        }
+        println!("neg_ln_u32: at most {worst:.3} ulps (x = {at:#x})");
+        assert!(worst <= 3.0);
+    }
+
+    #[test]
+    fn rounding_conversion_is_rust_as() {
+        for i in 0..1_000_000u32 {
+            let y = i.wrapping_mul(0x9E37_79B9) ^ (i >> 7);
+            assert_eq!(u32_to_f32_rn(y).to_bits(), (y as f32).to_bits(), "{y:#x}");
+        }
+    }
+
+    #[test]
+    fn log1p_f32_is_within_two_ulps() {
+        let lo = (0.5f64.sqrt() - 1.0) as f32;
+        let hi = (2f64.sqrt() - 1.0) as f32;
+        let mut t = lo;
+        while t < hi {
+            let want = f64::from(t).ln_1p();
+            let ulp = f64::from((want as f32).abs().next_up() - (want as f32).abs());
+            assert!((f64::from(log1p_f32(t)) - want).abs() <= 2.0 * ulp, "t={t}");
+            t += 1.37e-5;
         }
     }
 

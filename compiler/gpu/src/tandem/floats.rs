@@ -1,25 +1,38 @@
 //! Float element maps (SPEC.md 6, 7.2, 7.3, 7.6, 7.7), all on f32 bit
 //! patterns held in u32 values: the uniform f16, f32 and f64 fills built
 //! with integer operations, and the f32 exponential and Box-Muller normal
-//! from the polynomials of section 6 with correctly rounded `/` and `sqrt`
-//! (`crate::exact`, called as the functions `exact_div` and `exact_sqrt`).
+//! from the polynomials of section 6 (no division) with the correctly
+//! rounded `sqrt` of `crate::exact`, called as the function `exact_sqrt`.
 //! Every `+`, `-`, `*` is one rounding: `spirv_exact` forbids contraction.
 
 use super::builder::{Fb, H};
-use naga::{Function, Handle, ScalarKind};
+use naga::{BinaryOperator, Function, Handle, ScalarKind};
 
 const SIGN: u32 = 0x8000_0000;
-/// Mantissa field of the f32 nearest sqrt(2).
-const SQRT2_MANT_F32: u32 = 0x35_04F3;
+/// Bits of the f32 nearest sqrt(1/2), the lower end of the reduced `f`.
+const SQRT_HALF_BITS_F32: u32 = 0x3F35_04F3;
+/// The least `x` with `(x + 1) 2^-32 >= sqrt(1/2)`.
+const NEG_LN_UPPER_U32: u32 = 0xB504_F333;
+/// `2^-32` in f32.
+const TWO_M32_F32: u32 = 0x2F80_0000;
 const LN2_HI_F32: u32 = 0x3F31_7180;
 const LN2_LO_F32: u32 = 0x3717_F7D1;
 /// `(pi/2) 2^-24` in f32.
 const HALF_PI_2M24_F32: u32 = 0x33C9_0FDB;
 
+/// `Q` of `ln(1 + t) = t + t^2 Q(t)` (SPEC.md 6.1), constant term first.
+const LOG1P_Q_F32: [u32; 8] = [
+    0xBEFF_FFFD,
+    0x3EAA_AB7A,
+    0xBE80_024D,
+    0x3E4C_6960,
+    0xBE29_AE98,
+    0x3E18_C293,
+    0xBE12_8250,
+    0x3DB2_E3BE,
+];
+
 /// The series of SPEC.md section 6, as the reference crate writes them.
-fn ln_series() -> [u32; 4] {
-    [2.0f32 / 3.0, 2.0 / 5.0, 2.0 / 7.0, 2.0 / 9.0].map(f32::to_bits)
-}
 fn sin_series() -> [u32; 4] {
     [-1.0f32 / 6.0, 1.0 / 120.0, -1.0 / 5040.0, 1.0 / 362880.0].map(f32::to_bits)
 }
@@ -134,86 +147,81 @@ impl Fb {
         p
     }
 
-    /// The f32 bits of `x` as an i32 converted to f32 (exact for |x| <= 2^24).
-    fn i32_to_f32_bits(&mut self, x: H) -> H {
-        let i = self.bitcast(x, ScalarKind::Sint);
-        let f = self.convert_f32(i);
-        self.bitcast(f, ScalarKind::Uint)
+    fn fsub(&mut self, a: H, b: H) -> H {
+        self.fop(BinaryOperator::Subtract, a, b)
+    }
+
+    /// The f32 bits of the integer `x` (an i32 in [-2^22, 2^22]): `2^23 +
+    /// 2^22 + x` is exact as the bits `0x4B400000 + x`, and subtracting
+    /// `2^23 + 2^22` is exact. A float subtraction instead of a conversion.
+    fn small_i32_to_f32_bits(&mut self, x: H) -> H {
+        let biased = self.add_c(x, 0x4B40_0000);
+        let offset = self.c((12_582_912.0f32).to_bits());
+        self.fsub(biased, offset)
+    }
+
+    /// The f32 bits of the f32 nearest `y` (ties to even), as the reference
+    /// computes it: `f32(y >> 16) * 2^16 + f32(y & 0xFFFF)`, both terms
+    /// exact, one rounding. Each term is built without a conversion:
+    /// `(2^23 + h) 2^16` and `2^23 + l` are bit patterns, less `2^39` and
+    /// `2^23` exactly.
+    fn u32_to_f32_rn(&mut self, y: H) -> H {
+        let h = self.shr_c(y, 16);
+        let big = self.c(0x5300_0000);
+        let h = self.or(h, big);
+        let h = self.fsub(h, big);
+        let l = self.and_c(y, 0xFFFF);
+        let mid = self.c(0x4B00_0000);
+        let l = self.or(l, mid);
+        let l = self.fsub(l, mid);
+        self.fadd(h, l)
     }
 
     /// The body of `neg_ln_u32(x)`: `-ln((x + 1) 2^-32)` in f32 (SPEC.md
-    /// 6.2 with the reduction of `t`'s numerator on integers, then
-    /// `ln_core` of 6.1).
-    pub(super) fn neg_ln_u32(&mut self, x: H, div: Handle<Function>) -> H {
+    /// 6.2): `t = -(1 - u)` from `!x` when `u >= sqrt(1/2)`, else `u`
+    /// rounded to f32 and split as `2^k (1 + t)` on its bits; then
+    /// `k ln 2 + log1p(t)` (6.1), without a division.
+    pub(super) fn neg_ln_u32(&mut self, x: H) -> H {
         let all = self.c(u32::MAX);
         let is_max = self.eq(x, all);
-        // m = x + 1 (0 only for the case returned as 0 above; every shift
-        // count below is masked, so that case stays defined).
+        let upper_from = self.c(NEG_LN_UPPER_U32);
+        let upper = self.ge(x, upper_from);
+        let not_x = self.xor_c(x, u32::MAX);
         let m = self.add_c(x, 1);
-        let lz = self.clz(m);
-        let c31 = self.c(31);
-        let e = self.sub(c31, lz);
-        let e_m = self.and_c(e, 31);
-        let one = self.c(1);
-        let top = self.shl(one, e_m);
-        let below = self.xor(m, top);
-        // frac: the M = 23 bits after the leading one.
+        let y = self.select(upper, not_x, m);
+        let yf = self.u32_to_f32_rn(y);
+        let scale = self.c(TWO_M32_F32);
+        let a = self.fmul(yf, scale);
+        // k = (bits(a) - bits(sqrt(1/2))) >> 23, arithmetic.
+        let sqrt_half = self.c(SQRT_HALF_BITS_F32);
+        let d = self.sub(a, sqrt_half);
+        let d = self.bitcast(d, ScalarKind::Sint);
         let c23 = self.c(23);
-        let big = self.ge(e, c23);
-        let r = self.sub(e, c23);
-        let r = self.and_c(r, 31);
-        let fr_r = self.shr(below, r);
-        let l = self.sub(c23, e);
-        let l = self.and_c(l, 31);
-        let fr_l = self.shl(below, l);
-        let frac = self.select(big, fr_r, fr_l);
-        let sq = self.c(SQRT2_MANT_F32);
-        let neg = self.ge(frac, sq);
-        // neg: k = e + 1 - 32, num = 2^(e+1) - m, den_exp = e + 1;
-        // else: k = e - 32, num = below, den_exp = e.
-        let top2 = self.shl_c(top, 1);
-        let num_neg = self.sub(top2, m);
-        let num = self.select(neg, num_neg, below);
-        let e1 = self.add_c(e, 1);
-        let den_exp = self.select(neg, e1, e);
-        let c32 = self.c(32);
-        let k = self.sub(den_exp, c32);
-        // Keep num's top 24 bits: t = int * 2^p.
-        let nlz = self.clz(num);
-        let len = self.sub(c32, nlz);
-        let c24 = self.c(24);
-        let long = self.lt(c24, len);
-        let drop = self.sub(len, c24);
-        let drop_m = self.and_c(drop, 31);
-        let int_long = self.shr(num, drop_m);
-        let int = self.select(long, int_long, num);
+        let k = self.expr(naga::Expression::Binary {
+            op: BinaryOperator::ShiftRight,
+            left: d,
+            right: c23,
+        });
+        let k = self.bitcast(k, ScalarKind::Uint);
+        let k_exp = self.shl_c(k, 23);
+        let f = self.sub(a, k_exp);
+        let one = self.c(1.0f32.to_bits());
+        let t_low = self.fsub(f, one);
+        let t_up = self.xor_c(a, SIGN);
+        let t = self.select(upper, t_up, t_low);
+        let kf = self.small_i32_to_f32_bits(k);
         let zero = self.c(0);
-        let p_long = self.sub(drop, den_exp);
-        let p_short = self.sub(zero, den_exp);
-        let p = self.select(long, p_long, p_short);
-        let ex = self.add_c(p, 127);
-        let pow2 = self.shl_c(ex, 23);
-        let int_f = self.convert_f32(int);
-        let int_f = self.bitcast(int_f, ScalarKind::Uint);
-        let t = self.fmul(int_f, pow2);
-        let t_neg = self.xor_c(t, SIGN);
-        let t = self.select(neg, t_neg, t);
-        // ln_core_f32(k, t).
-        let two = self.c(2.0f32.to_bits());
-        let den = self.fadd(two, t);
-        let s = self.call(div, vec![t, den]);
-        let z = self.fmul(s, s);
-        let p = self.horner(z, &ln_series());
-        let ss = self.fadd(s, s);
-        let sz = self.fmul(s, z);
-        let szp = self.fmul(sz, p);
-        let ln_f = self.fadd(ss, szp);
-        let kf = self.i32_to_f32_bits(k);
+        let kf = self.select(upper, zero, kf);
+        // log1p(t) = t + t^2 Q(t).
+        let z = self.fmul(t, t);
+        let q = self.horner(t, &LOG1P_Q_F32);
+        let zq = self.fmul(z, q);
+        let log1p = self.fadd(t, zq);
         let hi = self.c(LN2_HI_F32);
         let lo = self.c(LN2_LO_F32);
         let khi = self.fmul(kf, hi);
         let klo = self.fmul(kf, lo);
-        let tail = self.fadd(klo, ln_f);
+        let tail = self.fadd(klo, log1p);
         let ln = self.fadd(khi, tail);
         let r = self.xor_c(ln, SIGN);
         self.select(is_max, zero, r)
@@ -294,10 +302,9 @@ impl Fb {
     }
 }
 
-/// Adds `exact_div`, `exact_sqrt` and `neg_ln_u32` (all on bits) to `m`;
-/// division and square root are `crate::exact::div_wide` and `sqrt_wide`
-/// (checked in f64) when `options.wide_div`, else `crate::exact::div` and
-/// `sqrt`.
+/// Adds `exact_sqrt` and `neg_ln_u32` (both on bits) to `m`; the square
+/// root is `crate::exact::sqrt_wide` (checked in f64) when
+/// `options.wide_div`, else `crate::exact::sqrt`.
 pub(super) fn float_fns(
     m: &mut naga::Module,
     tys: super::builder::Tys,
@@ -306,14 +313,6 @@ pub(super) fn float_fns(
     let span = naga::Span::UNDEFINED;
     let branch_fallback = options.branch_fallback;
     let wide = options.wide_div;
-    let div = Fb::function(tys, branch_fallback, "exact_div", 2, tys.u32, |b, a| {
-        if wide {
-            crate::exact::div_wide(b, a[0], a[1])
-        } else {
-            crate::exact::div(b, a[0], a[1])
-        }
-    });
-    let div = m.functions.append(div, span);
     let sqrt = Fb::function(tys, branch_fallback, "exact_sqrt", 1, tys.u32, |b, a| {
         if wide {
             crate::exact::sqrt_wide(b, a[0])
@@ -323,7 +322,7 @@ pub(super) fn float_fns(
     });
     let sqrt = m.functions.append(sqrt, span);
     let neg_ln = Fb::function(tys, branch_fallback, "neg_ln_u32", 1, tys.u32, |b, a| {
-        b.neg_ln_u32(a[0], div)
+        b.neg_ln_u32(a[0])
     });
     let neg_ln = m.functions.append(neg_ln, span);
     FloatFns { sqrt, neg_ln }
