@@ -35,7 +35,8 @@
 //!   `crate::exact`'s correctly rounded `/` and `sqrt`);
 //! - `float64.rs`: `neg_ln_u64` and `exp_neg_f64` (SPEC.md 6.1-6.3) on
 //!   device f64 values (`SHADER_F64`): `exponential_f64`, and the f64 maps
-//!   store into an `array<f64>` output;
+//!   store a block's two values with one 16-byte store into an
+//!   `array<vec2<f64>>` output (the bytes of an `array<f64>`);
 //! - `f64div.rs`: their correctly rounded f64 divisions from `+ - *`;
 //! - `ziggurat.rs`: `normal_f64` (SPEC.md 7.8), the fast path and the slow
 //!   path of a miss;
@@ -56,8 +57,8 @@
 //! `array<atomic<u32>>` (2) and the list `array<u32>` (3); for choice the
 //! alias table `array<vec4<u32>>` of `(threshold lo, threshold hi, alias, 0)`
 //! (2); for `normal_f64` and `exponential_f64` the output is an
-//! `array<f64>`, and `normal_f64` reads the ziggurat table `array<f64>`
-//! (4).
+//! `array<vec2<f64>>`, and `normal_f64` reads the ziggurat table
+//! `array<f64>` (4).
 
 mod builder;
 mod f64div;
@@ -213,7 +214,8 @@ impl FillMap {
     }
 
     /// Whether the map computes in f64 (the device needs `SHADER_F64`);
-    /// its output binding is then an `array<f64>`.
+    /// its output binding is then an `array<vec2<f64>>` (a block's two
+    /// values).
     pub fn needs_f64(self) -> bool {
         matches!(self, FillMap::ExponentialF64 | FillMap::NormalF64)
     }
@@ -492,7 +494,7 @@ fn skeleton(map: FillMap, wide: bool) -> (Module, Tys, Globals, Handle<Type>) {
     };
     let rw = StorageAccess::LOAD | StorageAccess::STORE;
     let (out_elem, out_stride) = if map.needs_f64() {
-        (ty(&mut m, TypeInner::Scalar(NScalar::F64)), 8)
+        (f64_pair_ty(&mut m), 16)
     } else if map.vec_words() == 2 {
         (vec2, 8)
     } else {
@@ -648,6 +650,7 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
         .needs_f32_fns()
         .then(|| floats::float_fns(&mut m, tys, options));
     let neg_ln64 = map.needs_f64().then(|| neg_ln64_fn(&mut m, tys));
+    let f64_pair = map.needs_f64().then(|| f64_pair_ty(&mut m));
     let zig = map.has_ziggurat().then(|| ziggurat::FillParts {
         slow: slow_fn(&mut m, tys, &g, neg_ln64.expect("neg_ln_u64")),
         f64_ty: ty(&mut m, TypeInner::Scalar(NScalar::F64)),
@@ -732,8 +735,9 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
                 return;
             }
             if let Some(neg_ln) = neg_ln64 {
+                // Two f64 values per block, stored together at out[idx].
                 let v = [(o[0], o[1]), (o[2], o[3])].map(|w| b.call(neg_ln, vec![w.0, w.1]));
-                store_f64_pair(b, &g, idx, v);
+                store_f64_pair(b, &g, f64_pair.expect("vec2<f64>"), idx, v);
                 return;
             }
             let words = match map {
@@ -819,20 +823,35 @@ fn list_word(b: &mut Fb, g: &Globals, index: H) -> H {
     b.expr(Expression::Access { base: list, index })
 }
 
-/// Output f64 `index` (a pointer).
+/// Output f64 `index` (a pointer): component `index % 2` of the output's
+/// `vec2<f64>` `index / 2`.
 fn out_f64(b: &mut Fb, g: &Globals, index: H) -> H {
+    let pair = b.shr_c(index, 1);
+    let within = b.and_c(index, 1);
     let ov = b.expr(Expression::GlobalVariable(g.out));
-    b.expr(Expression::Access { base: ov, index })
+    let p = b.expr(Expression::Access {
+        base: ov,
+        index: pair,
+    });
+    b.expr(Expression::Access {
+        base: p,
+        index: within,
+    })
 }
 
-/// Stores the f64 values `pair` of output block `idx`, at out[2 idx ..].
-fn store_f64_pair(b: &mut Fb, g: &Globals, idx: H, pair: [H; 2]) {
-    let first = b.shl_c(idx, 1);
-    for (e, v) in pair.into_iter().enumerate() {
-        let index = b.add_c(first, e as u32);
-        let p = out_f64(b, g, index);
-        b.store(p, v);
-    }
+/// Stores the f64 values `pair` of output block `idx` with one 16-byte
+/// store (`ty` is `vec2<f64>`).
+fn store_f64_pair(b: &mut Fb, g: &Globals, ty: Handle<Type>, idx: H, pair: [H; 2]) {
+    let v = b.expr(Expression::Compose {
+        ty,
+        components: pair.to_vec(),
+    });
+    let ov = b.expr(Expression::GlobalVariable(g.out));
+    let p = b.expr(Expression::Access {
+        base: ov,
+        index: idx,
+    });
+    b.store(p, v);
 }
 
 /// The two `normal_f64` elements of one stream block (output block
@@ -873,7 +892,7 @@ fn normal64_block(b: &mut Fb, g: &Globals, o: [H; 4], idx: H, z: &ziggurat::Fill
         });
         b.load(var)
     });
-    store_f64_pair(b, g, idx, values);
+    store_f64_pair(b, g, z.pair_ty, idx, values);
 }
 
 /// The misses kernel of `map`: invocation `e` resolves entry `e` of the
