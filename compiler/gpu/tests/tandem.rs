@@ -37,10 +37,11 @@ fn fill_modules_validate_and_parse_back() {
                 .expect("the parsed-back module validates");
             // The fill kernel stores each step's output words as vectors (one
             // store for a block of four words, 8 for bools), the misses kernel
-            // one or two words; the f64 maps store two f64 values per block.
+            // one or two words; the f64 maps store a block's two f64 values
+            // as one vec2<f64>.
             let stores = text.matches("out[").count() as u32;
             let want = match kernel {
-                Kernel::Fill if map.needs_f64() => 2,
+                Kernel::Fill if map.needs_f64() => 1,
                 Kernel::Fill => map.out_words().div_ceil(4),
                 Kernel::Misses if map.needs_f64() => 1,
                 Kernel::Misses => 1 + u32::from(map != FillMap::Below32),

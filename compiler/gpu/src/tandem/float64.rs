@@ -5,8 +5,8 @@
 //!
 //! naga has no bit cast between `f64` and `vec2<u32>`, so values enter f64
 //! by exact conversions (`u32` and `i32` to f64, f32 powers of two widened)
-//! and leave as f64 stores into an `array<f64>` output, whose bytes are the
-//! little-endian binary64 the reference writes. No value here is subnormal:
+//! and leave as stores of a block's two values into an `array<vec2<f64>>`
+//! output, whose bytes are the little-endian binary64 the reference writes. No value here is subnormal:
 //! `t` is 0 or at least `2^-64` in magnitude and `-ln u` at least `2^-64`.
 
 use super::builder::{Fb, H};

@@ -259,24 +259,24 @@ impl Fb {
         let a = self.fmul(af, unit);
         let cp = self.cos_poly(a);
         let sp = self.sin_poly(a);
-        let c = self.select(first, cp, sp);
-        let s = self.select(first, sp, cp);
-        let nc = self.xor_c(c, SIGN);
-        let ns = self.xor_c(s, SIGN);
-        // Quadrants 0..3: (c, s), (-s, c), (-c, -s), (s, -c).
-        let pick = |b: &mut Fb, v: [H; 4]| {
-            let one = b.c(1);
-            let two = b.c(2);
-            let zero = b.c(0);
-            let is0 = b.eq(q, zero);
-            let is1 = b.eq(q, one);
-            let is2 = b.eq(q, two);
-            let r = b.select(is2, v[2], v[3]);
-            let r = b.select(is1, v[1], r);
-            b.select(is0, v[0], r)
-        };
-        let cos = pick(self, [c, ns, nc, s]);
-        let sin = pick(self, [s, c, ns, nc]);
+        // Quadrants 0..3 give (c, s), (-s, c), (-c, -s), (s, -c) of the
+        // octant's (c, s), which are (cp, sp) in the first octant and
+        // (sp, cp) in the second: the cosine is sp exactly when `first`
+        // equals "the quadrant is odd". Its sign flips in quadrants 1 and
+        // 2, the sine's in 2 and 3.
+        let odd = self.and_c(q, 1);
+        let zero = self.c(0);
+        let is_odd = self.ne(odd, zero);
+        let swap = self.eq(first, is_odd);
+        let cos = self.select(swap, sp, cp);
+        let sin = self.select(swap, cp, sp);
+        let q1 = self.add_c(q, 1);
+        let cos_sign = self.and_c(q1, 2);
+        let cos_sign = self.shl_c(cos_sign, 30);
+        let sin_sign = self.and_c(q, 2);
+        let sin_sign = self.shl_c(sin_sign, 30);
+        let cos = self.xor(cos, cos_sign);
+        let sin = self.xor(sin, sin_sign);
         (cos, sin)
     }
 

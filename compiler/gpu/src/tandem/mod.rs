@@ -31,8 +31,8 @@
 //! - `stream.rs`: the step, seeding, key derivation, continuation sequences;
 //! - `ints.rs`: bools, Lemire's bounded integers and their retries, choice;
 //! - `floats.rs`: uniform f16/f32/f64 in integer operations, and the f32
-//!   exponential and Box-Muller normal (SPEC.md section 6 polynomials with
-//!   `crate::exact`'s correctly rounded `/` and `sqrt`);
+//!   exponential and Box-Muller normal (SPEC.md section 6 polynomials, no
+//!   division, and `crate::exact`'s correctly rounded `sqrt`);
 //! - `float64.rs`: `neg_ln_u64` and `exp_neg_f64` (SPEC.md 6.1-6.3) on
 //!   device f64 values (`SHADER_F64`): `exponential_f64`, and the f64 maps
 //!   store a block's two values with one 16-byte store into an
