@@ -55,23 +55,31 @@ pub(super) struct FloatFns {
 }
 
 impl Fb {
-    /// binary16 bits of `m * 2^-11` for the top 11 bits `m` of the 16-bit
-    /// value `x` (in the low half of a u32): SPEC.md's `f16_bits`. `m` as
-    /// an f32 is exact, with exponent field `127 + e` and `m`'s bits below
-    /// its leading one at the top of the fraction; the binary16 of
-    /// `m * 2^-11` has exponent field `e + 4` and the same leading fraction
-    /// bits (no rounding: 11 bits fit), so its bits are the f32's shifted
-    /// right by 13, less `(127 - 4) << 10`. `m == 0` gives 0.
-    pub(super) fn f16_bits(&mut self, x: H) -> H {
-        let m = self.shr_c(x, 5);
-        let f = self.convert_f32(m);
-        let f = self.bitcast(f, ScalarKind::Uint);
-        let h = self.shr_c(f, 13);
-        let bias = self.c((127 - 4) << 10);
-        let bits = self.sub(h, bias);
-        let zero = self.c(0);
-        let is0 = self.eq(m, zero);
-        self.select(is0, zero, bits)
+    /// The binary16 bits of the two 16-bit draws of the word `w` (low half
+    /// first): SPEC.md's `f16_bits`, `m * 2^-11` for each draw's top 11 bits
+    /// `m`, without a conversion instruction. `1 + m 2^-11` is the f32 with
+    /// `m` at the top of its fraction (bits `0x3F800000 | m << 12`), so
+    /// subtracting 1 gives `x = m 2^-11` exactly, and `x 2^-112` (exact: it
+    /// is 0 or at least 2^-123, a normal f32) has the f32 exponent field
+    /// `e + 112 - 112`, that is binary16's `e + 15` biased for f32's 127:
+    /// its bits shifted right by 13 are the binary16 bits of `x` (11
+    /// significant bits fit, nothing is cut), and 0 stays 0.
+    pub(super) fn f16_pair_bits(&mut self, w: H) -> H {
+        let field = self.c(0x007F_F000);
+        let one = self.c(1.0f32.to_bits());
+        let scale = self.c(0x0780_0000); // 2^-112
+        let lo = self.shl_c(w, 7);
+        let hi = self.shr_c(w, 9);
+        let [lo, hi] = [lo, hi].map(|v| {
+            let m = self.and(v, field);
+            let f = self.or(m, one);
+            let x = self.fsub(f, one);
+            self.fmul(x, scale)
+        });
+        let lo = self.shr_c(lo, 13);
+        let hi = self.shl_c(hi, 3);
+        let hi = self.and_c(hi, 0xFFFF_0000);
+        self.or(lo, hi)
     }
 
     /// f32 bits of `(w >> 8) * 2^-24`: an exact conversion and an exact

@@ -743,17 +743,7 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
             let words = match map {
                 FillMap::Raw => o.to_vec(),
                 FillMap::F32 => o.iter().map(|&w| b.f32_bits(w)).collect(),
-                FillMap::F16 => o
-                    .iter()
-                    .map(|&w| {
-                        let lo = b.and_c(w, 0xFFFF);
-                        let hi = b.shr_c(w, 16);
-                        let a = b.f16_bits(lo);
-                        let c = b.f16_bits(hi);
-                        let c = b.shl_c(c, 16);
-                        b.or(a, c)
-                    })
-                    .collect(),
+                FillMap::F16 => o.iter().map(|&w| b.f16_pair_bits(w)).collect(),
                 FillMap::F64 => {
                     let (l0, h0) = b.f64_bits(o[0], o[1]);
                     let (l1, h1) = b.f64_bits(o[2], o[3]);
