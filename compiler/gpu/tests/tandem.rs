@@ -38,9 +38,11 @@ fn fill_modules_validate_and_parse_back() {
             // The fill kernel stores each step's output words as vectors (one
             // store for a block of four words, 8 for bools), the misses kernel
             // one or two words; the f64 maps store a block's two f64 values
-            // as one vec2<f64>.
+            // as one vec2<f64>, and normal_f64's fill kernel also stores a
+            // miss it resolves in place when its workgroup lists its misses.
             let stores = text.matches("out[").count() as u32;
             let want = match kernel {
+                Kernel::Fill if map == FillMap::NormalF64 => 2,
                 Kernel::Fill if map.needs_f64() => 1,
                 Kernel::Fill => map.out_words().div_ceil(4),
                 Kernel::Misses if map.needs_f64() => 1,

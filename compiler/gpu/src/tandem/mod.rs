@@ -40,6 +40,8 @@
 //! - `f64div.rs`: their correctly rounded f64 divisions from `+ - *`;
 //! - `ziggurat.rs`: `normal_f64` (SPEC.md 7.8), the fast path and the slow
 //!   path of a miss;
+//! - `misslist.rs`: `normal_f64`'s misses kept per invocation and listed
+//!   once per workgroup (one atomic on the piece's counter per workgroup);
 //! - `builder.rs`: the naga function builder they share.
 //!
 //! Bounded fills and `normal_f64` have a second kernel ([`misses_module`]):
@@ -65,6 +67,7 @@ mod f64div;
 mod float64;
 mod floats;
 mod ints;
+mod misslist;
 mod stream;
 mod ziggurat;
 
@@ -659,6 +662,7 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
     });
     let bool_stage = (map == FillMap::Bool).then(|| ints::bool_stage(&mut m, tys, size));
     let retry = map.is_bounded().then(|| retry_fn(&mut m, tys, &g, map));
+    let wg_misses = map.has_ziggurat().then(|| misslist::declare(&mut m));
     let (mut b, at) = entry(tys, vec3, branch_fallback, size);
     let key = [0, 1, 2, 3].map(|q| g.param(&mut b, P::KEY0 + q));
     let k = g.param(&mut b, P::K);
@@ -671,12 +675,13 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
     // one of a 2-D grid) returns as a whole: uniform, before any barrier.
     let idle = b.ge(at.first, n_chunks);
     b.if_(idle, |b| b.cur.push(Statement::Return { value: None }));
+    let misses = wg_misses.map(|wg| misslist::MissList::new(&mut b, &mut m, wg, at.local));
     if let Some(z) = &zig {
         ziggurat::load_edges(&mut b, &g, z, at.local, size);
     }
     let gi = at.g;
     let live = b.lt(gi, n_chunks);
-    if bool_stage.is_none() {
+    if bool_stage.is_none() && misses.is_none() {
         // No barrier follows: an invocation past the chunks leaves now.
         let past = b.not(live);
         b.if_(past, |b| b.cur.push(Statement::Return { value: None }));
@@ -729,9 +734,11 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
         let after = b.ge(rel, skip);
         let before = b.lt(idx, n_blocks);
         let inside = b.land(after, before);
+        // (Invocations past the chunks reach here only to join barriers.)
+        let inside = b.land(inside, live);
         b.if_(inside, |b| {
-            if let Some(z) = &zig {
-                normal64_block(b, &g, o, idx, z);
+            if let (Some(z), Some(misses)) = (&zig, misses) {
+                normal64_block(b, &g, o, idx, z, misses);
                 return;
             }
             if let Some(neg_ln) = neg_ln64 {
@@ -771,6 +778,9 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
         let next = b.add_c(jv, 1);
         b.store(j, next);
     });
+    if let (Some(z), Some(misses)) = (&zig, misses) {
+        misses.flush(&mut b, &g, at.local, z.slow);
+    }
     finish(m, b, size)
 }
 
@@ -845,9 +855,18 @@ fn store_f64_pair(b: &mut Fb, g: &Globals, ty: Handle<Type>, idx: H, pair: [H; 2
 }
 
 /// The two `normal_f64` elements of one stream block (output block
-/// `idx`): the fast path, a miss listed as `(position, draw)` or, when the
-/// list is full, resolved in place; both stored together.
-fn normal64_block(b: &mut Fb, g: &Globals, o: [H; 4], idx: H, z: &ziggurat::FillParts) {
+/// `idx`): the fast path, stored together; a miss is kept for the
+/// workgroup's list (`misses`), or when the invocation's buffer is full
+/// listed as `(position, draw)` at once or, when the list is full,
+/// resolved in place before the store.
+fn normal64_block(
+    b: &mut Fb,
+    g: &Globals,
+    o: [H; 4],
+    idx: H,
+    z: &ziggurat::FillParts,
+    misses: misslist::MissList,
+) {
     let first = b.shl_c(idx, 1);
     let values = [0u32, 1].map(|e| {
         let x = (o[2 * e as usize], o[2 * e as usize + 1]);
@@ -857,28 +876,30 @@ fn normal64_block(b: &mut Fb, g: &Globals, o: [H; 4], idx: H, z: &ziggurat::Fill
         let pos = b.add_c(first, e);
         let miss = b.not(hit);
         b.if_(miss, |b| {
-            let c = counter(b, g);
-            let one = b.c(1);
-            let slot = b.atomic_add(c, one);
-            let cap = g.param(b, P::CAP);
-            let listed = b.lt(slot, cap);
-            b.if_else(
-                listed,
-                |b| {
-                    let words = b.c(ziggurat::LIST_WORDS);
-                    let at = b.mul(slot, words);
-                    for (k, w) in [pos, x.0, x.1].into_iter().enumerate() {
-                        let index = b.add_c(at, k as u32);
-                        let p = list_word(b, g, index);
-                        b.store(p, w);
-                    }
-                },
-                |b| {
-                    let i = g.element(b, pos);
-                    let r = b.call(z.slow, vec![x.0, x.1, i.0, i.1]);
-                    b.store(var, r);
-                },
-            );
+            misses.keep(b, [pos, x.0, x.1], |b| {
+                let c = counter(b, g);
+                let one = b.c(1);
+                let slot = b.atomic_add(c, one);
+                let cap = g.param(b, P::CAP);
+                let listed = b.lt(slot, cap);
+                b.if_else(
+                    listed,
+                    |b| {
+                        let words = b.c(ziggurat::LIST_WORDS);
+                        let at = b.mul(slot, words);
+                        for (k, w) in [pos, x.0, x.1].into_iter().enumerate() {
+                            let index = b.add_c(at, k as u32);
+                            let p = list_word(b, g, index);
+                            b.store(p, w);
+                        }
+                    },
+                    |b| {
+                        let i = g.element(b, pos);
+                        let r = b.call(z.slow, vec![x.0, x.1, i.0, i.1]);
+                        b.store(var, r);
+                    },
+                );
+            });
         });
         b.load(var)
     });
