@@ -120,8 +120,7 @@ impl MissList {
         );
     }
 
-    /// Lists the workgroup's kept misses and empties the buffers for the
-    /// next round: a workgroup atomic gives each
+    /// Lists the workgroup's kept misses: a workgroup atomic gives each
     /// invocation its offset, invocation 0 reserves the workgroup's slots
     /// on the piece's counter, and each entry goes to its slot, or is
     /// resolved in place by `slow` `(draw lo, draw hi, i lo, i hi) -> f64`
@@ -138,10 +137,6 @@ impl MissList {
         b.if_(first, |b| {
             let wg_count = b.expr(Expression::GlobalVariable(self.wg_count));
             let total = b.load(wg_count);
-            // Zero for the next round: every add of this round came before
-            // the barrier above, every add of the next comes after the next.
-            let zero = b.c(0);
-            b.store(wg_count, zero);
             let c = counter(b, g);
             let base = b.atomic_add(c, total);
             let p = b.expr(Expression::GlobalVariable(self.wg_base));
@@ -187,6 +182,5 @@ impl MissList {
             let next = b.add_c(ev, 1);
             b.store(e, next);
         });
-        b.store(self.count, zero);
     }
 }

@@ -91,11 +91,6 @@ pub const FILL_WORKGROUP_SIZE: u32 = 64;
 /// lets more of an SM's invocations share its workgroup memory).
 pub const ZIGGURAT_WORKGROUP_SIZE: u32 = 256;
 
-/// At most this many workgroups run a `normal_f64` fill: each copies the
-/// table once and loops over chunks `g`, `g + stride`, ... (about 8 per
-/// streaming multiprocessor of a large GPU, and a round costs two barriers).
-pub const ZIGGURAT_WORKGROUPS: u32 = 1024;
-
 /// Binding of the output array.
 pub const FILL_OUTPUT_BINDING: u32 = 1;
 /// Binding of the miss counters (bounded fills) or the alias table (choice).
@@ -335,11 +330,7 @@ impl FillParams {
     /// Workgroups of `map`'s fill kernel to dispatch: `[x, y, 1]` with x
     /// at most `max_per_dim`, numbered linearly by the shader (x fastest).
     pub fn workgroups(&self, map: FillMap, max_per_dim: u32) -> [u32; 3] {
-        let mut groups = self.n_chunks.div_ceil(map.workgroup_size(Kernel::Fill));
-        if map.has_ziggurat() {
-            // The kernel loops over the chunks (see `fill_module`).
-            groups = groups.min(ZIGGURAT_WORKGROUPS);
-        }
+        let groups = self.n_chunks.div_ceil(map.workgroup_size(Kernel::Fill));
         crate::dispatch_size([groups, 1, 1], max_per_dim)
     }
 
@@ -688,144 +679,107 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
     if let Some(z) = &zig {
         ziggurat::load_edges(&mut b, &g, z, at.local, size);
     }
-    if misses.is_none() {
-        let live = b.lt(at.g, n_chunks);
-        if bool_stage.is_none() {
-            // No barrier follows: an invocation past the chunks leaves now.
-            let past = b.not(live);
-            b.if_(past, |b| b.cur.push(Statement::Return { value: None }));
-        }
+    let gi = at.g;
+    let live = b.lt(gi, n_chunks);
+    if bool_stage.is_none() && misses.is_none() {
+        // No barrier follows: an invocation past the chunks leaves now.
+        let past = b.not(live);
+        b.if_(past, |b| b.cur.push(Statement::Return { value: None }));
     }
-    // Steps chunk `gi` (`live` when it is one of the dispatch's) and maps
-    // and stores its blocks.
-    let chunk = |b: &mut Fb, gi: H, live: H| {
-        // The chunk index first_chunk + g in 64 bits, and the seed.
-        let zero = b.c(0);
-        let (c_lo, c_hi) = b.add64((chunk_lo, chunk_hi), (gi, zero));
-        let s1 = b.xor(key[1], k);
-        let s2 = b.xor(key[2], c_lo);
-        let s3 = b.xor(key[3], c_hi);
-        let vars = b.seeded([key[0], s1, s2, s3]);
 
-        // Block j of the chunk is relative block (g / 8) * 8K + 8j + g % 8.
-        let g8 = b.shr_c(gi, 3);
-        let k8 = b.shl_c(k, 3);
-        let gbase = b.mul(g8, k8);
-        let lane = b.and_c(gi, 7);
-        let j = b.var_init("j", zero);
-        // Every invocation of a workgroup steps the same K times, so the loop
-        // (and a barrier in it) is in uniform control flow.
-        b.loop_(|b| {
-            let jv = b.load(j);
-            let done = b.ge(jv, k);
-            b.if_(done, |b| b.brk());
-            let t = b.add_c(jv, stream::WARM_UP_STEPS + 1);
-            let o = b.step(vars, t, true).expect("an output step");
-            let j8 = b.shl_c(jv, 3);
-            // The group's first block of this step.
-            let step_base = b.add(gbase, j8);
-            if let Some(stage) = bool_stage {
-                let parity = b.and_c(jv, 1);
-                let step = ints::BoolStep {
-                    local: at.local,
-                    parity,
-                    step_base,
-                    skip,
-                    n_blocks,
-                    live,
-                    size,
-                };
-                ints::store_bools(b, &g, stage, o, step);
-                let next = b.add_c(jv, 1);
-                b.store(j, next);
-                return;
-            }
-            let rel = b.add(step_base, lane);
-            let idx = b.sub(rel, skip);
-            // skip <= rel and rel - skip < n_blocks.
-            let after = b.ge(rel, skip);
-            let before = b.lt(idx, n_blocks);
-            let inside = b.land(after, before);
-            // (Invocations past the chunks reach here only to join barriers.)
-            let inside = b.land(inside, live);
-            b.if_(inside, |b| {
-                if let (Some(z), Some(misses)) = (&zig, misses) {
-                    normal64_block(b, &g, o, idx, z, misses);
-                    return;
-                }
-                if let Some(neg_ln) = neg_ln64 {
-                    // Two f64 values per block, stored together at out[idx].
-                    let v = [(o[0], o[1]), (o[2], o[3])].map(|w| b.call(neg_ln, vec![w.0, w.1]));
-                    store_f64_pair(b, &g, f64_pair.expect("vec2<f64>"), idx, v);
-                    return;
-                }
-                let words = match map {
-                    FillMap::Raw => o.to_vec(),
-                    FillMap::F32 => o.iter().map(|&w| b.f32_bits(w)).collect(),
-                    FillMap::F16 => o.iter().map(|&w| b.f16_pair_bits(w)).collect(),
-                    FillMap::F64 => {
-                        let (l0, h0) = b.f64_bits(o[0], o[1]);
-                        let (l1, h1) = b.f64_bits(o[2], o[3]);
-                        vec![l0, h0, l1, h1]
-                    }
-                    FillMap::Below32 | FillMap::Below32To64 | FillMap::Below64 => {
-                        ints::below_words(b, &g, map, o, idx, retry.expect("a retry function"))
-                    }
-                    FillMap::Choice => ints::choice_words(b, &g, o),
-                    FillMap::NormalF32 => b.normal_words(o, floats.expect("float functions")),
-                    FillMap::ExponentialF32 => {
-                        b.exponential_words(o, floats.expect("float functions"))
-                    }
-                    FillMap::Bool | FillMap::ExponentialF64 | FillMap::NormalF64 => {
-                        unreachable!("stored above")
-                    }
-                };
-                let per = map.out_words() / map.vec_words();
-                let first = if per == 1 {
-                    idx
-                } else {
-                    let per = b.c(per);
-                    b.mul(idx, per)
-                };
-                store_words(b, &g, map, first, &words);
-            });
+    // The chunk index first_chunk + g in 64 bits, and the seed.
+    let zero = b.c(0);
+    let (c_lo, c_hi) = b.add64((chunk_lo, chunk_hi), (gi, zero));
+    let s1 = b.xor(key[1], k);
+    let s2 = b.xor(key[2], c_lo);
+    let s3 = b.xor(key[3], c_hi);
+    let vars = b.seeded([key[0], s1, s2, s3]);
+
+    // Block j of the chunk is relative block (g / 8) * 8K + 8j + g % 8.
+    let g8 = b.shr_c(gi, 3);
+    let k8 = b.shl_c(k, 3);
+    let gbase = b.mul(g8, k8);
+    let lane = b.and_c(gi, 7);
+    let j = b.var_init("j", zero);
+    // Every invocation of a workgroup steps the same K times, so the loop
+    // (and a barrier in it) is in uniform control flow.
+    b.loop_(|b| {
+        let jv = b.load(j);
+        let done = b.ge(jv, k);
+        b.if_(done, |b| b.brk());
+        let t = b.add_c(jv, stream::WARM_UP_STEPS + 1);
+        let o = b.step(vars, t, true).expect("an output step");
+        let j8 = b.shl_c(jv, 3);
+        // The group's first block of this step.
+        let step_base = b.add(gbase, j8);
+        if let Some(stage) = bool_stage {
+            let parity = b.and_c(jv, 1);
+            let step = ints::BoolStep {
+                local: at.local,
+                parity,
+                step_base,
+                skip,
+                n_blocks,
+                live,
+                size,
+            };
+            ints::store_bools(b, &g, stage, o, step);
             let next = b.add_c(jv, 1);
             b.store(j, next);
+            return;
+        }
+        let rel = b.add(step_base, lane);
+        let idx = b.sub(rel, skip);
+        // skip <= rel and rel - skip < n_blocks.
+        let after = b.ge(rel, skip);
+        let before = b.lt(idx, n_blocks);
+        let inside = b.land(after, before);
+        // (Invocations past the chunks reach here only to join barriers.)
+        let inside = b.land(inside, live);
+        b.if_(inside, |b| {
+            if let (Some(z), Some(misses)) = (&zig, misses) {
+                normal64_block(b, &g, o, idx, z, misses);
+                return;
+            }
+            if let Some(neg_ln) = neg_ln64 {
+                // Two f64 values per block, stored together at out[idx].
+                let v = [(o[0], o[1]), (o[2], o[3])].map(|w| b.call(neg_ln, vec![w.0, w.1]));
+                store_f64_pair(b, &g, f64_pair.expect("vec2<f64>"), idx, v);
+                return;
+            }
+            let words = match map {
+                FillMap::Raw => o.to_vec(),
+                FillMap::F32 => o.iter().map(|&w| b.f32_bits(w)).collect(),
+                FillMap::F16 => o.iter().map(|&w| b.f16_pair_bits(w)).collect(),
+                FillMap::F64 => {
+                    let (l0, h0) = b.f64_bits(o[0], o[1]);
+                    let (l1, h1) = b.f64_bits(o[2], o[3]);
+                    vec![l0, h0, l1, h1]
+                }
+                FillMap::Below32 | FillMap::Below32To64 | FillMap::Below64 => {
+                    ints::below_words(b, &g, map, o, idx, retry.expect("a retry function"))
+                }
+                FillMap::Choice => ints::choice_words(b, &g, o),
+                FillMap::NormalF32 => b.normal_words(o, floats.expect("float functions")),
+                FillMap::ExponentialF32 => b.exponential_words(o, floats.expect("float functions")),
+                FillMap::Bool | FillMap::ExponentialF64 | FillMap::NormalF64 => {
+                    unreachable!("stored above")
+                }
+            };
+            let per = map.out_words() / map.vec_words();
+            let first = if per == 1 {
+                idx
+            } else {
+                let per = b.c(per);
+                b.mul(idx, per)
+            };
+            store_words(b, &g, map, first, &words);
         });
-    };
-    match (&zig, misses) {
-        (Some(z), Some(misses)) => {
-            // A fixed number of workgroups loops over the chunks (the
-            // table is copied once per workgroup), listing its misses after
-            // each round; every invocation runs the same rounds.
-            let nwg = b.expr(Expression::FunctionArgument(2));
-            let [nx, ny] = [0, 1].map(|index| b.expr(Expression::AccessIndex { base: nwg, index }));
-            let groups = b.mul(nx, ny);
-            let size_c = b.c(size);
-            let stride = b.mul(groups, size_c);
-            // rounds = ceil(n_chunks / stride), the same for every invocation.
-            let last = b.add(n_chunks, stride);
-            let last = b.add_c(last, u32::MAX);
-            let rounds = b.bin(naga::BinaryOperator::Divide, last, stride);
-            let zero = b.c(0);
-            let round = b.var_init("round", zero);
-            b.loop_(|b| {
-                let r = b.load(round);
-                let done = b.ge(r, rounds);
-                b.if_(done, |b| b.brk());
-                let off = b.mul(r, stride);
-                let gi = b.add(at.g, off);
-                let live = b.lt(gi, n_chunks);
-                chunk(b, gi, live);
-                misses.flush(b, &g, at.local, z.slow);
-                let r1 = b.add_c(r, 1);
-                b.store(round, r1);
-            });
-        }
-        _ => {
-            let live = b.lt(at.g, n_chunks);
-            chunk(&mut b, at.g, live);
-        }
+        let next = b.add_c(jv, 1);
+        b.store(j, next);
+    });
+    if let (Some(z), Some(misses)) = (&zig, misses) {
+        misses.flush(&mut b, &g, at.local, z.slow);
     }
     finish(m, b, size)
 }
