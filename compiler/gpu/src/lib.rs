@@ -121,6 +121,11 @@ pub struct GpuOptions {
     /// 26-step loop for `sqrt`; the module then needs the `Float64`
     /// capability, wgpu's `SHADER_F64`). Same bits either way.
     pub wide_div: bool,
+    /// Whether the Tandem fills form 32 x 32 -> 64-bit products (Lemire's
+    /// bounded integers, the alias table's column) with one 64-bit
+    /// multiply instead of four 16-bit limb products; the module then needs
+    /// the `Int64` capability, wgpu's `SHADER_INT64`. Same bits either way.
+    pub int64: bool,
 }
 
 impl Default for GpuOptions {
@@ -131,6 +136,7 @@ impl Default for GpuOptions {
             workgroup_size: DEFAULT_WORKGROUP_SIZE,
             branch_fallback: true,
             wide_div: false,
+            int64: false,
         }
     }
 }
@@ -143,6 +149,7 @@ impl GpuOptions {
             workgroup_size: workgroup_size(kernel),
             branch_fallback: true,
             wide_div: false,
+            int64: false,
         }
     }
 }

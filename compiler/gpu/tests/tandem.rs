@@ -57,14 +57,15 @@ fn fill_modules_validate_and_parse_back() {
 fn fill_spirv_passes_spirv_val() {
     for map in MAPS {
         for kernel in kernels(map) {
-            for (precision, wide_div) in [
-                (Precision::Exact, false),
-                (Precision::Exact, true),
-                (Precision::Fast, false),
+            for (precision, wide_div, int64) in [
+                (Precision::Exact, false, false),
+                (Precision::Exact, true, true),
+                (Precision::Fast, false, false),
             ] {
                 let options = phobos_gpu::GpuOptions {
                     precision,
                     wide_div,
+                    int64,
                     ..Default::default()
                 };
                 let words = kernel_spirv(map, kernel, &options).unwrap();
@@ -73,7 +74,7 @@ fn fill_spirv_passes_spirv_val() {
                     std::env::temp_dir().join(format!("phobos-tandem-{}", std::process::id()));
                 std::fs::create_dir_all(&dir).unwrap();
                 let file = dir.join(format!(
-                    "{}-{kernel:?}-{precision:?}-{wide_div}.spv",
+                    "{}-{kernel:?}-{precision:?}-{wide_div}-{int64}.spv",
                     map.name()
                 ));
                 std::fs::write(&file, bytes).unwrap();

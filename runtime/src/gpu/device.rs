@@ -5,13 +5,15 @@ use super::GpuError;
 /// The features Phobos asks for when the adapter has them: SPIR-V
 /// passthrough (exact mode loads post-processed SPIR-V through it),
 /// timestamps (benchmarks), f64 arithmetic (exact division's check,
-/// `GpuOptions::wide_div`, and the f64 Tandem fills) and pipeline caches
+/// `GpuOptions::wide_div`, and the f64 Tandem fills), 64-bit integers (the
+/// Tandem fills' products, `GpuOptions::int64`) and pipeline caches
 /// (compiled pipelines kept on disk, `disk_cache.rs`).
 pub(crate) fn wanted_features(adapter: wgpu::Features) -> wgpu::Features {
     adapter
         & (wgpu::Features::PASSTHROUGH_SHADERS
             | wgpu::Features::TIMESTAMP_QUERY
             | wgpu::Features::SHADER_F64
+            | wgpu::Features::SHADER_INT64
             | wgpu::Features::PIPELINE_CACHE)
 }
 

@@ -45,6 +45,8 @@ impl Pipeline {
             // `(0 / -0) * sqrt(0)` came out 0, not NaN), its known
             // `x * 0.0` fold reaching further than with the integer ones.
             wide_div: gpu.wide_checks(),
+            // Only the Tandem fills use 64-bit products.
+            int64: false,
         };
         let compiled = phobos_gpu::compile_split(kernel, &options, splits)
             .map_err(|e| GpuError::Lower(e.to_string()))?;

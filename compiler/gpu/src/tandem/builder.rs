@@ -18,6 +18,8 @@ pub(super) struct Tys {
     pub u32: Handle<Type>,
     pub vec2: Handle<Type>,
     pub vec4: Handle<Type>,
+    /// Whether 64-bit integers may be used (`GpuOptions::int64`).
+    pub int64: bool,
 }
 
 /// Appends expressions to one function, emitting each where it is made.
@@ -363,6 +365,9 @@ impl Fb {
     /// The exact 64-bit product of two u32 values as `(lo, hi)`, from
     /// 16-bit limbs (no `mulhi` in WGSL or naga).
     pub fn mul_wide(&mut self, a: H, b: H) -> (H, H) {
+        if self.tys.int64 {
+            return self.mul_wide64(a, b);
+        }
         let a0 = self.and_c(a, 0xFFFF);
         let a1 = self.shr_c(a, 16);
         let b0 = self.and_c(b, 0xFFFF);
@@ -384,6 +389,28 @@ impl Fb {
         let hi = self.add(p11, h1);
         let hi = self.add(hi, h2);
         let hi = self.add(hi, h3);
+        (lo, hi)
+    }
+
+    /// [`Fb::mul_wide`] with one u64 multiply of the zero-extended words.
+    fn mul_wide64(&mut self, a: H, b: H) -> (H, H) {
+        let [a, b] = [a, b].map(|x| {
+            self.expr(Expression::As {
+                expr: x,
+                kind: ScalarKind::Uint,
+                convert: Some(8),
+            })
+        });
+        let p = self.bin(BinaryOperator::Multiply, a, b);
+        let c32 = self.c(32);
+        let top = self.bin(BinaryOperator::ShiftRight, p, c32);
+        let [lo, hi] = [p, top].map(|x| {
+            self.expr(Expression::As {
+                expr: x,
+                kind: ScalarKind::Uint,
+                convert: Some(4),
+            })
+        });
         (lo, hi)
     }
 

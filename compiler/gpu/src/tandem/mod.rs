@@ -435,7 +435,7 @@ fn storage(
 }
 
 /// The types and globals of `map`'s modules (with the f64 type when `wide`).
-fn skeleton(map: FillMap, wide: bool) -> (Module, Tys, Globals, Handle<Type>) {
+fn skeleton(map: FillMap, wide: bool, int64: bool) -> (Module, Tys, Globals, Handle<Type>) {
     let mut m = Module::default();
     let u32_ty = ty(&mut m, TypeInner::Scalar(NScalar::U32));
     if wide {
@@ -540,6 +540,7 @@ fn skeleton(map: FillMap, wide: bool) -> (Module, Tys, Globals, Handle<Type>) {
         u32: u32_ty,
         vec2,
         vec4,
+        int64,
     };
     let g = Globals {
         params,
@@ -648,7 +649,7 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
     let branch_fallback = options.branch_fallback;
     let size = map.workgroup_size(Kernel::Fill);
     let wide = (options.wide_div && map.needs_exact()) || map.needs_f64();
-    let (mut m, tys, g, vec3) = skeleton(map, wide);
+    let (mut m, tys, g, vec3) = skeleton(map, wide, options.int64);
     let floats = map
         .needs_f32_fns()
         .then(|| floats::float_fns(&mut m, tys, options));
@@ -914,7 +915,7 @@ pub fn misses_module(map: FillMap) -> Module {
     if map.has_ziggurat() {
         return normal64_misses_module(map);
     }
-    let (mut m, tys, g, vec3) = skeleton(map, false);
+    let (mut m, tys, g, vec3) = skeleton(map, false, false);
     let retry = retry_fn(&mut m, tys, &g, map);
     let size = map.workgroup_size(Kernel::Misses);
     let (mut b, at) = entry(tys, vec3, true, size);
@@ -967,7 +968,7 @@ pub fn misses_module(map: FillMap) -> Module {
 
 /// The misses kernel of `normal_f64`.
 fn normal64_misses_module(map: FillMap) -> Module {
-    let (mut m, tys, g, vec3) = skeleton(map, true);
+    let (mut m, tys, g, vec3) = skeleton(map, true, false);
     let neg_ln = neg_ln64_fn(&mut m, tys);
     let slow = slow_fn(&mut m, tys, &g, neg_ln);
     let size = map.workgroup_size(Kernel::Misses);
@@ -996,8 +997,10 @@ fn normal64_misses_module(map: FillMap) -> Module {
 }
 
 fn validated(module: Module, what: &str) -> Result<(Module, ModuleInfo), LowerError> {
-    // FLOAT64 admits `div_wide`'s f64 values, which never leave `exact_div`.
-    let info = Validator::new(ValidationFlags::all(), Capabilities::FLOAT64)
+    // FLOAT64 admits `div_wide`'s f64 values, which never leave `exact_div`,
+    // and SHADER_INT64 the 64-bit products of `GpuOptions::int64`.
+    let caps = Capabilities::FLOAT64 | Capabilities::SHADER_INT64;
+    let info = Validator::new(ValidationFlags::all(), caps)
         .validate(&module)
         .map_err(|e| {
             LowerError::Internal(format!(

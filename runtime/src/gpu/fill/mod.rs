@@ -157,6 +157,7 @@ impl Gpu {
                 branch_fallback: !self.info.name.contains("llvmpipe"),
                 wide_div: self.device.features().contains(wgpu::Features::SHADER_F64)
                     && std::env::var_os("PHOBOS_NARROW_DIV").is_none(),
+                int64: self.fill_int64(),
                 ..Default::default()
             };
             let words = phobos_gpu::tandem::kernel_spirv(map, kernel, &options)
@@ -197,6 +198,16 @@ impl Gpu {
                 label: Some(&label),
                 source: wgpu::ShaderSource::Naga(Cow::Owned(module)),
             }))
+    }
+
+    /// Whether the fill kernels form their 64-bit products with 64-bit
+    /// integers (`GpuOptions::int64`): where the device has them, unless
+    /// `PHOBOS_NO_INT64` is set (16-bit limbs then; the same bits).
+    fn fill_int64(&self) -> bool {
+        self.device
+            .features()
+            .contains(wgpu::Features::SHADER_INT64)
+            && std::env::var_os("PHOBOS_NO_INT64").is_none()
     }
 
     fn fill_pipeline(&self, map: FillMap) -> Result<Arc<FillPipeline>, GpuError> {
