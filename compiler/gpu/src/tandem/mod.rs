@@ -40,6 +40,8 @@
 //! - `f64div.rs`: their correctly rounded f64 divisions from `+ - *`;
 //! - `ziggurat.rs`: `normal_f64` (SPEC.md 7.8), the fast path and the slow
 //!   path of a miss;
+//! - `wide_stage.rs`: coalesced stores of `below_i64_u32`'s 32 output
+//!   bytes a block, staged in workgroup memory;
 //! - `misslist.rs`: `normal_f64`'s misses kept per invocation and listed
 //!   once per workgroup (one atomic on the piece's counter per workgroup);
 //! - `builder.rs`: the naga function builder they share.
@@ -69,6 +71,7 @@ mod floats;
 mod ints;
 mod misslist;
 mod stream;
+mod wide_stage;
 mod ziggurat;
 
 pub use ziggurat::{LIST_WORDS as NORMAL_LIST_WORDS, TABLE_LEN as ZIGGURAT_TABLE_LEN};
@@ -662,6 +665,7 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
         edges: ziggurat::edges_global(&mut m),
     });
     let bool_stage = (map == FillMap::Bool).then(|| ints::bool_stage(&mut m, tys, size));
+    let wide = (map == FillMap::Below32To64).then(|| wide_stage::declare(&mut m, tys, size));
     let retry = map.is_bounded().then(|| retry_fn(&mut m, tys, &g, map));
     let wg_misses = map.has_ziggurat().then(|| misslist::declare(&mut m));
     let (mut b, at) = entry(tys, vec3, branch_fallback, size);
@@ -682,7 +686,7 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
     }
     let gi = at.g;
     let live = b.lt(gi, n_chunks);
-    if bool_stage.is_none() && misses.is_none() {
+    if bool_stage.is_none() && wide.is_none() && misses.is_none() {
         // No barrier follows: an invocation past the chunks leaves now.
         let past = b.not(live);
         b.if_(past, |b| b.cur.push(Statement::Return { value: None }));
@@ -737,6 +741,25 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
         let inside = b.land(after, before);
         // (Invocations past the chunks reach here only to join barriers.)
         let inside = b.land(inside, live);
+        if let Some(stage) = wide {
+            let parity = b.and_c(jv, 1);
+            let step = wide_stage::Step {
+                local: at.local,
+                parity,
+                step_base,
+                skip,
+                n_blocks,
+                live,
+                size,
+            };
+            let retry = retry.expect("a retry function");
+            wide_stage::store(b, &g, map, stage, step, inside, |b| {
+                ints::below_words(b, &g, map, o, idx, retry)
+            });
+            let next = b.add_c(jv, 1);
+            b.store(j, next);
+            return;
+        }
         b.if_(inside, |b| {
             if let (Some(z), Some(misses)) = (&zig, misses) {
                 normal64_block(b, &g, o, idx, z, misses);
