@@ -10,37 +10,15 @@
 //! the list is full) derives `sub(PURPOSE_BELOW).split(i)` from the host's
 //! `sub` key and reads that continuation until a draw is accepted.
 
-use super::builder::{Fb, H, Tys};
-use super::{FillMap, Globals, P, store_words, workgroup_array};
-use naga::{GlobalVariable, Handle, Module};
+use super::builder::{Fb, H};
+use super::stage::{Step, slot};
+use super::{FillMap, Globals, P, store_words};
+use naga::{GlobalVariable, Handle};
 
 /// Vec4 slots per group of eight invocations in the bool stage: the
 /// group's eight blocks and one of padding, so that the stage's reads are
 /// free of bank conflicts (see [`store_bools`]).
-const GROUP_SLOTS: u32 = 9;
-
-/// The bool stage of a workgroup of `size` invocations: two halves (even
-/// and odd steps), each with [`GROUP_SLOTS`] `vec4<u32>` per group.
-pub(super) fn bool_stage(m: &mut Module, tys: Tys, size: u32) -> Handle<GlobalVariable> {
-    let len = 2 * (size / 8) * GROUP_SLOTS;
-    workgroup_array(m, "bool_stage", tys.vec4, len, 16)
-}
-
-/// Where one step of an invocation's chunk goes.
-pub(super) struct BoolStep {
-    /// The invocation's index in its workgroup.
-    pub local: H,
-    /// The step's parity (which half of the stage it uses).
-    pub parity: H,
-    /// The relative stream block of the group's first block of the step.
-    pub step_base: H,
-    pub skip: H,
-    pub n_blocks: H,
-    /// Whether the invocation has a chunk of the dispatch.
-    pub live: H,
-    /// Invocations per workgroup.
-    pub size: u32,
-}
+pub(super) const BOOL_SLOTS: u32 = 9;
 
 /// One step of bools, staged so that stores coalesce. A stream block
 /// becomes 128 output bytes (one byte per bit), 8 `vec4<u32>`; the eight
@@ -51,12 +29,8 @@ pub(super) struct BoolStep {
 /// lanes write one whole 128-byte line per store. Vec4 `l` of a block is
 /// nibbles `4 (l % 2) ..` of the block's word `l / 2`: one stage read.
 ///
-/// Every invocation of the workgroup must run this (the barrier); stores
-/// of blocks outside `[skip, skip + n_blocks)` or of groups past the
-/// dispatch are masked. Steps alternate halves of the stage, so a lane
-/// writing step `j + 1`'s block cannot overwrite one that a slower lane
-/// still reads for step `j` (it passed step `j + 1`'s barrier, so every
-/// lane finished step `j`), and one barrier per step is enough.
+/// Every invocation of the workgroup must run this (the barrier; `stage.rs`
+/// says why one per step is enough and how stores are masked).
 ///
 /// Bank conflicts: group `q`'s slots start at word `36 q`; in store `e`,
 /// lane `(q, l)` reads word `36 q + 4 e + l / 2`, so the four groups of a
@@ -67,23 +41,15 @@ pub(super) fn store_bools(
     g: &Globals,
     stage: Handle<GlobalVariable>,
     o: [H; 4],
-    at: BoolStep,
+    at: Step,
 ) {
-    let groups = at.size / 8;
-    let group = b.shr_c(at.local, 3);
-    let lane = b.and_c(at.local, 7);
-    // The group's slots in this step's half of the stage.
-    let half = b.c(groups * GROUP_SLOTS);
-    let half_base = b.mul(at.parity, half);
-    let slots = b.c(GROUP_SLOTS);
-    let in_half = b.mul(group, slots);
-    let group_slot = b.add(half_base, in_half);
+    let (group_slot, lane) = at.group_slot(b, BOOL_SLOTS);
     let own = b.add(group_slot, lane);
     let block = b.expr(naga::Expression::Compose {
         ty: b.tys.vec4,
         components: o.to_vec(),
     });
-    let p = stage_slot(b, stage, own);
+    let p = slot(b, stage, own);
     b.store(p, block);
     b.cur
         .push(naga::Statement::ControlBarrier(naga::Barrier::WORK_GROUP));
@@ -92,8 +58,8 @@ pub(super) fn store_bools(
     let odd = b.and_c(lane, 1);
     let shift = b.shl_c(odd, 4);
     for e in 0..8 {
-        let slot = b.add_c(group_slot, e);
-        let p = stage_slot(b, stage, slot);
+        let index = b.add_c(group_slot, e);
+        let p = slot(b, stage, index);
         let wp = b.expr(naga::Expression::Access {
             base: p,
             index: word,
@@ -102,24 +68,14 @@ pub(super) fn store_bools(
         let h = b.shr(w, shift);
         let words = bool_words(b, h);
         // The group's block e: stored when skip <= rel < skip + n_blocks.
-        let rel = b.add_c(at.step_base, e);
-        let idx = b.sub(rel, at.skip);
-        let after = b.ge(rel, at.skip);
-        let before = b.lt(idx, at.n_blocks);
-        let inside = b.land(after, before);
-        let inside = b.land(at.live, inside);
+        let block = b.c(e);
+        let (inside, idx) = at.output_block(b, block);
         b.if_(inside, |b| {
             let first = b.shl_c(idx, 3);
             let first = b.add(first, lane);
             store_words(b, g, FillMap::Bool, first, &words);
         });
     }
-}
-
-/// Slot `index` of the bool stage (a pointer).
-fn stage_slot(b: &mut Fb, stage: Handle<GlobalVariable>, index: H) -> H {
-    let s = b.expr(naga::Expression::GlobalVariable(stage));
-    b.expr(naga::Expression::Access { base: s, index })
 }
 
 /// The four output words of 16 bits `h` of a block: nibble `t` becomes the

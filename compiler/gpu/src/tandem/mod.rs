@@ -40,8 +40,8 @@
 //! - `f64div.rs`: their correctly rounded f64 divisions from `+ - *`;
 //! - `ziggurat.rs`: `normal_f64` (SPEC.md 7.8), the fast path and the slow
 //!   path of a miss;
-//! - `wide_stage.rs`: coalesced stores of `below_i64_u32`'s 32 output
-//!   bytes a block, staged in workgroup memory;
+//! - `stage.rs`: stores staged through workgroup memory so that they
+//!   coalesce (`bool`'s 128 and `below_i64_u32`'s 32 output bytes a block);
 //! - `misslist.rs`: `normal_f64`'s misses kept per invocation and listed
 //!   once per workgroup (one atomic on the piece's counter per workgroup);
 //! - `builder.rs`: the naga function builder they share.
@@ -70,8 +70,8 @@ mod float64;
 mod floats;
 mod ints;
 mod misslist;
+mod stage;
 mod stream;
-mod wide_stage;
 mod ziggurat;
 
 pub use ziggurat::{LIST_WORDS as NORMAL_LIST_WORDS, TABLE_LEN as ZIGGURAT_TABLE_LEN};
@@ -664,8 +664,10 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
         pair_ty: f64_pair_ty(&mut m),
         edges: ziggurat::edges_global(&mut m),
     });
-    let bool_stage = (map == FillMap::Bool).then(|| ints::bool_stage(&mut m, tys, size));
-    let wide = (map == FillMap::Below32To64).then(|| wide_stage::declare(&mut m, tys, size));
+    let bool_stage = (map == FillMap::Bool)
+        .then(|| stage::declare(&mut m, tys, "bool_stage", size, ints::BOOL_SLOTS));
+    let wide = (map == FillMap::Below32To64)
+        .then(|| stage::declare(&mut m, tys, "pair_stage", size, stage::PAIR_SLOTS));
     let retry = map.is_bounded().then(|| retry_fn(&mut m, tys, &g, map));
     let wg_misses = map.has_ziggurat().then(|| misslist::declare(&mut m));
     let (mut b, at) = entry(tys, vec3, branch_fallback, size);
@@ -719,7 +721,7 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
         let step_base = b.add(gbase, j8);
         if let Some(stage) = bool_stage {
             let parity = b.and_c(jv, 1);
-            let step = ints::BoolStep {
+            let step = stage::Step {
                 local: at.local,
                 parity,
                 step_base,
@@ -743,7 +745,7 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
         let inside = b.land(inside, live);
         if let Some(stage) = wide {
             let parity = b.and_c(jv, 1);
-            let step = wide_stage::Step {
+            let step = stage::Step {
                 local: at.local,
                 parity,
                 step_base,
@@ -753,7 +755,7 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
                 size,
             };
             let retry = retry.expect("a retry function");
-            wide_stage::store(b, &g, map, stage, step, inside, |b| {
+            stage::store_pairs(b, &g, map, stage, step, inside, |b| {
                 ints::below_words(b, &g, map, o, idx, retry)
             });
             let next = b.add_c(jv, 1);
