@@ -19,7 +19,7 @@ use naga::{
 
 /// Misses an invocation keeps before the workgroup lists them: at 0.43 %
 /// of 64 draws a chunk (K = 32) an invocation has 0.27 on average, and
-/// more than 4 in about one of 60,000.
+/// more than 4 in about one of 100,000.
 const PENDING: u32 = 4;
 
 /// The buffers of a kernel: the invocation's pending entries and count
@@ -47,8 +47,8 @@ fn workgroup_var(m: &mut Module, name: &str, inner: TypeInner) -> Handle<GlobalV
     )
 }
 
-/// The workgroup's count, zeroed by invocation 0 (`local`): run before the
-/// kernel's first workgroup barrier, by every invocation.
+/// The workgroup's miss count (atomic) and the first slot of its entries
+/// in the piece's list.
 pub(super) fn declare(m: &mut Module) -> (Handle<GlobalVariable>, Handle<GlobalVariable>) {
     let wg_count = workgroup_var(m, "wg_misses", TypeInner::Atomic(NScalar::U32));
     let wg_base = workgroup_var(m, "wg_base", TypeInner::Scalar(NScalar::U32));
