@@ -11,7 +11,8 @@ pub const RANDOM: &str = include_str!("../std/random.ph");
 pub const MATH: &str = include_str!("../std/math.ph");
 
 /// `std/tandem.ph`: Tandem draws inside kernels (`tandem_u32`, `tandem_uniform`,
-/// `tandem_bool`, `tandem_normal`, `tandem_exponential`, `tandem_below`).
+/// `tandem_bool`, `tandem_normal`, `tandem_exponential`, `tandem_below`, and
+/// `tandem_u64`, `tandem_uniform_f64`, `tandem_exponential_f64` off the GPU).
 pub const TANDEM: &str = include_str!("../std/tandem.ph");
 
 /// Every stdlib file in prelude order, as `(path, source)`.

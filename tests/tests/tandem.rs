@@ -347,3 +347,107 @@ fn stepped_draws_cross_chunks_groups_windows_and_2_to_the_32() {
         }
     }
 }
+
+/// The 64-bit draws: `tandem_u64` and `tandem_uniform_f64` equal
+/// `fill_u64` and `fill_f64` on the interpreter and the CPU backend; the
+/// GPU, which has no 64-bit integers, refuses the kernel with an error
+/// naming the type rather than running it.
+#[test]
+fn draws_of_64_bits_equal_the_reference_on_interp_and_cpu() {
+    let k = kernel(
+        "
+@autotune(R in [4])
+kernel d64(U: tensor<u64>[M, 64], F: tensor<f64>[M, 64], E: tensor<f64>[M, 64], key: u32,
+           base: u32) {
+  let r = ctx.block.x * R
+  U[r :+ R, :] = tandem_u64(key, base + u32((r + iota(0)) * 64 + iota(1)))
+  F[r :+ R, :] = tandem_uniform_f64(key, base + u32((r + iota(0)) * 64 + iota(1)))
+  E[r :+ R, :] = tandem_exponential_f64(key, base + u32((r + iota(0)) * 64 + iota(1)))
+}
+",
+        "d64",
+    );
+    for (key, base) in [(42u32, 0u32), (7, 1_000_003), (9, (1 << 31) - 512)] {
+        let rows = 8;
+        let n = rows * 64;
+        let mut args = vec![
+            Arg::Tensor(Tensor::zeros(Scalar::U64, &[rows, 64])),
+            Arg::Tensor(Tensor::zeros(Scalar::F64, &[rows, 64])),
+            Arg::Tensor(Tensor::zeros(Scalar::F64, &[rows, 64])),
+            Arg::Scalar(Value::U32(key)),
+            Arg::Scalar(Value::U32(base)),
+        ];
+        let inputs = args.clone();
+        run_everywhere(&k, &mut args);
+        let t = Tandem::new(Key::from_seed(u64::from(key)));
+        let mut u = vec![0u64; n];
+        t.fill_u64(&mut u, u64::from(base)).unwrap();
+        let mut f = vec![0f64; n];
+        t.fill_f64(&mut f, u64::from(base)).unwrap();
+        let mut e = vec![0f64; n];
+        t.fill_exponential_f64(&mut e, u64::from(base)).unwrap();
+        let shape = vec![rows, 64];
+        let mk = |data| Tensor {
+            shape: shape.clone(),
+            data,
+        };
+        let want = [mk(Data::U64(u)), mk(Data::F64(f)), mk(Data::F64(e))];
+        assert_reference(&args, &want, &format!("key {key} base {base}"));
+        if gpu_available() {
+            let ran = matches_on_gpu(&k, &inputs, &args).unwrap();
+            assert!(
+                !ran,
+                "the GPU has no 64-bit integers, so it must refuse d64"
+            );
+        }
+    }
+}
+
+/// `std/tandem.ph`'s `neg_ln_u64` equals the reference's on the edges of
+/// its reduction: both sides of sqrt(2)'s mantissa, numerators shorter and
+/// longer than 53 bits, powers of two, and the ends of the range.
+#[test]
+fn neg_ln_u64_in_phobos_equals_the_reference() {
+    let k = kernel(
+        "
+kernel nl(X: tensor<u64>[N], E: tensor<f64>[N]) {
+  E[:] = _tandem_neg_ln64(X[:])
+}
+",
+        "nl",
+    );
+    let mut xs: Vec<u64> = vec![0, 1, 2, 3, u64::MAX, u64::MAX - 1, u64::MAX - 2];
+    for e in 1..64 {
+        let p = 1u64 << e;
+        xs.extend([p - 2, p - 1, p, p + 1]);
+        // Just below and above sqrt(2) 2^e (the branch on the mantissa).
+        let s = (std::f64::consts::SQRT_2 * p as f64) as u64;
+        xs.extend([s.wrapping_sub(3), s.wrapping_sub(1), s, s + 1, s + 3]);
+    }
+    let mut z = 0x9E37_79B9_7F4A_7C15u64;
+    for _ in 0..2000 {
+        z = z.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        xs.extend([z, z >> (z % 61), !(z >> (z % 59))]);
+    }
+    let n = xs.len();
+    let mut args = vec![
+        Arg::Tensor(Tensor {
+            shape: vec![n],
+            data: Data::U64(xs.clone()),
+        }),
+        Arg::Tensor(Tensor::zeros(Scalar::F64, &[n])),
+    ];
+    run_everywhere(&k, &mut args);
+    let Arg::Tensor(got) = &args[1] else {
+        unreachable!()
+    };
+    for (j, &x) in xs.iter().enumerate() {
+        let want = phobos_tandem::math::neg_ln_u64(x);
+        assert_eq!(
+            got.get(j).bits(),
+            Value::F64(want).bits(),
+            "neg_ln_u64({x:#x}): kernel {} but reference {want}",
+            got.get(j)
+        );
+    }
+}
