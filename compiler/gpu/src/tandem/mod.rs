@@ -714,25 +714,26 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
         let jv = b.load(j);
         let done = b.ge(jv, k);
         b.if_(done, |b| b.brk());
+        let next = b.add_c(jv, 1);
+        b.store(j, next);
         let t = b.add_c(jv, stream::WARM_UP_STEPS + 1);
         let o = b.step(vars, t, true).expect("an output step");
         let j8 = b.shl_c(jv, 3);
         // The group's first block of this step.
         let step_base = b.add(gbase, j8);
+        // Where a staged step goes (bools and below_i64_u32).
+        let staged = |b: &mut Fb| stage::Step {
+            local: at.local,
+            parity: b.and_c(jv, 1),
+            step_base,
+            skip,
+            n_blocks,
+            live,
+            size,
+        };
         if let Some(stage) = bool_stage {
-            let parity = b.and_c(jv, 1);
-            let step = stage::Step {
-                local: at.local,
-                parity,
-                step_base,
-                skip,
-                n_blocks,
-                live,
-                size,
-            };
+            let step = staged(b);
             ints::store_bools(b, &g, stage, o, step);
-            let next = b.add_c(jv, 1);
-            b.store(j, next);
             return;
         }
         let rel = b.add(step_base, lane);
@@ -744,22 +745,11 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
         // (Invocations past the chunks reach here only to join barriers.)
         let inside = b.land(inside, live);
         if let Some(stage) = wide {
-            let parity = b.and_c(jv, 1);
-            let step = stage::Step {
-                local: at.local,
-                parity,
-                step_base,
-                skip,
-                n_blocks,
-                live,
-                size,
-            };
+            let step = staged(b);
             let retry = retry.expect("a retry function");
             stage::store_pairs(b, &g, map, stage, step, inside, |b| {
                 ints::below_words(b, &g, map, o, idx, retry)
             });
-            let next = b.add_c(jv, 1);
-            b.store(j, next);
             return;
         }
         b.if_(inside, |b| {
@@ -801,8 +791,6 @@ pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
             };
             store_words(b, &g, map, first, &words);
         });
-        let next = b.add_c(jv, 1);
-        b.store(j, next);
     });
     if let (Some(z), Some(misses)) = (&zig, misses) {
         misses.flush(&mut b, &g, at.local, z.slow);
