@@ -4,8 +4,8 @@
 //! the two cannot disagree.
 
 use crate::LowerError;
-use phobos_core::ir::{Kernel, ParamKind};
-use phobos_core::types::Scalar;
+use phobos_core::ir::{Builtin, ExprId, ExprKind, Kernel, ParamKind};
+use phobos_core::types::{Scalar, Value};
 use serde::{Serialize, Serializer};
 
 /// The binding of the uniform buffer.
@@ -18,7 +18,8 @@ pub const UNIFORM_BINDING: u32 = 0;
 /// or f32 as its little-endian bits, a bool as the u32 0 or 1: uniform
 /// buffers cannot hold bool), then every dim in `Kernel::dims` order (u32),
 /// then the grid's x, y and z (u32, the kernel's grid in blocks, not the
-/// dispatch size). Its size is rounded up to a multiple of 16; the padding
+/// dispatch size), then the four words of the Tandem key of each seed that
+/// the host derives ([`FieldKind::TandemKey`]). Its size is rounded up to a multiple of 16; the padding
 /// is unused. Tensors are storage buffers of their elements, packed, at
 /// bindings 1, 2, ... in parameter order; a tensor with a [`Split`] takes
 /// `pieces` consecutive bindings (piece `k` at `binding + k`, the elements
@@ -57,6 +58,79 @@ pub enum FieldKind {
     Dim { dim_index: usize },
     /// The grid's extent along `axis` (0 = x, 1 = y, 2 = z), as u32.
     Grid { axis: u8 },
+    /// Word `word` of the Tandem key `Key::from_seed(s)` (stdlib/tandem
+    /// SPEC.md section 2.2; `phobos_core::interp::ops::tandem_key`) of the
+    /// u32 seed `s` made from the scalar parameter
+    /// `Kernel::params[param_index]` as `seed` says. A launch derives the key
+    /// once on the host instead of every invocation deriving it: twelve
+    /// rounds of the key schedule per invocation cost as much as a third of
+    /// a chunk's steps.
+    TandemKey {
+        param_index: usize,
+        word: u8,
+        seed: SeedOf,
+    },
+}
+
+/// How a Tandem seed is made from a scalar parameter: the parameter itself
+/// (u32), or an i32 parameter's bits (`bitcast<u32>`) or conversion
+/// (`u32(x)`, with `phobos_core::interp::ops::cast`'s meaning).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SeedOf {
+    Param,
+    Bitcast,
+    Cast,
+}
+
+impl SeedOf {
+    /// The seed a launch's parameter value makes, with the interpreter's
+    /// meaning; `None` for a value of another type than the kernel's.
+    pub fn seed(self, v: Value) -> Option<u32> {
+        match (self, v) {
+            (SeedOf::Param, Value::U32(x)) => Some(x),
+            (SeedOf::Bitcast, Value::I32(x)) => Some(x as u32),
+            (SeedOf::Cast, Value::I32(_)) => match phobos_core::interp::ops::cast(v, Scalar::U32) {
+                Value::U32(x) => Some(x),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// The seed parameter of a key node's seed `seed`, when the key can be
+/// derived by the host: a u32 scalar parameter, or an i32 one through a
+/// bitcast or conversion to u32.
+pub(crate) fn seed_source(k: &Kernel, seed: ExprId) -> Option<(usize, SeedOf)> {
+    let param = |id: ExprId, ty: Scalar| match k.exprs[id].kind {
+        ExprKind::Param(p) if k.exprs[id].ty == ty && k.exprs[id].shape.is_empty() => Some(p),
+        _ => None,
+    };
+    if !k.exprs[seed].shape.is_empty() {
+        return None;
+    }
+    match k.exprs[seed].kind {
+        ExprKind::Param(_) => param(seed, Scalar::U32).map(|p| (p, SeedOf::Param)),
+        ExprKind::Bitcast(a) => param(a, Scalar::I32).map(|p| (p, SeedOf::Bitcast)),
+        ExprKind::Cast(a) => param(a, Scalar::I32).map(|p| (p, SeedOf::Cast)),
+        _ => None,
+    }
+}
+
+/// The seeds whose keys the host derives, in the order of their first key
+/// node.
+pub(crate) fn host_seeds(k: &Kernel) -> Vec<(usize, SeedOf)> {
+    let mut out = Vec::new();
+    for e in &k.exprs {
+        if let ExprKind::Builtin(Builtin::TandemKey(_), xs) = &e.kind
+            && let Some(s) = seed_source(k, xs[0])
+            && !out.contains(&s)
+        {
+            out.push(s);
+        }
+    }
+    out
 }
 
 /// One tensor's storage buffer.
@@ -164,6 +238,18 @@ pub fn layout_split(kernel: &Kernel, splits: &[Option<Split>]) -> Result<Layout,
     }
     for (axis, a) in ["x", "y", "z"].into_iter().enumerate() {
         push(format!("grid_{a}"), FieldKind::Grid { axis: axis as u8 });
+    }
+    for (param_index, seed) in host_seeds(kernel) {
+        for word in 0..4u8 {
+            push(
+                format!("{}_key{word}", kernel.params[param_index].name),
+                FieldKind::TandemKey {
+                    param_index,
+                    word,
+                    seed,
+                },
+            );
+        }
     }
     let uniform_size = (4 * fields.len() as u64).div_ceil(16) * 16;
 

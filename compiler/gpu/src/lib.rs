@@ -73,7 +73,8 @@ use phobos_core::types::Dim;
 use std::fmt;
 
 pub use layout::{
-    FieldKind, Layout, Split, TensorBinding, UNIFORM_BINDING, UniformField, layout, layout_split,
+    FieldKind, Layout, SeedOf, Split, TensorBinding, UNIFORM_BINDING, UniformField, layout,
+    layout_split,
 };
 pub use lower::{lower, lower_split, specialize};
 pub use spirv::spirv_exact;
@@ -172,7 +173,21 @@ impl GpuOptions {
 /// statement tile of the kernel: 64 up to 4,096 elements, 128 for 8,192,
 /// 256 from 16,384 (WebGPU's default limit). A tile whose extent depends on
 /// a dim is taken as large.
+///
+/// A kernel with a statement whose Tandem draws are stepped (one
+/// invocation per chunk of the stream, `lower/tandem_draw/stepped.rs`)
+/// gets one invocation per chunk task of its largest such tile instead,
+/// as a power of two from 32 (one NVIDIA warp) to 256: a block of 4,096
+/// elements steps 32 chunks, and more invocations would only wait. On the
+/// H200 (bench/RESULTS.md, 2026-12-01) this is what takes a fused Tandem
+/// dropout to the copy ceiling.
 pub fn workgroup_size(kernel: &Kernel) -> u32 {
+    if let Some(n) = lower::largest_stepped_tile(kernel) {
+        let tasks = lower::stepped_tasks(n) - 8;
+        return tasks
+            .next_power_of_two()
+            .clamp(32, MAX_WORKGROUP_SIZE as u64) as u32;
+    }
     let mut most: u64 = 1;
     for e in &kernel.exprs {
         most = most.max(elements(&e.shape));

@@ -59,7 +59,8 @@ fn bytes_of_mut(data: &mut Data) -> Option<&mut [u8]> {
 }
 
 /// The uniform block as the lowering laid it out: scalar parameters (a
-/// bool as the u32 0 or 1), dims and the grid, four bytes each.
+/// bool as the u32 0 or 1), dims, the grid and the host-derived Tandem
+/// keys, four bytes each.
 fn uniform_block(layout: &phobos_gpu::Layout, bound: &Bound, scalars: &[Option<Value>]) -> Vec<u8> {
     let mut bytes = vec![0u8; layout.uniform_size.max(16) as usize];
     for f in &layout.uniform_fields {
@@ -74,6 +75,15 @@ fn uniform_block(layout: &phobos_gpu::Layout, bound: &Bound, scalars: &[Option<V
             },
             phobos_gpu::FieldKind::Dim { dim_index } => bound.dims[dim_index] as u32,
             phobos_gpu::FieldKind::Grid { axis } => bound.grid[axis as usize] as u32,
+            phobos_gpu::FieldKind::TandemKey {
+                param_index,
+                word,
+                seed,
+            } => {
+                let v = scalars[param_index].expect("a seed is a scalar parameter");
+                let seed = seed.seed(v).expect("the launch checked the seed's type");
+                phobos_core::interp::ops::tandem_key(seed)[word as usize]
+            }
         };
         let at = f.offset as usize;
         bytes[at..at + 4].copy_from_slice(&word.to_le_bytes());

@@ -21,6 +21,8 @@ pub(super) struct Uniforms {
     pub scalar_member: Vec<Option<u32>>,
     pub dim_base: u32,
     pub grid_base: u32,
+    /// The members of host-derived Tandem keys: (seed, word, member).
+    pub keys: Vec<((usize, crate::layout::SeedOf), u8, u32)>,
 }
 
 pub(super) fn uniforms(
@@ -32,6 +34,7 @@ pub(super) fn uniforms(
     let u32_ty = types[&Scalar::U32];
     let mut scalar_member = vec![None; kernel.params.len()];
     let (mut dim_base, mut grid_base) = (None, None);
+    let mut keys = Vec::new();
     let mut members = Vec::new();
     for (i, field) in layout.uniform_fields.iter().enumerate() {
         let i = i as u32;
@@ -54,6 +57,14 @@ pub(super) fn uniforms(
             }
             FieldKind::Grid { .. } => {
                 grid_base.get_or_insert(i);
+                u32_ty
+            }
+            FieldKind::TandemKey {
+                param_index,
+                word,
+                seed,
+            } => {
+                keys.push(((param_index, seed), word, i));
                 u32_ty
             }
         };
@@ -94,6 +105,7 @@ pub(super) fn uniforms(
         scalar_member,
         dim_base: dim_base.unwrap_or(grid_base),
         grid_base,
+        keys,
     }
 }
 

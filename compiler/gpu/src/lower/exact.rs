@@ -56,7 +56,7 @@ impl<'k> Lower<'k> {
         self.call(f, vec![x])
     }
 
-    fn call(&mut self, function: Handle<Function>, arguments: Vec<H>) -> H {
+    pub(super) fn call(&mut self, function: Handle<Function>, arguments: Vec<H>) -> H {
         // A call's result is introduced by the call statement, not emitted.
         let result = self
             .f

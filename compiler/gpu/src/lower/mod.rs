@@ -21,6 +21,8 @@ mod split;
 mod stmt;
 mod tandem_draw;
 
+pub(crate) use tandem_draw::{largest_stepped_tile, stepped_tasks};
+
 use crate::{ENTRY_POINT, GpuOptions, LowerError, MAX_WORKGROUP_SIZE, Precision};
 use naga::{
     BinaryOperator, Binding, Block, BuiltIn, EntryPoint, Expression, Function, FunctionArgument,
@@ -300,6 +302,10 @@ pub fn lower_split(
     }
     for a in 0..3 {
         lw.grid[a] = member(&mut lw, uniforms.grid_base + a as u32);
+    }
+    for (seed, word, mi) in &uniforms.keys {
+        let v = member(&mut lw, *mi);
+        lw.tandem.host_key(*seed, *word, v);
     }
     check_extents(kernel)?;
     lw.blocks()?;

@@ -25,14 +25,18 @@
 //! rare rejected elements pay for it.
 
 mod staged;
+mod stepped;
 
 pub(super) use staged::draw_buffers;
+pub(crate) use stepped::{largest_stepped_tile, stepped_tasks};
 
 use super::{H, Lower};
 use crate::LowerError;
 use naga::{BinaryOperator as B, Block, Statement};
 use phobos_core::interp::ops::TANDEM_K;
-use phobos_core::ir::{Builtin, ExprId};
+use crate::layout::SeedOf;
+use phobos_core::ir::{Builtin, ExprId, ExprKind};
+use phobos_core::types::Value;
 use phobos_core::syntax::ast::BinOp;
 use phobos_core::types::Scalar;
 use std::collections::HashMap;
@@ -70,6 +74,22 @@ pub(super) struct DrawState {
     /// body is lowered, and the window of counters one holds.
     bufs: Vec<naga::Handle<naga::GlobalVariable>>,
     window: u32,
+    /// The word nodes of the group being computed in a stepped loop
+    /// (`stepped.rs`), and the block they read.
+    stepped: HashMap<ExprId, stepped::Stepped>,
+    /// `tandem_word(k0, k1, k2, k3, i)`: the direct path as one function
+    /// of the module, made on first use, so that each word node that may
+    /// take it costs a call rather than an inlined copy of its loop.
+    word_fn: Option<naga::Handle<naga::Function>>,
+    /// The words of keys the host derives (`FieldKind::TandemKey`), loaded
+    /// from the uniform block at the top of the body.
+    host_keys: HashMap<(usize, SeedOf), [Option<H>; 4]>,
+}
+
+impl DrawState {
+    pub(super) fn host_key(&mut self, seed: (usize, SeedOf), word: u8, v: H) {
+        self.host_keys.entry(seed).or_default()[word as usize] = Some(v);
+    }
 }
 
 impl Lower<'_> {
@@ -81,12 +101,31 @@ impl Lower<'_> {
         args: &[H],
     ) -> Result<H, LowerError> {
         Ok(match (f, args) {
-            (Builtin::TandemKey(q), [seed]) => self.seed_key(*seed)[q as usize],
+            (Builtin::TandemKey(q), [seed]) => {
+                let ExprKind::Builtin(_, xs) = &self.k.exprs[id].kind else {
+                    unreachable!("a key node is a builtin")
+                };
+                let host = crate::layout::seed_source(self.k, xs[0])
+                    .and_then(|s| self.tandem.host_keys.get(&s))
+                    .and_then(|k| k[q as usize]);
+                match (host, &self.k.exprs[xs[0]].kind) {
+                    (Some(w), _) => w,
+                    // A constant seed's key is a constant.
+                    (None, ExprKind::Const(Value::U32(s))) => {
+                        self.u32c(phobos_core::interp::ops::tandem_key(*s)[q as usize])
+                    }
+                    (None, _) => self.seed_key(*seed)[q as usize],
+                }
+            }
             (Builtin::TandemWord, [k0, k1, k2, k3, i]) => {
                 let key = [*k0, *k1, *k2, *k3];
-                match self.tandem.staged.get(&id).copied() {
-                    Some(w) => self.staged_word(w, key, *i)?,
-                    None => self.tandem_word(key, *i)?,
+                if let Some(s) = self.tandem.stepped.get(&id).copied() {
+                    self.stepped_word(s, key, *i)
+                } else {
+                    match self.tandem.staged.get(&id).copied() {
+                        Some(w) => self.staged_word(w, key, *i)?,
+                        None => self.direct_word(key, *i),
+                    }
                 }
             }
             (Builtin::TandemBelowRetry, [rejected, k0, k1, k2, k3, i, n]) => {
@@ -270,6 +309,55 @@ impl Lower<'_> {
         self.steps_until(vars, t, until)?;
         let out = self.step(vars, t);
         Ok(self.pick(out, q))
+    }
+
+    /// Word `i` of the stream of `key` by the direct path, through a call
+    /// of the module's `tandem_word` function (made on first use).
+    fn direct_word(&mut self, key: [H; 4], i: H) -> H {
+        let f = match self.tandem.word_fn {
+            Some(f) => f,
+            None => {
+                let f = self.word_function();
+                self.tandem.word_fn = Some(f);
+                f
+            }
+        };
+        self.call(f, vec![key[0], key[1], key[2], key[3], i])
+    }
+
+    /// Builds `tandem_word(k0, k1, k2, k3, i) -> u32` on a swapped-in
+    /// function, with [`Self::tandem_word`] as its body.
+    fn word_function(&mut self) -> naga::Handle<naga::Function> {
+        let u32_ty = self.u32_ty;
+        let names = ["k0", "k1", "k2", "k3", "i"];
+        let func = naga::Function {
+            name: Some("tandem_word".into()),
+            arguments: names
+                .iter()
+                .map(|n| naga::FunctionArgument {
+                    name: Some((*n).into()),
+                    ty: u32_ty,
+                    binding: None,
+                })
+                .collect(),
+            result: Some(naga::FunctionResult {
+                ty: u32_ty,
+                binding: None,
+            }),
+            ..Default::default()
+        };
+        let outer_f = std::mem::replace(&mut self.f, func);
+        let outer_cur = std::mem::take(&mut self.cur);
+        let args: Vec<H> = (0..5)
+            .map(|a| self.expr(naga::Expression::FunctionArgument(a)))
+            .collect();
+        let value = self
+            .tandem_word([args[0], args[1], args[2], args[3]], args[4])
+            .expect("the direct word lowers without errors");
+        self.cur.push(Statement::Return { value: Some(value) });
+        let mut func = std::mem::replace(&mut self.f, outer_f);
+        func.body = Block::from_vec(std::mem::replace(&mut self.cur, outer_cur));
+        self.m.functions.append(func, naga::Span::UNDEFINED)
     }
 
     /// The high half of the 64-bit product of two u32 values (16-bit limbs).

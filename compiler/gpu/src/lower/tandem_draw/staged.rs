@@ -87,7 +87,7 @@ fn key_arg(k: &Kernel, id: ExprId) -> KeyArg {
 
 /// The word nodes of `value` whose key is a scalar and whose counter is
 /// contiguous along `tile`, grouped by key (one buffer per group).
-fn word_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<ExprId>> {
+pub(super) fn word_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<ExprId>> {
     let mut groups: Vec<([KeyArg; 4], Vec<ExprId>)> = Vec::new();
     let mut memo = HashMap::new();
     let mut seen = vec![false; k.exprs.len()];
@@ -131,7 +131,7 @@ fn word_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<ExprId>> {
 /// (`mono == false`) or a non-decreasing function of it (`mono == true`:
 /// masks `& !(2^k - 1)`, `| (2^k - 1)` and right shifts by constants).
 #[derive(Clone, PartialEq)]
-struct Slope {
+pub(super) struct Slope {
     coef: Vec<i64>,
     mono: bool,
 }
@@ -146,8 +146,22 @@ fn contiguous(
     tile: &[Dim],
     memo: &mut HashMap<ExprId, Option<Slope>>,
 ) -> bool {
+    let (flat, uniform) = flat_or_uniform(k, id, tile, memo);
+    flat || uniform
+}
+
+/// Whether the counter `id` is a non-decreasing function of the flat
+/// position in `tile` plus a constant with slope 1 (`flat`: a window of
+/// positions reads a window of counters of the same length), and whether
+/// it is the same everywhere (`uniform`); both for a tile of one element.
+pub(super) fn flat_or_uniform(
+    k: &Kernel,
+    id: ExprId,
+    tile: &[Dim],
+    memo: &mut HashMap<ExprId, Option<Slope>>,
+) -> (bool, bool) {
     let Some(s) = slope(k, id, tile.len(), memo) else {
-        return false;
+        return (false, false);
     };
     let mut stride = Some(1i64);
     let (mut flat, mut uniform) = (true, true);
@@ -161,7 +175,7 @@ fn contiguous(
             _ => None,
         };
     }
-    flat || uniform
+    (flat, uniform)
 }
 
 fn slope(
@@ -407,6 +421,16 @@ impl Lower<'_> {
         pre: &HashMap<ExprId, H>,
         body: impl FnOnce(&mut Self, H, &[H]) -> Result<(), LowerError>,
     ) -> Result<(), LowerError> {
+        if group == 4
+            && let Some(ids) = super::stepped::stepped_words(self.k, value, tile)
+        {
+            let n = tile.iter().map(|d| match d {
+                Dim::Const(v) => *v,
+                Dim::Sym(_) => unreachable!("a stepped tile has constant extents"),
+            });
+            let n = u32::try_from(n.product::<u64>()).expect("stepped tiles fit in u32");
+            return self.stepped_tile_loop(lens, n, &ids, pre, body);
+        }
         let mut groups = word_groups(self.k, value, tile);
         groups.truncate(self.tandem.bufs.len());
         if groups.is_empty() {
@@ -506,7 +530,7 @@ impl Lower<'_> {
     }
 
     /// The tile position of flat index `flat` (row-major over `ext`).
-    fn flat_position(&mut self, flat: H, ext: &[H]) -> Vec<H> {
+    pub(super) fn flat_position(&mut self, flat: H, ext: &[H]) -> Vec<H> {
         let mut pos = vec![flat; ext.len()];
         let mut rest = flat;
         for a in (1..ext.len()).rev() {
@@ -519,7 +543,7 @@ impl Lower<'_> {
         pos
     }
 
-    fn min_max(&mut self, fun: MathFunction, a: H, b: H) -> H {
+    pub(super) fn min_max(&mut self, fun: MathFunction, a: H, b: H) -> H {
         self.expr(Expression::Math {
             fun,
             arg: a,
@@ -676,7 +700,7 @@ impl Lower<'_> {
             Ok(())
         })?;
         let reject = self.nested(|lw| {
-            let v = lw.tandem_word(key, i)?;
+            let v = lw.direct_word(key, i);
             lw.var_store(result, v);
             Ok(())
         })?;

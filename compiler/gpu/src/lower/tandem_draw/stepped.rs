@@ -1,0 +1,277 @@
+//! Stepped Tandem words: the loop of a statement whose counters run along
+//! its tile is turned inside out, so that each invocation steps one chunk
+//! of the stream in registers and computes the elements of each block the
+//! chunk gives, as the bulk fills do (`crate::tandem`).
+//!
+//! Applies to a store by groups of 4 (`stmt.rs`'s `quad_store`) over a
+//! tile of constant extents whose word nodes of one scalar key have
+//! counters that are a non-decreasing function of the flat position with
+//! slope 1 (`staged::flat_or_uniform`), as `(r + iota(0)) * 256 + iota(1)`
+//! is. For the tile's `n` positions, with `c` the smallest counter at flat
+//! position 0 and `b0 = c / 4`, group `q` of 4 positions (flat `4q ..
+//! 4q + 3`) is paired with stream block `b0 + q`. Block `b` is block
+//! `j = (b % 8K) / 8` of chunk `8 (b / 8K) + b % 8` (SPEC.md section 3.4),
+//! so the chunks of the groups of eight that hold blocks `b0 .. b0 + n/4`
+//! are tasks, taken by invocations `i, i + size, ...`: a task seeds its
+//! chunk, warms it up, then steps it through its blocks, and after the step
+//! that gives block `b` inside the range it computes and stores the 4
+//! elements of group `b - b0`. Each group is computed exactly once.
+//!
+//! A word node then reads word `i - 4b` of the step's output when that is
+//! below 4, and otherwise takes the direct path (`mod.rs`, a function
+//! call): counters that are not a multiple of 4 at flat 0, that wrap past
+//! 2^32, or that the analysis misjudged. So the pairing only moves time,
+//! never bits. Aligned counters (the first a multiple of 4, as in every
+//! row-major counter over rows that are a multiple of 4 long) never take
+//! the direct path; misaligned ones take it for some lanes of every group.
+//!
+//! Cost: `8 + 32` steps per chunk for 128 words, the fill's ratio, with no
+//! workgroup memory and no barrier; no invocation waits for another. The
+//! workgroup size that fits ([`stepped_tasks`]) is one invocation per task.
+
+use super::staged::{flat_or_uniform, word_groups};
+use super::{K_GROUP_BLOCKS, Lower, WARM_UP};
+use crate::LowerError;
+use crate::lower::H;
+use naga::{BinaryOperator as B, Block, Expression, Statement};
+use phobos_core::interp::ops::TANDEM_K;
+use phobos_core::ir::{ExprId, ExprKind, Kernel};
+use phobos_core::types::{Dim, Scalar};
+use std::collections::HashMap;
+
+/// Where a stepped word node reads its word: the four words of the block
+/// just stepped, and the index of that block's first word.
+#[derive(Clone, Copy)]
+pub(in crate::lower) struct Stepped {
+    out: [H; 4],
+    first: H,
+}
+
+/// The elements of a tile of constant extents.
+fn const_elements(tile: &[Dim]) -> Option<u64> {
+    tile.iter().try_fold(1u64, |n, d| match d {
+        Dim::Const(v) => n.checked_mul(*v),
+        Dim::Sym(_) => None,
+    })
+}
+
+/// The word nodes of `value` that a stepped loop over `tile` serves (the
+/// largest group of one key whose counters all run along the tile with
+/// slope 1), or `None` when the statement is not stepped.
+pub(crate) fn stepped_words(k: &Kernel, value: ExprId, tile: &[Dim]) -> Option<Vec<ExprId>> {
+    let n = const_elements(tile)?;
+    if n < 4 || !n.is_multiple_of(4) || n > u64::from(u32::MAX) {
+        return None;
+    }
+    let mut memo = HashMap::new();
+    let flat = |id: &ExprId, memo: &mut HashMap<_, _>| match &k.exprs[*id].kind {
+        ExprKind::Builtin(_, xs) => {
+            let (flat, uniform) = flat_or_uniform(k, xs[4], tile, memo);
+            flat && !uniform
+        }
+        _ => false,
+    };
+    word_groups(k, value, tile)
+        .into_iter()
+        .filter(|ids| ids.iter().all(|id| flat(id, &mut memo)))
+        .max_by_key(|ids| ids.len())
+}
+
+/// The tasks (chunks) of a stepped loop over `n` positions: the groups of
+/// eight chunks that `n / 4` consecutive blocks can touch, eight each.
+pub(crate) fn stepped_tasks(n: u64) -> u64 {
+    let group = u64::from(K_GROUP_BLOCKS);
+    8 * ((n / 4).div_ceil(group) + 1)
+}
+
+/// The number of positions of the largest tile a statement of `kernel`
+/// steps, for the workgroup size heuristic.
+pub(crate) fn largest_stepped_tile(k: &Kernel) -> Option<u64> {
+    use phobos_core::ir::{Index, Stmt};
+    let mut best = None;
+    for s in &k.body {
+        let Stmt::Store {
+            place,
+            index,
+            value,
+        } = s
+        else {
+            continue;
+        };
+        if !crate::lower::stmt::quad_slice(k, *place, index)
+            || crate::lower::stmt::reads(k, *value).contains(place)
+        {
+            continue;
+        }
+        let tile: Vec<Dim> = index
+            .iter()
+            .filter_map(|i| match i {
+                Index::Range { len, .. } => Some(*len),
+                Index::Single(_) => None,
+            })
+            .collect();
+        if stepped_words(k, *value, &tile).is_some() {
+            let n = const_elements(&tile).unwrap_or(0);
+            best = Some(best.map_or(n, |b: u64| b.max(n)));
+        }
+    }
+    best
+}
+
+impl Lower<'_> {
+    /// The stepped loop (see the module doc) over a tile of extents `lens`
+    /// and `n` positions, for the word nodes `ids` of one key; `body` gets
+    /// the flat index and position of each group of 4 once.
+    pub(in crate::lower) fn stepped_tile_loop(
+        &mut self,
+        lens: &[H],
+        n: u32,
+        ids: &[ExprId],
+        pre: &HashMap<ExprId, H>,
+        body: impl FnOnce(&mut Self, H, &[H]) -> Result<(), LowerError>,
+    ) -> Result<(), LowerError> {
+        let k = self.k;
+        let ExprKind::Builtin(_, xs) = &k.exprs[ids[0]].kind else {
+            unreachable!("a word node is a builtin")
+        };
+        let mut cache = pre.clone();
+        let mut key = [self.u32c(0); 4];
+        for (q, x) in xs[..4].iter().enumerate() {
+            key[q] = self.node(*x, &[], &mut cache)?;
+        }
+        let zero = self.u32c(0);
+        let pos0 = vec![zero; lens.len()];
+        let mut lo = None;
+        for id in ids {
+            let ExprKind::Builtin(_, xs) = &k.exprs[*id].kind else {
+                unreachable!("a word node is a builtin")
+            };
+            // Counters are u32 (`Builtin::tandem_args`).
+            let c = self.node(xs[4], &pos0, &mut pre.clone())?;
+            lo = Some(lo.map_or(c, |x| self.min_max(naga::MathFunction::Min, x, c)));
+        }
+        let lo = lo.expect("a stepped statement has a word");
+        let (one, two, three) = (self.u32c(1), self.u32c(2), self.u32c(3));
+        let gs = self.u32c(K_GROUP_BLOCKS.trailing_zeros());
+        // Blocks b0 .. b_end (unwrapped: below 2^31), groups g0 ..= g1.
+        let b0 = self.binary(B::ShiftRight, lo, two);
+        let nq = self.u32c(n / 4);
+        let b_end = self.binary(B::Add, b0, nq);
+        let g0 = self.binary(B::ShiftRight, b0, gs);
+        let last = self.binary(B::Subtract, b_end, one);
+        let g1 = self.binary(B::ShiftRight, last, gs);
+        let groups = self.binary(B::Subtract, g1, g0);
+        let groups = self.binary(B::Add, groups, one);
+        let tasks = self.binary(B::ShiftLeft, groups, three);
+        let task = self.temp(Scalar::U32);
+        let li = self.expr(Expression::FunctionArgument(0));
+        self.var_store(task, li);
+        let mut body = Some(body);
+        let ids = ids.to_vec();
+        let loop_body = self.nested(|lw| {
+            let t = lw.var_load(task);
+            let done = lw.binary(B::GreaterEqual, t, tasks);
+            lw.cur.push(Statement::If {
+                condition: done,
+                accept: Block::from_vec(vec![Statement::Break]),
+                reject: Block::new(),
+            });
+            let go = lw.binary(B::ShiftRight, t, three);
+            let seven = lw.u32c(7);
+            let lane = lw.binary(B::And, t, seven);
+            let gu = lw.binary(B::Add, g0, go);
+            // Chunk indices wrap with the 2^30 blocks that 32-bit counters reach.
+            let mask = lw.u32c((1u32 << (30 - K_GROUP_BLOCKS.trailing_zeros())) - 1);
+            let group = lw.binary(B::And, gu, mask);
+            let chunk = lw.binary(B::ShiftLeft, group, three);
+            let chunk = lw.binary(B::InclusiveOr, chunk, lane);
+            let (vars, tc) = lw.seed_chunk(key, chunk);
+            let warm = lw.u32c(WARM_UP);
+            lw.steps_until(vars, tc, warm)?;
+            let gs = lw.u32c(K_GROUP_BLOCKS.trailing_zeros());
+            let bstart = lw.binary(B::ShiftLeft, gu, gs);
+            let bstart = lw.binary(B::InclusiveOr, bstart, lane);
+            let body = body.take().expect("one stepped loop");
+            let steps = lw.nested(|lw| {
+                let s = lw.var_load(tc);
+                let warm = lw.u32c(WARM_UP);
+                let j = lw.binary(B::Subtract, s, warm);
+                let three = lw.u32c(3);
+                let j8 = lw.binary(B::ShiftLeft, j, three);
+                let b = lw.binary(B::Add, bstart, j8);
+                let kk = lw.u32c(TANDEM_K);
+                let chunk_done = lw.binary(B::GreaterEqual, j, kk);
+                let past = lw.binary(B::GreaterEqual, b, b_end);
+                let stop = lw.binary(B::LogicalOr, chunk_done, past);
+                lw.cur.push(Statement::If {
+                    condition: stop,
+                    accept: Block::from_vec(vec![Statement::Break]),
+                    reject: Block::new(),
+                });
+                let out = lw.step(vars, tc);
+                let inside = lw.binary(B::GreaterEqual, b, b0);
+                let accept = lw.nested(|lw| {
+                    let q = lw.binary(B::Subtract, b, b0);
+                    let two = lw.u32c(2);
+                    let flat = lw.binary(B::ShiftLeft, q, two);
+                    let first = lw.binary(B::ShiftLeft, b, two);
+                    let pos = lw.flat_position(flat, lens);
+                    for id in &ids {
+                        lw.tandem.stepped.insert(*id, Stepped { out, first });
+                    }
+                    let r = body(lw, flat, &pos);
+                    lw.tandem.stepped.clear();
+                    r
+                })?;
+                lw.cur.push(Statement::If {
+                    condition: inside,
+                    accept,
+                    reject: Block::new(),
+                });
+                Ok(())
+            })?;
+            lw.cur.push(Statement::Loop {
+                body: steps,
+                continuing: Block::new(),
+                break_if: None,
+            });
+            Ok(())
+        })?;
+        let continuing = self.nested(|lw| {
+            let t = lw.var_load(task);
+            let size = lw.u32c(lw.workgroup_size);
+            let next = lw.binary(B::Add, t, size);
+            lw.var_store(task, next);
+            Ok(())
+        })?;
+        self.cur.push(Statement::Loop {
+            body: loop_body,
+            continuing,
+            break_if: None,
+        });
+        Ok(())
+    }
+
+    /// A stepped word: word `i - first` of the block just stepped when that
+    /// is below 4, the direct path otherwise.
+    pub(super) fn stepped_word(&mut self, s: Stepped, key: [H; 4], i: H) -> H {
+        let d = self.binary(B::Subtract, i, s.first);
+        let four = self.u32c(4);
+        let hit = self.binary(B::Less, d, four);
+        let result = self.temp(Scalar::U32);
+        let v = self.pick(s.out, d);
+        self.var_store(result, v);
+        let reject = self.nested(|lw| {
+            let v = lw.direct_word(key, i);
+            lw.var_store(result, v);
+            Ok(())
+        });
+        let reject = reject.expect("the direct path is a call");
+        self.cur.push(Statement::If {
+            condition: hit,
+            accept: Block::new(),
+            reject,
+        });
+        self.var_load(result)
+    }
+}
