@@ -1,5 +1,6 @@
 //! What the GPU benchmark binaries share: the method's constants, timing,
-//! the zero-fill ceiling kernel and a timed dispatch of a bare pipeline.
+//! a timed dispatch of a bare pipeline, and buffers poisoned before and
+//! read back after the timed runs. The ceilings are in `ceiling.rs`.
 
 use phobos_runtime::gpu::Gpu;
 
@@ -7,16 +8,6 @@ pub const RUNS: u32 = 21;
 /// Seconds of back-to-back launches before the timed ones (one launch is
 /// not enough on the H200: it stays clocked down).
 pub const WARM_UP_S: f64 = 0.5;
-
-/// The zero-fill ceiling: 16-byte stores, one per invocation.
-pub const ZERO: &str = "
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>) {
-  let i = g.x + g.y * n.x * 256u;
-  if i < arrayLength(&dst) { dst[i] = vec4<u32>(0u); }
-}
-";
 
 /// Sorted seconds of `RUNS` passes after `WARM_UP_S` of warm-up launches.
 pub fn timestamps(
@@ -31,7 +22,9 @@ pub fn gib(bytes: u64, secs: f64) -> f64 {
 }
 
 /// Median and fastest seconds of `groups` workgroups of `pipeline` (a 2-D
-/// dispatch beyond 65,535), bound to `bind`.
+/// dispatch beyond 65,535: min(groups, 65535) x ceil(groups / 65535), the
+/// old ceilings' grid; see `ceiling.rs` for what that costs), bound to
+/// `bind`. For the experiments on generated kernels' shapes.
 #[allow(dead_code)] // not every binary dispatches one piece
 pub fn time_dispatch(
     gpu: &Gpu,
@@ -45,6 +38,7 @@ pub fn time_dispatch(
 /// Median and fastest seconds of one pass that dispatches `pipeline` once
 /// per piece: `groups` workgroups (a 2-D dispatch beyond 65,535) bound to
 /// its `bind` (for outputs larger than one storage binding).
+#[allow(dead_code)] // not every binary dispatches one piece
 pub fn time_dispatches(
     gpu: &Gpu,
     pipeline: &wgpu::ComputePipeline,
@@ -67,4 +61,58 @@ pub fn time_dispatches(
         }
     });
     (t[t.len() / 2], t[0])
+}
+
+/// A buffer for fills and kernels on the caller's buffers: written by
+/// `poison` (`COPY_DST`), read back (`COPY_SRC`).
+#[allow(dead_code)] // not every binary fills its own buffers
+pub fn storage(gpu: &Gpu, bytes: u64) -> wgpu::Buffer {
+    gpu.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("dst"),
+        size: bytes,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+/// Writes 0xA5 over the first `bytes` of `dst`, so that a dispatch that
+/// writes nothing fails the check.
+#[allow(dead_code)] // not every binary fills its own buffers
+pub fn poison(gpu: &Gpu, dst: &wgpu::Buffer, bytes: u64) {
+    let poison = vec![0xA5u8; 1 << 24];
+    for off in (0..bytes).step_by(poison.len()) {
+        let len = (bytes - off).min(poison.len() as u64) as usize;
+        gpu.queue().write_buffer(dst, off, &poison[..len]);
+    }
+}
+
+/// The first `bytes` of `src` into `out`.
+#[allow(dead_code)] // not every binary fills its own buffers
+pub fn read_back(gpu: &Gpu, src: &wgpu::Buffer, bytes: u64, out: &mut Vec<u8>) {
+    let device = gpu.device();
+    let size = bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+    let read = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("read"),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut enc = device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(src, 0, &read, 0, size);
+    gpu.queue().submit([enc.finish()]);
+    read.map_async(wgpu::MapMode::Read, .., |_| {});
+    gpu.wait().expect("read back");
+    out.clear();
+    out.extend_from_slice(&read.get_mapped_range(..).expect("mapped")[..bytes as usize]);
+}
+
+/// Elements that differ between `got` and `want` (`size` bytes each).
+#[allow(dead_code)] // not every binary fills its own buffers
+pub fn differing(got: &[u8], want: &[u8], size: usize) -> usize {
+    got.chunks(size)
+        .zip(want.chunks(size))
+        .filter(|(a, b)| a != b)
+        .count()
 }

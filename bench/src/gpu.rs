@@ -1,7 +1,8 @@
 //! The GPU benchmark of issue 3, in one run on one adapter: the seed's
 //! `dropout_rows` compiled by `phobosc` (exact and fast mode), and `hash32`
 //! and `uniform` fills, against the copy and zero-fill ceilings measured in
-//! the same run by hand-written WGSL (16-byte loads and stores).
+//! the same run by hand-written WGSL of the true shape (`ceiling.rs`), with
+//! the ceilings' ablations as experiments.
 //!
 //! `cargo run --release -p phobos-bench --bin phobos-bench-gpu [-- LOG2_N]`
 //!
@@ -11,10 +12,13 @@
 //! with the CPU backend on every element and with the reference
 //! interpreter on a prefix. A benchmark, not a test: CI does not run it.
 
+#[path = "ceiling.rs"]
+mod ceiling;
 #[path = "common.rs"]
 mod common;
 
-use common::{RUNS, ZERO, gib, time_dispatch, timestamps};
+use ceiling::Ceilings;
+use common::{RUNS, gib, time_dispatch, timestamps};
 use phobos_core::Program;
 use phobos_core::launch::Arg;
 use phobos_core::tensor::{Data, Tensor};
@@ -32,16 +36,6 @@ kernel hash_fill(Y: tensor<u32>[N]) {
 kernel uniform_fill(U: tensor<f32>[N], seed: i32) {
   let b = ctx.block.x * B
   U[b :+ B] = uniform(seed, b + iota(0))
-}
-";
-
-const COPY: &str = "
-@group(0) @binding(0) var<storage, read> src: array<vec4<u32>>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec4<u32>>;
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) n: vec3<u32>) {
-  let i = g.x + g.y * n.x * 256u;
-  if i < arrayLength(&dst) { dst[i] = src[i]; }
 }
 ";
 
@@ -78,26 +72,15 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw
 }
 ";
 
-/// A hand-written WGSL kernel over `bytes` of output (and as many of input
-/// for the copy): median and fastest seconds.
-fn ceiling(gpu: &Gpu, wgsl: &str, bytes: u64, copy: bool) -> (f64, f64) {
-    ceiling_with(
-        gpu,
-        wgsl_source(wgsl),
-        bytes,
-        copy,
-        wgpu::BufferUsages::STORAGE,
-        None,
-        256,
-    )
-}
-
 fn wgsl_source(text: &str) -> wgpu::ShaderSource<'static> {
     wgpu::ShaderSource::Wgsl(text.to_string().into())
 }
 
-/// [`ceiling`] with the buffers' usage and, for kernels with a uniform at
-/// binding 2, the element count and the workgroups to dispatch.
+/// A hand-written WGSL kernel over `bytes` of output (and as many of input
+/// when `copy`) on buffers of `usage`, with, for kernels with a uniform at
+/// binding 2, the element count and the workgroups to dispatch: median and
+/// fastest seconds. For experiments on the shape of generated kernels; the
+/// ceilings are `ceiling.rs`'s.
 fn ceiling_with(
     gpu: &Gpu,
     source: wgpu::ShaderSource<'static>,
@@ -328,12 +311,11 @@ fn main() {
     );
 
     let bytes = 4 * n as u64;
-    let copy = ceiling(gpu, COPY, bytes, true);
-    let zero = ceiling(gpu, ZERO, bytes, false);
+    let mut ceilings = Ceilings::new(gpu);
+    let copy = ceilings.copy(bytes);
+    let zero = ceilings.zero(bytes);
+    ceiling::print_ablations(gpu, bytes);
 
-    let rw =
-        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
-    let zero_rw = ceiling_with(gpu, wgsl_source(ZERO), bytes, false, rw, None, 256);
     let lp = ceiling_with(
         gpu,
         wgsl_source(LOOP),
@@ -353,8 +335,7 @@ fn main() {
         256,
     );
     println!(
-        "experiments, GiB/s: zero fill on COPY_SRC|COPY_DST buffers {:.0}; scalar stores in a 16-step loop {:.0}; one scalar store per invocation {:.0}\n",
-        gib(bytes, zero_rw.0),
+        "experiments in the lowering's structure (usage STORAGE, old grid), GiB/s: scalar stores in a 16-step loop {:.0}; one scalar store per invocation {:.0}\n",
         gib(bytes, lp.0),
         gib(bytes, flat.0)
     );
@@ -535,12 +516,12 @@ fn main() {
     println!("| what | GiB/s median (fastest) | ceiling of this run | % of ceiling | bits |");
     println!("|---|---|---|---|---|");
     println!(
-        "| copy ceiling (WGSL, vec4) | {:.0} ({:.0}) | | | |",
+        "| copy ceiling (WGSL, true shape) | {:.0} ({:.0}) | | | |",
         gib(2 * bytes, copy.0),
         gib(2 * bytes, copy.1)
     );
     println!(
-        "| zero-fill ceiling (WGSL, vec4) | {:.0} ({:.0}) | | | |",
+        "| zero-fill ceiling (WGSL, true shape) | {:.0} ({:.0}) | | | |",
         gib(bytes, zero.0),
         gib(bytes, zero.1)
     );

@@ -18,8 +18,9 @@
 //!
 //! Method: output poisoned, then the median (and fastest) of 21 GPU
 //! timestamps around the pass after half a second of warm-up launches, as
-//! GiB/s of the row's bytes, against the zero-fill ceiling (hand-written
-//! WGSL, 16-byte stores) over the same bytes; then the output is read back
+//! GiB/s of the row's bytes, against the zero-fill ceiling (`ceiling.rs`:
+//! hand-written WGSL of the true shape, on its own buffer) over the same
+//! bytes; then the output is read back
 //! and compared with `Bulk::fill_bytes` from the row's start on every
 //! element. A start inside a stream block (normal_f64 from draw 1 or 3:
 //! two draws per block) cannot be a buffer's byte 0 (`Gpu::fill_buffer`
@@ -28,19 +29,16 @@
 //! count only the row's bytes. Last, `Gpu::fill` u32 into host memory (wall
 //! clock). A benchmark, not a test: CI does not run it.
 
+#[path = "ceiling.rs"]
+mod ceiling;
 #[path = "common.rs"]
 mod common;
 
-use common::{RUNS, WARM_UP_S, ZERO, gib, time_dispatches, timestamps};
+use ceiling::Ceilings;
+use common::{RUNS, WARM_UP_S, differing, gib, poison, read_back, storage, timestamps};
 use phobos_runtime::gpu::{Gpu, fill_map};
 use phobos_tandem::{AliasTable, Bulk, Dist, Key, Tandem};
-use std::collections::BTreeMap;
-use std::num::NonZeroU64;
 use std::time::Instant;
-
-/// The largest piece of the zero fill bound at once (below wgpu's 2 GiB
-/// storage binding).
-const ZERO_PIECE: u64 = 1 << 30;
 
 /// One row of the table.
 struct Row {
@@ -210,115 +208,6 @@ fn cut(row: &Row) -> Cut {
     }
 }
 
-fn storage(gpu: &Gpu, bytes: u64) -> wgpu::Buffer {
-    gpu.device().create_buffer(&wgpu::BufferDescriptor {
-        label: Some("dst"),
-        size: bytes,
-        usage: wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    })
-}
-
-/// The zero fill: the ceiling kernel, and its median and fastest seconds
-/// over the first `bytes` of a buffer (pieces of at most [`ZERO_PIECE`]
-/// bytes in one pass), per byte count.
-struct Ceiling {
-    pipeline: wgpu::ComputePipeline,
-    measured: BTreeMap<u64, (f64, f64)>,
-}
-
-impl Ceiling {
-    fn new(gpu: &Gpu) -> Ceiling {
-        let device = gpu.device();
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("zero"),
-            source: wgpu::ShaderSource::Wgsl(ZERO.into()),
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("zero"),
-            layout: None,
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
-        Ceiling {
-            pipeline,
-            measured: BTreeMap::new(),
-        }
-    }
-
-    fn over(&mut self, gpu: &Gpu, dst: &wgpu::Buffer, bytes: u64) -> (f64, f64) {
-        let bytes = bytes.next_multiple_of(16);
-        if let Some(&t) = self.measured.get(&bytes) {
-            return t;
-        }
-        let layout = self.pipeline.get_bind_group_layout(0);
-        let mut pieces = Vec::new();
-        let mut off = 0;
-        while off < bytes {
-            let len = (bytes - off).min(ZERO_PIECE);
-            let bind = gpu.device().create_bind_group(&wgpu::BindGroupDescriptor {
-                label: None,
-                layout: &layout,
-                entries: &[wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer: dst,
-                        offset: off,
-                        size: NonZeroU64::new(len),
-                    }),
-                }],
-            });
-            pieces.push((bind, (len / 16).div_ceil(256) as u32));
-            off += len;
-        }
-        let refs: Vec<(&wgpu::BindGroup, u32)> = pieces.iter().map(|(b, g)| (b, *g)).collect();
-        let t = time_dispatches(gpu, &self.pipeline, &refs);
-        self.measured.insert(bytes, t);
-        t
-    }
-}
-
-/// Writes 0xA5 over the first `bytes` of `dst`, so that a dispatch that
-/// writes nothing fails the check.
-fn poison(gpu: &Gpu, dst: &wgpu::Buffer, bytes: u64) {
-    let poison = vec![0xA5u8; 1 << 24];
-    for off in (0..bytes).step_by(poison.len()) {
-        let len = (bytes - off).min(poison.len() as u64) as usize;
-        gpu.queue().write_buffer(dst, off, &poison[..len]);
-    }
-}
-
-/// The first `bytes` of `src` into `out`.
-fn read_back(gpu: &Gpu, src: &wgpu::Buffer, bytes: u64, out: &mut Vec<u8>) {
-    let device = gpu.device();
-    let size = bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
-    let read = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("read"),
-        size,
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut enc = device.create_command_encoder(&Default::default());
-    enc.copy_buffer_to_buffer(src, 0, &read, 0, size);
-    gpu.queue().submit([enc.finish()]);
-    read.map_async(wgpu::MapMode::Read, .., |_| {});
-    gpu.wait().expect("read back");
-    out.clear();
-    out.extend_from_slice(&read.get_mapped_range(..).expect("mapped")[..bytes as usize]);
-}
-
-/// Elements that differ between `got` and `want` (`size` bytes each).
-fn differing(got: &[u8], want: &[u8], size: usize) -> usize {
-    got.chunks(size)
-        .zip(want.chunks(size))
-        .filter(|(a, b)| a != b)
-        .count()
-}
-
 fn log2_or_count(n: u64) -> String {
     if n.is_power_of_two() {
         format!("2^{}", n.trailing_zeros())
@@ -356,7 +245,8 @@ fn main() {
         "Tandem GPU fills, key from_seed(1), K {k} unless named: 2^{log2} elements of each type unless named; \
          median (fastest) of {RUNS} GPU timestamps after {WARM_UP_S} s of warm-up; output poisoned, then \
          compared with the CPU bulk fill ({threads} threads) on every element; ceiling: zero fill \
-         (WGSL, 16-byte stores) over the row's bytes in this run"
+         of the true shape (WGSL, one vec4 store per invocation, 512 x N/2^17 grid, STORAGE | COPY_SRC) \
+         over the row's bytes in this run"
     );
     println!(
         "Rows starting inside a stream block (normal_f64 from element 1 or 3) fill the covering blocks \
@@ -364,7 +254,7 @@ fn main() {
     );
     let max_bytes = selected.iter().map(|r| cut(r).covered).max().unwrap_or(16);
     let dst = storage(gpu, max_bytes.next_multiple_of(256));
-    let mut ceiling = Ceiling::new(gpu);
+    let mut ceiling = Ceilings::new(gpu);
     let mut got = Vec::new();
     let mut want = Vec::new();
     println!(
@@ -400,7 +290,7 @@ fn main() {
         let cpu_s = c0.elapsed().as_secs_f64();
         let at = (c.lead as usize) * size;
         let diff = differing(&got[at..at + bytes as usize], &want, size);
-        let zero = ceiling.over(gpu, &dst, bytes);
+        let zero = ceiling.zero(bytes);
         let g = gib(bytes, t[t.len() / 2]);
         let z = gib(bytes, zero.0);
         println!(

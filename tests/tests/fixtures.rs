@@ -170,6 +170,8 @@ fn err_fixtures_report_what_they_mark() {
         UNKNOWN_TYPE,
         BAD_FIELD,
         NO_KERNEL,
+        TILE_TOO_LARGE,
+        TUNE_SPACE_TOO_LARGE,
     ] {
         assert!(codes.contains(c), "no fixture produces {c}");
     }

@@ -34,6 +34,10 @@ pub mod code {
     pub const UNKNOWN_TYPE: &str = "E0120";
     pub const BAD_FIELD: &str = "E0121";
     pub const NO_KERNEL: &str = "E0122";
+    /// A `let` or `var` tile beyond `bounds::MAX_TILE_BYTES`.
+    pub const TILE_TOO_LARGE: &str = "E0123";
+    /// An `@autotune` space of more than `bounds::MAX_TUNE_CONFIGS`.
+    pub const TUNE_SPACE_TOO_LARGE: &str = "E0124";
     /// A compiler bug: the checked IR failed verification.
     pub const INTERNAL: &str = "E0900";
 }

@@ -2,6 +2,7 @@
 //! symbolic dims, and computing the grid. Every backend starts here, so every
 //! backend rejects bad arguments with the same errors.
 
+use crate::bounds;
 use crate::ir::{Kernel, ParamKind};
 use crate::tensor::Tensor;
 use crate::types::{Dim, Scalar, Value};
@@ -21,8 +22,7 @@ pub struct Bound {
     pub grid: [u64; 3],
 }
 
-/// The most blocks one launch may have; beyond it the grid is surely a mistake.
-pub const MAX_BLOCKS: u64 = 1 << 40;
+pub use crate::bounds::MAX_BLOCKS;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LaunchError {
@@ -115,7 +115,8 @@ impl fmt::Display for LaunchError {
             ),
             LaunchError::TileTooLarge { name, shape } => write!(
                 f,
-                "the tile `{name}` would have shape {shape:?}, too large to hold; use a smaller tile"
+                "the tile `{name}` would have shape {shape:?}, too large to hold (a tile holds at most {} bytes); use a smaller tile",
+                bounds::MAX_TILE_BYTES
             ),
             LaunchError::Grid { axis, formula } => write!(
                 f,
@@ -245,6 +246,17 @@ pub fn bind_shapes(kernel: &Kernel, args: &[ArgShape]) -> Result<Bound, LaunchEr
                 axis,
                 formula: g.display(&kernel.dims),
             })?;
+    }
+    // The checker refused every tile of constant extent beyond the bound;
+    // one whose extent is a dim is refused here, before any backend runs.
+    for local in &kernel.locals {
+        let extents = local.shape.iter().map(|d| d.extent(&dims) as u64);
+        if !bounds::tile_fits(local.elem, extents.clone()) {
+            return Err(LaunchError::TileTooLarge {
+                name: local.name.clone(),
+                shape: extents.map(|e| e as usize).collect(),
+            });
+        }
     }
     Ok(Bound { dims, grid })
 }

@@ -2,6 +2,7 @@
 //! interpreter. It does no IO and links neither wgpu nor Cranelift, so it also
 //! builds for the browser.
 
+pub mod bounds;
 pub mod diag;
 pub mod ir;
 pub mod sema;

@@ -2,7 +2,7 @@
 //! handing blocks to threads.
 
 use crate::compile::{CompileError, Compiled, compile};
-use phobos_core::interp::MAX_TILE_ELEMENTS;
+use phobos_core::bounds;
 use phobos_core::ir::{Index, Kernel, Stmt};
 use phobos_core::launch::{Arg, Bound, LaunchError, bind};
 use phobos_core::tensor::{Data, Tensor};
@@ -133,35 +133,36 @@ fn frame(
     let mut offset = 0usize;
     for (l, local) in k.locals.iter().enumerate() {
         let ext: Vec<usize> = local.shape.iter().map(|d| d.extent(&bound.dims)).collect();
-        let n = ext.iter().try_fold(1usize, |a, e| a.checked_mul(*e));
-        if n.is_none_or(|n| n > MAX_TILE_ELEMENTS) {
-            return Err(LaunchError::TileTooLarge {
-                name: local.name.clone(),
-                shape: ext,
-            });
-        }
+        // `bind` refused a tile beyond `bounds::MAX_TILE_BYTES`.
+        let n: usize = ext.iter().product();
         let at = lay.locals[l];
         f[at] = offset as u64;
         for (j, e) in ext.iter().enumerate() {
             f[at + 1 + j] = *e as u64;
         }
         // Keep every local 8-byte aligned.
-        offset += (n.unwrap_or(0) * local.elem.size()).div_ceil(8) * 8;
+        offset += (n * local.elem.size()).div_ceil(8) * 8;
     }
     for (n, slot) in &lay.temps {
         let Stmt::Store { index, place, .. } = &k.body[*n] else {
             unreachable!("temps belong to stores")
         };
-        let tile = index.iter().try_fold(1usize, |a, ix| match ix {
-            Index::Range { len, .. } => a.checked_mul(len.extent(&bound.dims)),
-            Index::Single(_) => Some(a),
-        });
-        let Some(n_elems) = tile.filter(|t| *t <= MAX_TILE_ELEMENTS) else {
+        let tile: Vec<u64> = index
+            .iter()
+            .filter_map(|ix| match ix {
+                Index::Range { len, .. } => Some(len.extent(&bound.dims) as u64),
+                Index::Single(_) => None,
+            })
+            .collect();
+        // The value of a store that reads its own destination is held whole
+        // first; it has the same bound as a tile.
+        if !bounds::tile_fits(k.place_elem(*place), tile.iter().copied()) {
             return Err(LaunchError::TileTooLarge {
                 name: format!("the value of statement {n}"),
-                shape: Vec::new(),
+                shape: tile.iter().map(|e| *e as usize).collect(),
             });
-        };
+        }
+        let n_elems: usize = tile.iter().map(|e| *e as usize).product();
         f[*slot] = offset as u64;
         offset += (n_elems * k.place_elem(*place).size()).div_ceil(8) * 8;
     }

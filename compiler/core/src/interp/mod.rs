@@ -34,20 +34,12 @@ pub fn run(kernel: &Kernel, args: &mut [Arg]) -> Result<Bound, LaunchError> {
     Ok(bound)
 }
 
-/// The largest `let` or `var` tile the interpreter materializes.
-pub const MAX_TILE_ELEMENTS: usize = 1 << 28;
-
 fn exec(b: &mut Block<'_>, stmt: &Stmt, args: &mut [Arg]) -> Result<(), LaunchError> {
     match stmt {
         Stmt::Let { local, value } | Stmt::Var { local, value } => {
+            // Within `bounds::MAX_TILE_BYTES`: the checker and `bind` refused
+            // any larger tile.
             let shape = b.extents(&b.kernel.locals[*local].shape);
-            let n = shape.iter().try_fold(1usize, |a, e| a.checked_mul(*e));
-            if n.is_none_or(|n| n > MAX_TILE_ELEMENTS) {
-                return Err(LaunchError::TileTooLarge {
-                    name: b.kernel.locals[*local].name.clone(),
-                    shape,
-                });
-            }
             let elem = b.kernel.locals[*local].elem;
             let mut tile = Tensor::zeros(elem, &shape);
             for (flat, pos) in positions(&shape).enumerate() {

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use super::Program;
 use super::grid;
 use super::literal::{Abs, Ty, Val};
+use crate::bounds;
 use crate::diag::{Diagnostic, code};
 use crate::ir::{self, ExprId, ExprKind, Index, LocalId, LocalKind, ParamKind, Place, Stmt};
 use crate::span::Span;
@@ -129,6 +130,21 @@ pub fn check_kernel(
     def: &ast::KernelDef,
     config: &[(String, i64)],
 ) -> Result<ir::Kernel, Vec<Diagnostic>> {
+    check_kernel_reading(prog, def, config).0
+}
+
+/// What checking one configuration gave, and which tuning parameters (by
+/// declaration index) it read. Every value of a tuning parameter is read
+/// through [`Checker::use_tune`], so the result depends on the values of
+/// the parameters read and on nothing else of the configuration.
+pub type Reading = (Result<ir::Kernel, Vec<Diagnostic>>, Vec<bool>);
+
+/// [`check_kernel`], and the tuning parameters it read.
+pub fn check_kernel_reading(
+    prog: &Program,
+    def: &ast::KernelDef,
+    config: &[(String, i64)],
+) -> Reading {
     let mut c = Checker::new(prog, def, config);
     for s in &def.body {
         c.stmt(s);
@@ -146,7 +162,8 @@ pub fn check_kernel(
             );
         }
     }
-    c.finish()
+    let read = c.tune_used.clone();
+    (c.finish(), read)
 }
 
 /// The name of the output a check kernel writes.
@@ -161,8 +178,17 @@ pub fn check_expr_kernel(
     config: &[(String, i64)],
     expr: &ast::Expr,
 ) -> Result<ir::Kernel, Vec<Diagnostic>> {
+    check_expr_kernel_reading(prog, def, config, expr).0
+}
+
+/// [`check_expr_kernel`], and the tuning parameters it read.
+pub fn check_expr_kernel_reading(
+    prog: &Program,
+    def: &ast::KernelDef,
+    config: &[(String, i64)],
+    expr: &ast::Expr,
+) -> Reading {
     let mut c = Checker::new(prog, def, config);
-    c.tune_used.iter_mut().for_each(|u| *u = true);
     if let Some(v) = c.expr(expr).and_then(|v| c.default_type(v)) {
         let Ty::S(elem) = v.ty else {
             unreachable!("defaulted")
@@ -194,7 +220,8 @@ pub fn check_expr_kernel(
             value: v.id,
         });
     }
-    c.finish()
+    let read = c.tune_used.clone();
+    (c.finish(), read)
 }
 
 impl<'p> Checker<'p> {
@@ -502,6 +529,7 @@ impl<'p> Checker<'p> {
                     return;
                 };
                 let Ty::S(elem) = v.ty else { return };
+                self.check_tile_bound(&name.name, elem, &v.shape, value.span);
                 let local = self.new_local(&name.name, LocalKind::Let, elem, v.shape.clone());
                 self.let_values.insert(local, v.id);
                 self.k.body.push(Stmt::Let { local, value: v.id });
@@ -514,6 +542,7 @@ impl<'p> Checker<'p> {
                     self.bind(&name.name, Binding::Poisoned);
                     return;
                 };
+                self.check_tile_bound(&name.name, elem, &shape, ty.span());
                 let Some(v) = self.assigned_value(value, elem, &shape, ty.span()) else {
                     self.bind(&name.name, Binding::Poisoned);
                     return;
@@ -542,6 +571,47 @@ impl<'p> Checker<'p> {
             }
             ast::Stmt::Error(_) => {}
         }
+    }
+
+    /// Reports a `let` or `var` tile beyond [`bounds::MAX_TILE_BYTES`], so
+    /// that no backend is ever asked to hold one. A symbolic dim counts as 1
+    /// here; `launch::bind_shapes` checks the whole tile once dims are known.
+    fn check_tile_bound(&mut self, name: &str, elem: Scalar, shape: &[Dim], at: Span) {
+        let extents: Vec<u64> = shape
+            .iter()
+            .map(|d| match d {
+                Dim::Const(v) => *v,
+                Dim::Sym(_) => 1,
+            })
+            .collect();
+        if bounds::tile_fits(elem, extents.iter().copied()) {
+            return;
+        }
+        let elements = extents
+            .iter()
+            .fold(1u128, |n, e| n.saturating_mul((*e).max(1) as u128));
+        let bytes = bounds::tile_bytes(elem, extents.iter().copied());
+        let at_least = if shape.iter().any(|d| matches!(d, Dim::Sym(_))) {
+            "at least "
+        } else {
+            ""
+        };
+        self.error(
+            Diagnostic::error(
+                code::TILE_TOO_LARGE,
+                format!("the tile `{name}` is too large for any backend to hold"),
+            )
+            .label(
+                at,
+                format!("{at_least}{elements} {elem} elements, {bytes} bytes"),
+            )
+            .note(format!(
+                "a `let` or `var` tile holds at most {} bytes ({} {elem} elements) on every backend",
+                bounds::MAX_TILE_BYTES,
+                bounds::max_tile_elements(elem)
+            ))
+            .help("use a smaller tile: give each block a slice of the work, or store the value straight into a tensor"),
+        );
     }
 
     fn new_local(&mut self, name: &str, kind: LocalKind, elem: Scalar, shape: Shape) -> LocalId {

@@ -8,6 +8,7 @@ mod expr;
 mod fns;
 mod grid;
 mod literal;
+mod space;
 
 use std::collections::HashMap;
 
@@ -18,10 +19,6 @@ use crate::syntax::{self, ast};
 
 pub use check::{CHECK_OUTPUT, check_expr_kernel, check_kernel};
 pub use literal::broadcast_shapes;
-
-/// The most configurations `check` walks per kernel; beyond it, the first
-/// ones are checked and a note says so.
-const MAX_CHECKED_CONFIGS: usize = 256;
 
 /// A user file together with the stdlib prelude, parsed.
 #[derive(Clone, Debug)]
@@ -134,63 +131,31 @@ impl Program {
     }
 
     /// Every configuration of a kernel's tuning space (one empty one when it
-    /// has none), in order, first value first.
+    /// has none), in order, first value first. None when the space has more
+    /// than [`MAX_TUNE_CONFIGS`](crate::bounds::MAX_TUNE_CONFIGS)
+    /// configurations: such a space is never enumerated, and `check` and
+    /// `kernel` report it (`E0124`).
     pub fn configs(&self, kernel: &str) -> Vec<Vec<(String, i64)>> {
-        let mut out: Vec<Vec<(String, i64)>> = vec![Vec::new()];
-        for p in self.tune_space(kernel) {
-            let mut next = Vec::new();
-            for c in &out {
-                for v in &p.values {
-                    let mut c = c.clone();
-                    c.push((p.name.clone(), *v));
-                    next.push(c);
-                }
-            }
-            out = next;
+        let Some(k) = self.kernel_def(kernel) else {
+            return vec![Vec::new()];
+        };
+        let params = check::tune_params(k, &mut Vec::new());
+        if space::over_bound(k, &params).is_some() {
+            return Vec::new();
         }
-        out
+        space::Configs::new(&params)
+            .map(|values| space::named(&params, &values))
+            .collect()
     }
 
     /// Checks everything: fn definitions, and each kernel in each
-    /// configuration of its tuning space. Returns the diagnostics, sorted.
+    /// configuration of its tuning space (`space.rs`: each distinct result
+    /// once, and no space over the bound). Returns the diagnostics, sorted.
     pub fn check(&self) -> Vec<Diagnostic> {
         let mut diags = fns::check_recursion(self);
         diags.extend(fns::check_duplicate_kernels(self));
         for k in &self.file.kernels {
-            let configs = self.configs(&k.name.name);
-            let checked = &configs[..configs.len().min(MAX_CHECKED_CONFIGS)];
-            // Each problem, with the configurations it occurs in.
-            let mut found: Vec<(Diagnostic, Vec<String>)> = Vec::new();
-            for cfg in checked {
-                let mut these = Vec::new();
-                if let Err(d) = check_kernel(self, k, cfg) {
-                    these.extend(d);
-                }
-                for c in self.checks_for(&k.name.name) {
-                    if let Err(d) = check_expr_kernel(self, k, cfg, &c.expr) {
-                        these.extend(d);
-                    }
-                }
-                let name: Vec<String> = cfg.iter().map(|(n, v)| format!("{n}={v}")).collect();
-                for d in these {
-                    match found.iter_mut().find(|(f, _)| *f == d) {
-                        Some((_, cfgs)) => cfgs.push(name.join(", ")),
-                        None => found.push((d, vec![name.join(", ")])),
-                    }
-                }
-            }
-            for (d, cfgs) in found {
-                // A problem of only some configurations says which.
-                diags.push(if cfgs.len() < checked.len() {
-                    d.note(format!(
-                        "only in the configuration{} {}",
-                        if cfgs.len() == 1 { "" } else { "s" },
-                        cfgs.join("; ")
-                    ))
-                } else {
-                    d
-                });
-            }
+            diags.extend(space::check_all(self, k));
         }
         diags.sort_by(|a, b| (a.span(), a).cmp(&(b.span(), b)));
         diags.dedup();
@@ -216,6 +181,10 @@ impl Program {
                 ),
             ]);
         };
+        let declared = check::tune_params(k, &mut Vec::new());
+        if let Some(d) = space::over_bound(k, &declared) {
+            return Err(vec![d]);
+        }
         let mut full = Vec::new();
         for p in self.tune_space(name) {
             let v = config

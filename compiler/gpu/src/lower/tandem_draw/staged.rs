@@ -146,7 +146,7 @@ fn contiguous(
     tile: &[Dim],
     memo: &mut HashMap<ExprId, Option<Slope>>,
 ) -> bool {
-    let (flat, uniform) = flat_or_uniform(k, id, tile, memo);
+    let (flat, uniform, _) = flat_or_uniform(k, id, tile, memo);
     flat || uniform
 }
 
@@ -154,14 +154,16 @@ fn contiguous(
 /// position in `tile` plus a constant with slope 1 (`flat`: a window of
 /// positions reads a window of counters of the same length), and whether
 /// it is the same everywhere (`uniform`); both for a tile of one element.
+/// The third is whether it is `flat` and that form itself (`c + flat`,
+/// no mask or shift on the way).
 pub(super) fn flat_or_uniform(
     k: &Kernel,
     id: ExprId,
     tile: &[Dim],
     memo: &mut HashMap<ExprId, Option<Slope>>,
-) -> (bool, bool) {
+) -> (bool, bool, bool) {
     let Some(s) = slope(k, id, tile.len(), memo) else {
-        return (false, false);
+        return (false, false, false);
     };
     let mut stride = Some(1i64);
     let (mut flat, mut uniform) = (true, true);
@@ -175,7 +177,7 @@ pub(super) fn flat_or_uniform(
             _ => None,
         };
     }
-    (flat, uniform)
+    (flat, uniform, flat && !s.mono)
 }
 
 fn slope(
@@ -419,17 +421,17 @@ impl Lower<'_> {
         group: u32,
         value: ExprId,
         pre: &HashMap<ExprId, H>,
-        body: impl FnOnce(&mut Self, H, &[H]) -> Result<(), LowerError>,
+        body: impl FnMut(&mut Self, H, &[H]) -> Result<(), LowerError>,
     ) -> Result<(), LowerError> {
         if group == 4
-            && let Some(ids) = super::stepped::stepped_words(self.k, value, tile)
+            && let Some(plan) = super::stepped::stepped_words(self.k, value, tile)
         {
             let n = tile.iter().map(|d| match d {
                 Dim::Const(v) => *v,
                 Dim::Sym(_) => unreachable!("a stepped tile has constant extents"),
             });
             let n = u32::try_from(n.product::<u64>()).expect("stepped tiles fit in u32");
-            return self.stepped_tile_loop(lens, n, &ids, pre, body);
+            return self.stepped_tile_loop(lens, n, &plan, pre, body);
         }
         let mut groups = word_groups(self.k, value, tile);
         groups.truncate(self.tandem.bufs.len());

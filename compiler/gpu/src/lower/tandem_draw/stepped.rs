@@ -36,15 +36,80 @@ use crate::lower::H;
 use naga::{BinaryOperator as B, Block, Expression, Statement};
 use phobos_core::interp::ops::TANDEM_K;
 use phobos_core::ir::{ExprId, ExprKind, Kernel};
-use phobos_core::types::{Dim, Scalar};
+use phobos_core::syntax::ast::BinOp;
+use phobos_core::types::{Dim, Scalar, Value};
 use std::collections::HashMap;
 
 /// Where a stepped word node reads its word: the four words of the block
-/// just stepped, and the index of that block's first word.
+/// just stepped, the index of that block's first word, and, in the aligned
+/// loop, which word each lane of a group of 4 reads.
 #[derive(Clone, Copy)]
 pub(in crate::lower) struct Stepped {
     out: [H; 4],
     first: H,
+    pattern: Option<Pattern>,
+}
+
+/// How a word node's counter is made from a counter `a = c + flat` (slope
+/// 1, no mask on the way): `a`, `a & !1` or `a | 1` (`tandem_normal`'s
+/// pair). When `a` at flat position 0 is the smallest counter and a
+/// multiple of 4 (checked once per workgroup), lane `l` of the group paired
+/// with block `b` reads word [`Pattern::word`] of it, known when the kernel
+/// is compiled: lanes that read the same word then share every value made
+/// from it (the driver merges the equal expressions), which halves the
+/// logarithms and square roots of `tandem_normal`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pattern {
+    Same,
+    Even,
+    Odd,
+}
+
+impl Pattern {
+    fn word(self, lane: u32) -> u32 {
+        match self {
+            Pattern::Same => lane,
+            Pattern::Even => lane & !1,
+            Pattern::Odd => lane | 1,
+        }
+    }
+}
+
+/// The statement's stepped words and, when every one has a [`Pattern`],
+/// each one's pattern and base counter `a`.
+pub(crate) struct StepPlan {
+    ids: Vec<ExprId>,
+    patterns: Option<HashMap<ExprId, (ExprId, Pattern)>>,
+}
+
+fn pattern(
+    k: &Kernel,
+    counter: ExprId,
+    tile: &[Dim],
+    memo: &mut HashMap<ExprId, Option<super::staged::Slope>>,
+) -> Option<(ExprId, Pattern)> {
+    if flat_or_uniform(k, counter, tile, memo).2 {
+        return Some((counter, Pattern::Same));
+    }
+    let constant = |x: ExprId| match k.exprs[x].kind {
+        ExprKind::Const(Value::U32(c)) => Some(c),
+        ExprKind::Const(Value::I32(c)) => Some(c as u32),
+        _ => None,
+    };
+    let ExprKind::Binary(op, a, b) = k.exprs[counter].kind else {
+        return None;
+    };
+    let (a, c) = match (constant(a), constant(b)) {
+        (None, Some(c)) => (a, c),
+        (Some(c), None) => (b, c),
+        _ => return None,
+    };
+    let p = match (op, c) {
+        (BinOp::BitAnd, 0xFFFF_FFFE) => Pattern::Even,
+        (BinOp::BitOr, 1) => Pattern::Odd,
+        _ => return None,
+    };
+    flat_or_uniform(k, a, tile, memo).2.then_some((a, p))
 }
 
 /// The elements of a tile of constant extents.
@@ -58,7 +123,7 @@ fn const_elements(tile: &[Dim]) -> Option<u64> {
 /// The word nodes of `value` that a stepped loop over `tile` serves (the
 /// largest group of one key whose counters all run along the tile with
 /// slope 1), or `None` when the statement is not stepped.
-pub(crate) fn stepped_words(k: &Kernel, value: ExprId, tile: &[Dim]) -> Option<Vec<ExprId>> {
+pub(crate) fn stepped_words(k: &Kernel, value: ExprId, tile: &[Dim]) -> Option<StepPlan> {
     let n = const_elements(tile)?;
     if n < 4 || !n.is_multiple_of(4) || n > u64::from(u32::MAX) {
         return None;
@@ -66,15 +131,23 @@ pub(crate) fn stepped_words(k: &Kernel, value: ExprId, tile: &[Dim]) -> Option<V
     let mut memo = HashMap::new();
     let flat = |id: &ExprId, memo: &mut HashMap<_, _>| match &k.exprs[*id].kind {
         ExprKind::Builtin(_, xs) => {
-            let (flat, uniform) = flat_or_uniform(k, xs[4], tile, memo);
+            let (flat, uniform, _) = flat_or_uniform(k, xs[4], tile, memo);
             flat && !uniform
         }
         _ => false,
     };
-    word_groups(k, value, tile)
+    let ids = word_groups(k, value, tile)
         .into_iter()
         .filter(|ids| ids.iter().all(|id| flat(id, &mut memo)))
-        .max_by_key(|ids| ids.len())
+        .max_by_key(|ids| ids.len())?;
+    let patterns = ids
+        .iter()
+        .map(|id| match &k.exprs[*id].kind {
+            ExprKind::Builtin(_, xs) => pattern(k, xs[4], tile, &mut memo).map(|p| (*id, p)),
+            _ => None,
+        })
+        .collect();
+    Some(StepPlan { ids, patterns })
 }
 
 /// The tasks (chunks) of a stepped loop over `n` positions: the groups of
@@ -120,17 +193,24 @@ pub(crate) fn largest_stepped_tile(k: &Kernel) -> Option<u64> {
 
 impl Lower<'_> {
     /// The stepped loop (see the module doc) over a tile of extents `lens`
-    /// and `n` positions, for the word nodes `ids` of one key; `body` gets
-    /// the flat index and position of each group of 4 once.
+    /// and `n` positions for `plan`'s word nodes; `body` gets the flat index
+    /// and position of each group of 4 once. With patterns, two copies:
+    /// the aligned loop, where lanes read words known at compile time, and
+    /// the general one for workgroups whose counters are not aligned.
     pub(in crate::lower) fn stepped_tile_loop(
         &mut self,
         lens: &[H],
         n: u32,
-        ids: &[ExprId],
+        plan: &StepPlan,
         pre: &HashMap<ExprId, H>,
-        body: impl FnOnce(&mut Self, H, &[H]) -> Result<(), LowerError>,
+        mut body: impl FnMut(&mut Self, H, &[H]) -> Result<(), LowerError>,
     ) -> Result<(), LowerError> {
         let k = self.k;
+        let ids = &plan.ids;
+        let counter = |id: &ExprId| match &k.exprs[*id].kind {
+            ExprKind::Builtin(_, xs) => xs[4],
+            _ => unreachable!("a word node is a builtin"),
+        };
         let ExprKind::Builtin(_, xs) = &k.exprs[ids[0]].kind else {
             unreachable!("a word node is a builtin")
         };
@@ -143,14 +223,47 @@ impl Lower<'_> {
         let pos0 = vec![zero; lens.len()];
         let mut lo = None;
         for id in ids {
-            let ExprKind::Builtin(_, xs) = &k.exprs[*id].kind else {
-                unreachable!("a word node is a builtin")
-            };
             // Counters are u32 (`Builtin::tandem_args`).
-            let c = self.node(xs[4], &pos0, &mut pre.clone())?;
+            let c = self.node(counter(id), &pos0, &mut pre.clone())?;
             lo = Some(lo.map_or(c, |x| self.min_max(naga::MathFunction::Min, x, c)));
         }
         let lo = lo.expect("a stepped statement has a word");
+        let Some(patterns) = &plan.patterns else {
+            return self.stepped_loop(lens, n, key, lo, ids, None, &mut body);
+        };
+        // Aligned: lo is a multiple of 4 and every base counter starts at lo.
+        let three = self.u32c(3);
+        let low = self.binary(B::And, lo, three);
+        let mut aligned = self.binary(B::Equal, low, zero);
+        for (a, _) in patterns.values() {
+            let c = self.node(*a, &pos0, &mut pre.clone())?;
+            let same = self.binary(B::Equal, c, lo);
+            aligned = self.binary(B::LogicalAnd, aligned, same);
+        }
+        let fixed: HashMap<ExprId, Pattern> = patterns.iter().map(|(id, (_, p))| (*id, *p)).collect();
+        let accept = self.nested(|lw| lw.stepped_loop(lens, n, key, lo, ids, Some(&fixed), &mut body))?;
+        let reject = self.nested(|lw| lw.stepped_loop(lens, n, key, lo, ids, None, &mut body))?;
+        self.cur.push(Statement::If {
+            condition: aligned,
+            accept,
+            reject,
+        });
+        Ok(())
+    }
+
+    /// One copy of the stepped loop from the smallest counter `lo`; with
+    /// `fixed`, each word node's lanes read the words its pattern says.
+    #[allow(clippy::too_many_arguments)]
+    fn stepped_loop(
+        &mut self,
+        lens: &[H],
+        n: u32,
+        key: [H; 4],
+        lo: H,
+        ids: &[ExprId],
+        fixed: Option<&HashMap<ExprId, Pattern>>,
+        body: &mut impl FnMut(&mut Self, H, &[H]) -> Result<(), LowerError>,
+    ) -> Result<(), LowerError> {
         let (one, two, three) = (self.u32c(1), self.u32c(2), self.u32c(3));
         let gs = self.u32c(K_GROUP_BLOCKS.trailing_zeros());
         // Blocks b0 .. b_end (unwrapped: below 2^31), groups g0 ..= g1.
@@ -166,8 +279,6 @@ impl Lower<'_> {
         let task = self.temp(Scalar::U32);
         let li = self.expr(Expression::FunctionArgument(0));
         self.var_store(task, li);
-        let mut body = Some(body);
-        let ids = ids.to_vec();
         let loop_body = self.nested(|lw| {
             let t = lw.var_load(task);
             let done = lw.binary(B::GreaterEqual, t, tasks);
@@ -191,7 +302,6 @@ impl Lower<'_> {
             let gs = lw.u32c(K_GROUP_BLOCKS.trailing_zeros());
             let bstart = lw.binary(B::ShiftLeft, gu, gs);
             let bstart = lw.binary(B::InclusiveOr, bstart, lane);
-            let body = body.take().expect("one stepped loop");
             let steps = lw.nested(|lw| {
                 let s = lw.var_load(tc);
                 let warm = lw.u32c(WARM_UP);
@@ -216,8 +326,16 @@ impl Lower<'_> {
                     let flat = lw.binary(B::ShiftLeft, q, two);
                     let first = lw.binary(B::ShiftLeft, b, two);
                     let pos = lw.flat_position(flat, lens);
-                    for id in &ids {
-                        lw.tandem.stepped.insert(*id, Stepped { out, first });
+                    for id in ids {
+                        let pattern = fixed.and_then(|f| f.get(id).copied());
+                        lw.tandem.stepped.insert(
+                            *id,
+                            Stepped {
+                                out,
+                                first,
+                                pattern,
+                            },
+                        );
                     }
                     let r = body(lw, flat, &pos);
                     lw.tandem.stepped.clear();
@@ -255,6 +373,9 @@ impl Lower<'_> {
     /// A stepped word: word `i - first` of the block just stepped when that
     /// is below 4, the direct path otherwise.
     pub(super) fn stepped_word(&mut self, s: Stepped, key: [H; 4], i: H) -> H {
+        if let (Some(p), Some(lane)) = (s.pattern, self.lane.as_ref()) {
+            return s.out[p.word(lane.lane) as usize];
+        }
         let d = self.binary(B::Subtract, i, s.first);
         let four = self.u32c(4);
         let hit = self.binary(B::Less, d, four);
