@@ -204,7 +204,7 @@ impl<'k> Lower<'k> {
                 lw.lane = Some(super::Lane {
                     lane: 0,
                     pos0: pos.to_vec(),
-                    loads: HashMap::new(),
+                    loads: std::mem::take(&mut lw.tandem.preloaded),
                 });
                 let last = pos.len() - 1;
                 let mut lanes = Vec::new();

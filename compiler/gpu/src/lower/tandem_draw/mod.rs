@@ -84,6 +84,10 @@ pub(super) struct DrawState {
     /// The words of keys the host derives (`FieldKind::TandemKey`), loaded
     /// from the uniform block at the top of the body.
     host_keys: HashMap<(usize, SeedOf), [Option<H>; 4]>,
+    /// The 16-byte loads a stepped loop made for the group it is about to
+    /// compute, before stepping (`stepped.rs`); the group's `Lane` starts
+    /// from them.
+    pub(super) preloaded: HashMap<ExprId, H>,
 }
 
 impl DrawState {

@@ -431,7 +431,7 @@ impl Lower<'_> {
                 Dim::Sym(_) => unreachable!("a stepped tile has constant extents"),
             });
             let n = u32::try_from(n.product::<u64>()).expect("stepped tiles fit in u32");
-            return self.stepped_tile_loop(lens, n, &plan, pre, body);
+            return self.stepped_tile_loop(lens, n, (&plan, value), pre, body);
         }
         let mut groups = word_groups(self.k, value, tile);
         groups.truncate(self.tandem.bufs.len());

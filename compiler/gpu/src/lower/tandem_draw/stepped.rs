@@ -201,7 +201,7 @@ impl Lower<'_> {
         &mut self,
         lens: &[H],
         n: u32,
-        plan: &StepPlan,
+        (plan, value): (&StepPlan, ExprId),
         pre: &HashMap<ExprId, H>,
         mut body: impl FnMut(&mut Self, H, &[H]) -> Result<(), LowerError>,
     ) -> Result<(), LowerError> {
@@ -229,7 +229,7 @@ impl Lower<'_> {
         }
         let lo = lo.expect("a stepped statement has a word");
         let Some(patterns) = &plan.patterns else {
-            return self.stepped_loop(lens, n, key, lo, ids, None, &mut body);
+            return self.stepped_loop(lens, n, (key, lo), (ids, value, pre), None, &mut body);
         };
         // Aligned: lo is a multiple of 4 and every base counter starts at lo.
         let three = self.u32c(3);
@@ -241,8 +241,12 @@ impl Lower<'_> {
             aligned = self.binary(B::LogicalAnd, aligned, same);
         }
         let fixed: HashMap<ExprId, Pattern> = patterns.iter().map(|(id, (_, p))| (*id, *p)).collect();
-        let accept = self.nested(|lw| lw.stepped_loop(lens, n, key, lo, ids, Some(&fixed), &mut body))?;
-        let reject = self.nested(|lw| lw.stepped_loop(lens, n, key, lo, ids, None, &mut body))?;
+        let words = (ids.as_slice(), value, pre);
+        let accept = self.nested(|lw| {
+            lw.stepped_loop(lens, n, (key, lo), words, Some(&fixed), &mut body)
+        })?;
+        let reject =
+            self.nested(|lw| lw.stepped_loop(lens, n, (key, lo), words, None, &mut body))?;
         self.cur.push(Statement::If {
             condition: aligned,
             accept,
@@ -253,14 +257,12 @@ impl Lower<'_> {
 
     /// One copy of the stepped loop from the smallest counter `lo`; with
     /// `fixed`, each word node's lanes read the words its pattern says.
-    #[allow(clippy::too_many_arguments)]
     fn stepped_loop(
         &mut self,
         lens: &[H],
         n: u32,
-        key: [H; 4],
-        lo: H,
-        ids: &[ExprId],
+        (key, lo): ([H; 4], H),
+        (ids, value, pre): (&[ExprId], ExprId, &HashMap<ExprId, H>),
         fixed: Option<&HashMap<ExprId, Pattern>>,
         body: &mut impl FnMut(&mut Self, H, &[H]) -> Result<(), LowerError>,
     ) -> Result<(), LowerError> {
@@ -318,14 +320,19 @@ impl Lower<'_> {
                     accept: Block::from_vec(vec![Statement::Break]),
                     reject: Block::new(),
                 });
+                // The group's 16-byte loads before the step, so that they
+                // are in flight while it runs (a group before b0 wraps to a
+                // position outside the tile, whose loads read nothing).
+                let q = lw.binary(B::Subtract, b, b0);
+                let two = lw.u32c(2);
+                let flat = lw.binary(B::ShiftLeft, q, two);
+                let pos = lw.flat_position(flat, lens);
+                lw.prefetch(value, &pos, pre)?;
                 let out = lw.step(vars, tc);
                 let inside = lw.binary(B::GreaterEqual, b, b0);
                 let accept = lw.nested(|lw| {
-                    let q = lw.binary(B::Subtract, b, b0);
                     let two = lw.u32c(2);
-                    let flat = lw.binary(B::ShiftLeft, q, two);
                     let first = lw.binary(B::ShiftLeft, b, two);
-                    let pos = lw.flat_position(flat, lens);
                     for id in ids {
                         let pattern = fixed.and_then(|f| f.get(id).copied());
                         lw.tandem.stepped.insert(
@@ -339,6 +346,7 @@ impl Lower<'_> {
                     }
                     let r = body(lw, flat, &pos);
                     lw.tandem.stepped.clear();
+                    lw.tandem.preloaded.clear();
                     r
                 })?;
                 lw.cur.push(Statement::If {
@@ -367,6 +375,63 @@ impl Lower<'_> {
             continuing,
             break_if: None,
         });
+        Ok(())
+    }
+
+    /// Makes the 16-byte loads of the groups' loads under `value` at tile
+    /// position `pos` (`stmt::quad_load`), for the group's `Lane` to use
+    /// ([`super::DrawState::preloaded`]).
+    fn prefetch(
+        &mut self,
+        value: ExprId,
+        pos: &[H],
+        pre: &HashMap<ExprId, H>,
+    ) -> Result<(), LowerError> {
+        let k = self.k;
+        let mut loads = Vec::new();
+        let mut seen = vec![false; k.exprs.len()];
+        let mut stack = vec![value];
+        while let Some(id) = stack.pop() {
+            if std::mem::replace(&mut seen[id], true) {
+                continue;
+            }
+            match &k.exprs[id].kind {
+                ExprKind::Load { .. } => {
+                    if crate::lower::stmt::quad_load(k, id) {
+                        loads.push(id);
+                    }
+                }
+                ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => stack.push(*a),
+                ExprKind::Binary(_, a, b) => stack.extend([*a, *b]),
+                ExprKind::Select(c, a, b) => stack.extend([*c, *a, *b]),
+                ExprKind::Builtin(_, xs) => stack.extend(xs),
+                ExprKind::Const(_)
+                | ExprKind::Param(_)
+                | ExprKind::DimValue(_)
+                | ExprKind::BlockId(_)
+                | ExprKind::GridSize(_)
+                | ExprKind::Iota(_)
+                | ExprKind::Local(_) => {}
+            }
+        }
+        if loads.is_empty() {
+            return Ok(());
+        }
+        loads.sort_unstable();
+        self.lane = Some(crate::lower::Lane {
+            lane: 0,
+            pos0: pos.to_vec(),
+            loads: HashMap::new(),
+        });
+        let mut cache = pre.clone();
+        for id in loads {
+            if let Err(e) = self.node(id, pos, &mut cache) {
+                self.lane = None;
+                return Err(e);
+            }
+        }
+        let lane = self.lane.take().expect("set above");
+        self.tandem.preloaded = lane.loads;
         Ok(())
     }
 
