@@ -23,6 +23,24 @@ before every call, so every call writes the same numbers). PyTorch has no
 offsets, and some of its integer types lack `random_`, so those rows take
 the nearest call that runs (the first of a row's candidates in `rows()` that runs).
 A missing library or a call that fails prints "n/a" and the run goes on.
+
+    python3 bench/peers/peers.py --table [LOG2_N] [--no-compile] [--phobos TSV]
+
+The peers' side of issue 11's one table (`bench/table.sh` runs both sides):
+cuRAND, PyTorch and Triton kernels written for the comparison
+(`triton_kernels.py`: `tl.rand` / `tl.randn` / `tl.randint` fills, dropout
+on `tl.rand` as Triton's tutorial writes it, noise on `tl.randn`, each at
+the best of a few BLOCK sizes) for the rows u32, f32, f64, normal_f32,
+normal_f64, exp_f32, dropout (also PyTorch's `F.dropout`) and noise (also
+PyTorch's unfused `randn` + `add`), timed as above, each against the
+fastest CUDA zero fill (cudaMemsetAsync, `zero_()`, a Triton kernel) or
+copy (cudaMemcpyAsync, `copy_()`, a Triton kernel) of the same bytes in
+this run; dropout and noise count x and y (8 bytes per element). Also the
+Triton dropout kernel's compile and first launch, cold (an empty
+TRITON_CACHE_DIR) and warm from that cache, each in a fresh process. With
+`--phobos TSV` (from `phobos-bench-table --tsv`), last the one table:
+Phobos beside each peer, each as GiB/s and as a share of its own run's
+ceiling.
 """
 
 import os
@@ -350,6 +368,9 @@ TABLE_KERNELS = [
 ]
 TRITON_BLOCKS = (512, 1024, 2048, 4096)
 DROPOUT_P = 0.1
+# Triton specialises integer arguments equal to 1; any other seed keeps the
+# kernels' seed a runtime value, as a user's would be.
+TRITON_SEED = 12345
 
 
 def load_triton():
@@ -474,7 +495,7 @@ class Peers:
                 self.put(
                     row, "Triton", nbytes,
                     lambda t, k=triton_name: "%s, BLOCK %s" % (k, t[2] if t else "?"),
-                    lambda k=kernel: self.best_triton(k, lambda k, b: k[(triton_grid(n, b),)](y, n, SEED, BLOCK=b)),
+                    lambda k=kernel: self.best_triton(k, lambda k, b: k[(triton_grid(n, b),)](y, n, TRITON_SEED, BLOCK=b)),
                 )
                 four = {"rand_fill": "rand4x_fill", "randn_fill": "randn4x_fill"}.get(triton_name)
                 if four is not None:
@@ -482,7 +503,7 @@ class Peers:
                     self.put(
                         row, "Triton 4x", nbytes,
                         lambda t, k=four: "%s, BLOCK %s" % (k, t[2] if t else "?"),
-                        lambda: self.best_triton(k4, lambda k, b: k[(triton_grid(n, 4 * b),)](y, n, SEED, BLOCK=b)),
+                        lambda: self.best_triton(k4, lambda k, b: k[(triton_grid(n, 4 * b),)](y, n, TRITON_SEED, BLOCK=b)),
                     )
                 del y
                 self.th.release()
@@ -493,7 +514,7 @@ class Peers:
             return
         torch, n = self.th.torch, self.n
         nbytes = 8 * n
-        x = torch.arange(n, device="cuda", dtype=torch.float32).remainder_(1000).mul_(1e-3).add_(1.0)
+        x = torch.rand(n, device="cuda").add_(1.0)
         y = torch.empty_like(x)
         tmp = torch.empty_like(x)
         F = torch.nn.functional
@@ -511,11 +532,11 @@ class Peers:
             tk = self.tk
             self.put(
                 "dropout", "Triton", nbytes, lambda t: "tl.rand dropout, BLOCK %s" % (t[2] if t else "?"),
-                lambda: self.best_triton(tk.dropout, lambda k, b: k[(triton_grid(n, b),)](x, y, n, DROPOUT_P, SEED, BLOCK=b)),
+                lambda: self.best_triton(tk.dropout, lambda k, b: k[(triton_grid(n, b),)](x, y, n, DROPOUT_P, TRITON_SEED, BLOCK=b)),
             )
             self.put(
                 "noise", "Triton", nbytes, lambda t: "x + 0.5 * tl.randn, BLOCK %s" % (t[2] if t else "?"),
-                lambda: self.best_triton(tk.noise, lambda k, b: k[(triton_grid(n, b),)](x, y, n, SEED, BLOCK=b)),
+                lambda: self.best_triton(tk.noise, lambda k, b: k[(triton_grid(n, b),)](x, y, n, TRITON_SEED, BLOCK=b)),
             )
         del x, y, tmp
         self.th.release()
@@ -568,7 +589,7 @@ def triton_compile_child():
     tk.zero[(triton_grid(n, 1024),)](z, n, BLOCK=1024)
     torch.cuda.synchronize()
     t0 = time.perf_counter()
-    tk.dropout[(triton_grid(n, 1024),)](x, y, n, DROPOUT_P, SEED, BLOCK=1024)
+    tk.dropout[(triton_grid(n, 1024),)](x, y, n, DROPOUT_P, TRITON_SEED, BLOCK=1024)
     torch.cuda.synchronize()
     print("COMPILE\t%.2f" % ((time.perf_counter() - t0) * 1e3))
 
@@ -594,6 +615,8 @@ def read_phobos(path):
             out["compiles"][f[1]] = f[2:5]
         elif f[0] == "device":
             out["device"] = f[1]
+        elif f[0] == "elements":
+            out["elements"] = int(f[1])
     return out
 
 
@@ -695,12 +718,21 @@ def print_merged(ph, peers, n, compiles):
     """The one table: Phobos beside every peer, each as GiB/s and as a share of
     its own run's true ceiling."""
     print("\n## One table: Phobos (%s) and its peers, 2^%d elements\n" % (ph["device"], n.bit_length() - 1))
+    if ph.get("elements", n) != n:
+        print("WARNING: the Phobos side ran %d elements, the peers %d\n" % (ph["elements"], n))
     for name, g, f, again in ph["ceilings"]:
-        print("- Phobos ceiling %s bytes: %.0f GiB/s (fastest %.0f; again at the end %.0f)" % (name, g, f, again))
+        kind, nbytes = name.split(" ")
+        what = "copy of %s bytes (in + out counted)" % nbytes if kind == "copy" else "zero fill of %s bytes" % nbytes
+        print("- Phobos ceiling, %s: %.0f GiB/s (fastest %.0f; measured again at the end %.0f)" % (what, g, f, again))
     for (kind, nbytes), (g, f, label) in sorted(peers.ceilings.items()):
-        print("- CUDA ceiling %s %d bytes: %.0f GiB/s (fastest %.0f), %s" % (kind, nbytes, g, f, label))
+        what = "copy of %d bytes (in + out counted)" % nbytes if kind == "copy" else "zero fill of %d bytes" % nbytes
+        print("- CUDA ceiling, %s: %.0f GiB/s (fastest %.0f), %s" % (what, g, f, label))
     print()
-    print("| row | Phobos GiB/s | % of ceiling | cuRAND | % | PyTorch | % | Triton | % | Phobos / best peer |")
+    available = {"cuRAND": peers.cr is not None, "PyTorch": peers.th is not None, "Triton": peers.tk is not None}
+    print(
+        "| row | Phobos GiB/s | % of ceiling | cuRAND | % | PyTorch | % | Triton | % | "
+        "Phobos / best peer (Triton 4x included) |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     kinds = [(r[0], r[0]) for r in TABLE_FILLS] + [(row, kind) for row, kind in TABLE_KERNELS]
     for row, kind in kinds:
@@ -711,10 +743,15 @@ def print_merged(ph, peers, n, compiles):
         for peer in ("cuRAND", "PyTorch", "Triton"):
             c = peers.cells.get((kind, peer))
             if c is None or c[0] is None:
-                cells += ["—" if c is None else "n/a", ""]
+                # n/a: the library is missing or the call failed; a dash:
+                # the library has no such call.
+                cells += ["—" if c is None and available[peer] else "n/a", ""]
                 continue
             cells += [num(c[0]), "" if ceil is None else "%.0f%%" % (100.0 * c[0] / ceil)]
             best = c[0] if best is None else max(best, c[0])
+        four = peers.cells.get((kind, "Triton 4x"))
+        if four is not None and four[0] is not None:
+            best = four[0] if best is None else max(best, four[0])
         if p is None:
             ours = ["n/a", ""]
         else:
@@ -725,7 +762,8 @@ def print_merged(ph, peers, n, compiles):
     for (kind, peer), c in sorted(peers.cells.items()):
         if peer != "Triton 4x":
             notes.append("%s %s: %s" % (peer, kind, c[2]))
-    print("\nPeer calls: " + "; ".join(notes) + ".")
+    if notes:
+        print("\nPeer calls: " + "; ".join(notes) + ".")
     four = [(k, c) for (k, p), c in sorted(peers.cells.items()) if p == "Triton 4x" and c[0] is not None]
     if four:
         print("Extra: Triton with all four Philox words per call: " + "; ".join(
