@@ -361,6 +361,7 @@ fn kernels(gpu: &Gpu, ceilings: &mut Ceilings, n: usize) -> Vec<Row> {
             let mut got = args;
             gpu.read_back(&kernel, &prepared, &mut got)
                 .expect("read back");
+            let dispatched = prepared.workgroups();
             drop(prepared);
             let Arg::Tensor(y) = &got[1] else {
                 unreachable!("Y is a tensor")
@@ -380,7 +381,7 @@ fn kernels(gpu: &Gpu, ceilings: &mut Ceilings, n: usize) -> Vec<Row> {
                 fastest: t[0],
                 ceiling: ("copy", gib(2 * bytes, copy.0)),
                 check: format!(
-                    "{}; workgroup {}",
+                    "{}; workgroup {}, dispatch {dispatched:?}",
                     check_text(bad, n as u64, against),
                     phobos_runtime::gpu::workgroup_size(&kernel)
                 ),
