@@ -123,7 +123,17 @@ fn draws_equal_the_reference_fills_on_the_gpu() {
         return;
     }
     let k = kernel(DRAWS, "draws");
-    for (rows, key, base) in [(9, 32, 0), (3, 7, 4_294_966_000)] {
+    // The stores are stepped (one invocation per chunk): 0 and 4_294_966_000
+    // take the aligned loop (the second wraps past 2^32), 1 and 1023 the
+    // general one (misaligned: lanes read across blocks, some by the direct
+    // path), 987 starts in the last step of a chunk.
+    for (rows, key, base) in [
+        (9, 32, 0),
+        (3, 7, 4_294_966_000),
+        (5, 1, 1),
+        (2, 9, 1023),
+        (3, 4, 987),
+    ] {
         let inputs = draws_args(rows, key, base);
         let mut want = inputs.clone();
         phobos_core::interp::run(&k, &mut want).unwrap();

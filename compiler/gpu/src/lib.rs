@@ -249,8 +249,13 @@ impl std::error::Error for LowerError {}
 /// The shader numbers the workgroups of the dispatch linearly, x fastest,
 /// runs block number `n` (decomposed into the grid's `(x, y, z)`, x
 /// fastest) on workgroup `n`, and leaves workgroups past the last block
-/// idle. So the dispatch is `[min(total, max), cdiv(total, max), 1]` for
-/// `total = grid[0] * grid[1] * grid[2]`. A grid of no blocks dispatches
+/// idle. So the dispatch is `[cdiv(total, rows), rows, 1]` for
+/// `total = grid[0] * grid[1] * grid[2]` and `rows = cdiv(total, max)`:
+/// the fewest rows, as even as they can be, so fewer than `rows`
+/// workgroups idle. (`[min(total, max), rows, 1]` idles up to a whole row:
+/// 65,534 of the 131,070 workgroups of a 65,536-block grid, which cost the
+/// H200 benchmarks' copy ceiling and every kernel of that size several
+/// percent, bench/RESULTS.md 2026-12-01.) A grid of no blocks dispatches
 /// `[0, 1, 1]`, which runs nothing.
 ///
 /// # Panics
@@ -265,7 +270,8 @@ pub fn dispatch_size(grid: [u32; 3], max_per_dim: u32) -> [u32; 3] {
         total <= max * max && total <= u32::MAX as u64,
         "a grid of {total} blocks (one dispatch numbers at most {max}^2, in 32 bits)"
     );
-    [total.min(max) as u32, total.div_ceil(max).max(1) as u32, 1]
+    let rows = total.div_ceil(max).max(1);
+    [total.div_ceil(rows) as u32, rows as u32, 1]
 }
 
 /// Validates a lowered module. A failure is an internal compiler error: its

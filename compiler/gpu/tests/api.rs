@@ -14,8 +14,9 @@ fn dispatch_sizes_cover_every_block_once() {
     assert_eq!(dispatch_size([1, 1, 1], 65_535), [1, 1, 1]);
     assert_eq!(dispatch_size([0, 7, 1], 65_535), [0, 1, 1]);
     assert_eq!(dispatch_size([65_535, 1, 1], 65_535), [65_535, 1, 1]);
-    assert_eq!(dispatch_size([65_536, 1, 1], 65_535), [65_535, 2, 1]);
-    assert_eq!(dispatch_size([1000, 1000, 3], 65_535), [65_535, 46, 1]);
+    assert_eq!(dispatch_size([65_536, 1, 1], 65_535), [32_768, 2, 1]);
+    assert_eq!(dispatch_size([1000, 1000, 3], 65_535), [65_218, 46, 1]);
+    assert_eq!(dispatch_size([131_071, 1, 1], 65_535), [43_691, 3, 1]);
     // The shader's numbering: workgroup (x, y) is block x + nx * y; every
     // block in 0..total has exactly one workgroup, the rest are idle.
     for grid in [[5, 3, 2], [7, 1, 1], [4, 4, 4], [1, 1, 9], [8, 8, 1]] {

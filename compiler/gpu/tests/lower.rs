@@ -416,3 +416,44 @@ fn bool_tiles_in_workgroup_memory_are_u32() {
     );
     assert!(!t.contains("array<bool"), "{t}");
 }
+
+/// Fused Tandem dropout and noise over rows of 256 (the kernels of the
+/// H200 table in bench/RESULTS.md): their stores are stepped, so the
+/// workgroup has one invocation per chunk task, the key comes from the
+/// uniform block (derived by the host), and the direct path is one
+/// function called only by the copy of the loop for misaligned counters:
+/// once per lane of each word node, never from the aligned copy.
+#[test]
+fn fused_tandem_draws_are_stepped() {
+    let src = "
+@autotune(R in [16, 64])
+kernel tandem_dropout(X: tensor<f32>[M, 256], Y: tensor<f32>[M, 256], seed: u32) {
+  let r = ctx.block.x * R
+  Y[r :+ R, :] = where(tandem_uniform(seed, (r + iota(0)) * 256 + iota(1)) >= 0.1, X[r :+ R, :] / 0.9, 0.0)
+}
+@autotune(R in [16, 64])
+kernel tandem_noise(X: tensor<f32>[M, 256], Y: tensor<f32>[M, 256], seed: u32) {
+  let r = ctx.block.x * R
+  Y[r :+ R, :] = X[r :+ R, :] + 0.5 * tandem_normal(seed, (r + iota(0)) * 256 + iota(1))
+}
+";
+    let (program, diags) = Program::parse("fused.ph", src);
+    assert!(diags.is_empty(), "{diags:?}");
+    for (name, words) in [("tandem_dropout", 1), ("tandem_noise", 2)] {
+        for (r, size) in [(16, 32), (64, 128)] {
+            let kernel = program.kernel(name, &[("R".into(), r)]).expect("checks");
+            assert_eq!(phobos_gpu::workgroup_size(&kernel), size, "{name} R={r}");
+            let c = compile(&kernel, &GpuOptions::for_kernel(&kernel)).expect("lowers");
+            let text = wgsl(&c.module, &c.info);
+            assert!(
+                text.contains("seed_key3_"),
+                "{name}: the host derives the key"
+            );
+            assert_eq!(
+                text.matches("tandem_word(").count(),
+                1 + 4 * words,
+                "{name} R={r}: the definition, and a call per lane and word in the misaligned copy\n{text}"
+            );
+        }
+    }
+}

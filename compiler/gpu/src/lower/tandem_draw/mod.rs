@@ -32,13 +32,13 @@ pub(crate) use stepped::{largest_stepped_tile, stepped_tasks};
 
 use super::{H, Lower};
 use crate::LowerError;
+use crate::layout::SeedOf;
 use naga::{BinaryOperator as B, Block, Statement};
 use phobos_core::interp::ops::TANDEM_K;
-use crate::layout::SeedOf;
 use phobos_core::ir::{Builtin, ExprId, ExprKind};
-use phobos_core::types::Value;
 use phobos_core::syntax::ast::BinOp;
 use phobos_core::types::Scalar;
+use phobos_core::types::Value;
 use std::collections::HashMap;
 
 /// The Weyl constant of the stream's steps (SPEC.md section 3.1).
@@ -85,7 +85,7 @@ pub(super) struct DrawState {
     /// from the uniform block at the top of the body.
     host_keys: HashMap<(usize, SeedOf), [Option<H>; 4]>,
     /// The 16-byte loads a stepped loop made for the group it is about to
-    /// compute, before stepping (`stepped.rs`); the group's `Lane` starts
+    /// compute, one step earlier (`stepped.rs`); the group's `Lane` starts
     /// from them.
     pub(super) preloaded: HashMap<ExprId, H>,
 }

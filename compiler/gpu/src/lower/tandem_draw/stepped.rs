@@ -240,11 +240,11 @@ impl Lower<'_> {
             let same = self.binary(B::Equal, c, lo);
             aligned = self.binary(B::LogicalAnd, aligned, same);
         }
-        let fixed: HashMap<ExprId, Pattern> = patterns.iter().map(|(id, (_, p))| (*id, *p)).collect();
+        let fixed: HashMap<ExprId, Pattern> =
+            patterns.iter().map(|(id, (_, p))| (*id, *p)).collect();
         let words = (ids.as_slice(), value, pre);
-        let accept = self.nested(|lw| {
-            lw.stepped_loop(lens, n, (key, lo), words, Some(&fixed), &mut body)
-        })?;
+        let accept =
+            self.nested(|lw| lw.stepped_loop(lens, n, (key, lo), words, Some(&fixed), &mut body))?;
         let reject =
             self.nested(|lw| lw.stepped_loop(lens, n, (key, lo), words, None, &mut body))?;
         self.cur.push(Statement::If {
@@ -278,6 +278,7 @@ impl Lower<'_> {
         let groups = self.binary(B::Subtract, g1, g0);
         let groups = self.binary(B::Add, groups, one);
         let tasks = self.binary(B::ShiftLeft, groups, three);
+        let fetch = self.fetch_vars(value);
         let task = self.temp(Scalar::U32);
         let li = self.expr(Expression::FunctionArgument(0));
         self.var_store(task, li);
@@ -304,6 +305,7 @@ impl Lower<'_> {
             let gs = lw.u32c(K_GROUP_BLOCKS.trailing_zeros());
             let bstart = lw.binary(B::ShiftLeft, gu, gs);
             let bstart = lw.binary(B::InclusiveOr, bstart, lane);
+            lw.fetch_group(bstart, (b0, b_end), lens, &fetch, pre)?;
             let steps = lw.nested(|lw| {
                 let s = lw.var_load(tc);
                 let warm = lw.u32c(WARM_UP);
@@ -320,19 +322,22 @@ impl Lower<'_> {
                     accept: Block::from_vec(vec![Statement::Break]),
                     reject: Block::new(),
                 });
-                // The group's 16-byte loads before the step, so that they
-                // are in flight while it runs (a group before b0 wraps to a
-                // position outside the tile, whose loads read nothing).
+                // This group's loads, made one step earlier, and the next
+                // group's, in flight while this step and group run.
+                let cur: Vec<H> = fetch.iter().map(|(_, v)| lw.var_load(*v)).collect();
+                let eight = lw.u32c(8);
+                let next = lw.binary(B::Add, b, eight);
+                lw.fetch_group(next, (b0, b_end), lens, &fetch, pre)?;
                 let q = lw.binary(B::Subtract, b, b0);
                 let two = lw.u32c(2);
                 let flat = lw.binary(B::ShiftLeft, q, two);
                 let pos = lw.flat_position(flat, lens);
-                lw.prefetch(value, &pos, pre)?;
                 let out = lw.step(vars, tc);
                 let inside = lw.binary(B::GreaterEqual, b, b0);
                 let accept = lw.nested(|lw| {
                     let two = lw.u32c(2);
                     let first = lw.binary(B::ShiftLeft, b, two);
+                    lw.tandem.preloaded = fetch.iter().map(|(id, _)| *id).zip(cur).collect();
                     for id in ids {
                         let pattern = fixed.and_then(|f| f.get(id).copied());
                         lw.tandem.stepped.insert(
@@ -378,15 +383,9 @@ impl Lower<'_> {
         Ok(())
     }
 
-    /// Makes the 16-byte loads of the groups' loads under `value` at tile
-    /// position `pos` (`stmt::quad_load`), for the group's `Lane` to use
-    /// ([`super::DrawState::preloaded`]).
-    fn prefetch(
-        &mut self,
-        value: ExprId,
-        pos: &[H],
-        pre: &HashMap<ExprId, H>,
-    ) -> Result<(), LowerError> {
+    /// The 16-byte loads under `value` (`stmt::quad_load`), each with a
+    /// function variable that holds it for the next group.
+    fn fetch_vars(&mut self, value: ExprId) -> Vec<(ExprId, H)> {
         let k = self.k;
         let mut loads = Vec::new();
         let mut seen = vec![false; k.exprs.len()];
@@ -396,9 +395,9 @@ impl Lower<'_> {
                 continue;
             }
             match &k.exprs[id].kind {
-                ExprKind::Load { .. } => {
+                ExprKind::Load { place, .. } => {
                     if crate::lower::stmt::quad_load(k, id) {
-                        loads.push(id);
+                        loads.push((id, self.place_elem(*place)));
                     }
                 }
                 ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => stack.push(*a),
@@ -414,24 +413,68 @@ impl Lower<'_> {
                 | ExprKind::Local(_) => {}
             }
         }
-        if loads.is_empty() {
+        loads.sort_unstable_by_key(|(id, _)| *id);
+        loads
+            .into_iter()
+            .map(|(id, elem)| {
+                let ty = crate::lower::bindings::vec4_type(&mut self.m, elem);
+                let var = self.f.local_variables.append(
+                    naga::LocalVariable {
+                        name: None,
+                        ty,
+                        init: None,
+                    },
+                    naga::Span::UNDEFINED,
+                );
+                (id, self.expr(Expression::LocalVariable(var)))
+            })
+            .collect()
+    }
+
+    /// Makes the 16-byte loads `fetch` names for the group paired with
+    /// block `b`, into their variables, when `b` is in `b0 .. b_end`.
+    fn fetch_group(
+        &mut self,
+        b: H,
+        (b0, b_end): (H, H),
+        lens: &[H],
+        fetch: &[(ExprId, H)],
+        pre: &HashMap<ExprId, H>,
+    ) -> Result<(), LowerError> {
+        if fetch.is_empty() {
             return Ok(());
         }
-        loads.sort_unstable();
-        self.lane = Some(crate::lower::Lane {
-            lane: 0,
-            pos0: pos.to_vec(),
-            loads: HashMap::new(),
-        });
-        let mut cache = pre.clone();
-        for id in loads {
-            if let Err(e) = self.node(id, pos, &mut cache) {
-                self.lane = None;
-                return Err(e);
+        let from = self.binary(B::GreaterEqual, b, b0);
+        let to = self.binary(B::Less, b, b_end);
+        let inside = self.binary(B::LogicalAnd, from, to);
+        let accept = self.nested(|lw| {
+            let q = lw.binary(B::Subtract, b, b0);
+            let two = lw.u32c(2);
+            let flat = lw.binary(B::ShiftLeft, q, two);
+            let pos = lw.flat_position(flat, lens);
+            lw.lane = Some(crate::lower::Lane {
+                lane: 0,
+                pos0: pos.clone(),
+                loads: HashMap::new(),
+            });
+            let mut cache = pre.clone();
+            for (id, _) in fetch {
+                if let Err(e) = lw.node(*id, &pos, &mut cache) {
+                    lw.lane = None;
+                    return Err(e);
+                }
             }
-        }
-        let lane = self.lane.take().expect("set above");
-        self.tandem.preloaded = lane.loads;
+            let lane = lw.lane.take().expect("set above");
+            for (id, var) in fetch {
+                lw.var_store(*var, lane.loads[id]);
+            }
+            Ok(())
+        })?;
+        self.cur.push(Statement::If {
+            condition: inside,
+            accept,
+            reject: Block::new(),
+        });
         Ok(())
     }
 
