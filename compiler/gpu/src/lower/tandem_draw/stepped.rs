@@ -40,6 +40,13 @@ use phobos_core::syntax::ast::BinOp;
 use phobos_core::types::{Dim, Scalar, Value};
 use std::collections::HashMap;
 
+/// How many groups ahead a stepped loop makes its 16-byte loads. One
+/// (the next group's loads in flight while this group's step and values
+/// run) measured best on the H200 (bench/RESULTS.md, 2026-12-01): Tandem
+/// dropout at R = 64 gave 3097, 3046, 2885, 2819 and 2561 GiB/s for 1, 2,
+/// 3, 4 and 6 groups ahead, as each one more costs four registers a load.
+const PREFETCH_DEPTH: usize = 1;
+
 /// Where a stepped word node reads its word: the four words of the block
 /// just stepped, the index of that block's first word, and, in the aligned
 /// loop, which word each lane of a group of 4 reads.
@@ -278,7 +285,8 @@ impl Lower<'_> {
         let groups = self.binary(B::Subtract, g1, g0);
         let groups = self.binary(B::Add, groups, one);
         let tasks = self.binary(B::ShiftLeft, groups, three);
-        let fetch = self.fetch_vars(value);
+        let depth = PREFETCH_DEPTH;
+        let fetch = self.fetch_vars(value, depth);
         let task = self.temp(Scalar::U32);
         let li = self.expr(Expression::FunctionArgument(0));
         self.var_store(task, li);
@@ -305,7 +313,11 @@ impl Lower<'_> {
             let gs = lw.u32c(K_GROUP_BLOCKS.trailing_zeros());
             let bstart = lw.binary(B::ShiftLeft, gu, gs);
             let bstart = lw.binary(B::InclusiveOr, bstart, lane);
-            lw.fetch_group(bstart, (b0, b_end), lens, &fetch, pre)?;
+            for d in 0..depth {
+                let ahead = lw.u32c(8 * d as u32);
+                let b = lw.binary(B::Add, bstart, ahead);
+                lw.fetch_group(b, (b0, b_end), lens, &fetch, d, pre)?;
+            }
             let steps = lw.nested(|lw| {
                 let s = lw.var_load(tc);
                 let warm = lw.u32c(WARM_UP);
@@ -324,10 +336,16 @@ impl Lower<'_> {
                 });
                 // This group's loads, made one step earlier, and the next
                 // group's, in flight while this step and group run.
-                let cur: Vec<H> = fetch.iter().map(|(_, v)| lw.var_load(*v)).collect();
-                let eight = lw.u32c(8);
-                let next = lw.binary(B::Add, b, eight);
-                lw.fetch_group(next, (b0, b_end), lens, &fetch, pre)?;
+                let cur: Vec<H> = fetch.iter().map(|(_, v)| lw.var_load(v[0])).collect();
+                for (_, v) in &fetch {
+                    for d in 1..depth {
+                        let x = lw.var_load(v[d]);
+                        lw.var_store(v[d - 1], x);
+                    }
+                }
+                let ahead = lw.u32c(8 * depth as u32);
+                let next = lw.binary(B::Add, b, ahead);
+                lw.fetch_group(next, (b0, b_end), lens, &fetch, depth - 1, pre)?;
                 let q = lw.binary(B::Subtract, b, b0);
                 let two = lw.u32c(2);
                 let flat = lw.binary(B::ShiftLeft, q, two);
@@ -385,7 +403,7 @@ impl Lower<'_> {
 
     /// The 16-byte loads under `value` (`stmt::quad_load`), each with a
     /// function variable that holds it for the next group.
-    fn fetch_vars(&mut self, value: ExprId) -> Vec<(ExprId, H)> {
+    fn fetch_vars(&mut self, value: ExprId, depth: usize) -> Vec<(ExprId, Vec<H>)> {
         let k = self.k;
         let mut loads = Vec::new();
         let mut seen = vec![false; k.exprs.len()];
@@ -418,15 +436,20 @@ impl Lower<'_> {
             .into_iter()
             .map(|(id, elem)| {
                 let ty = crate::lower::bindings::vec4_type(&mut self.m, elem);
-                let var = self.f.local_variables.append(
-                    naga::LocalVariable {
-                        name: None,
-                        ty,
-                        init: None,
-                    },
-                    naga::Span::UNDEFINED,
-                );
-                (id, self.expr(Expression::LocalVariable(var)))
+                let vars = (0..depth)
+                    .map(|_| {
+                        let var = self.f.local_variables.append(
+                            naga::LocalVariable {
+                                name: None,
+                                ty,
+                                init: None,
+                            },
+                            naga::Span::UNDEFINED,
+                        );
+                        self.expr(Expression::LocalVariable(var))
+                    })
+                    .collect();
+                (id, vars)
             })
             .collect()
     }
@@ -438,7 +461,8 @@ impl Lower<'_> {
         b: H,
         (b0, b_end): (H, H),
         lens: &[H],
-        fetch: &[(ExprId, H)],
+        fetch: &[(ExprId, Vec<H>)],
+        slot: usize,
         pre: &HashMap<ExprId, H>,
     ) -> Result<(), LowerError> {
         if fetch.is_empty() {
@@ -465,8 +489,8 @@ impl Lower<'_> {
                 }
             }
             let lane = lw.lane.take().expect("set above");
-            for (id, var) in fetch {
-                lw.var_store(*var, lane.loads[id]);
+            for (id, vars) in fetch {
+                lw.var_store(vars[slot], lane.loads[id]);
             }
             Ok(())
         })?;
