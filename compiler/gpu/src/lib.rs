@@ -65,6 +65,7 @@ mod layout;
 mod lower;
 mod spirv;
 pub mod tandem;
+mod tandem_ops;
 
 use naga::Module;
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};

@@ -68,6 +68,7 @@ pub use bounded::{lemire32, lemire64};
 pub use bulk::{Bulk, Dist};
 pub use error::Error;
 pub use key::{
-    DOMAIN_SEED, DOMAIN_SPLIT, DOMAIN_SUB, Key, PURPOSE_BELOW, PURPOSE_NORMAL64, PURPOSE_USER,
+    DERIVE_ROUNDS, DOMAIN_SEED, DOMAIN_SPLIT, DOMAIN_SUB, Key, PURPOSE_BELOW, PURPOSE_NORMAL64,
+    PURPOSE_USER,
 };
 pub use tandem::Tandem;

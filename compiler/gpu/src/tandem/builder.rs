@@ -221,12 +221,6 @@ impl Fb {
             arg3: None,
         })
     }
-    /// `rotl(x, r)` for a constant `0 < r < 32`.
-    pub fn rotl(&mut self, x: H, r: u32) -> H {
-        let a = self.shl_c(x, r);
-        let b = self.shr_c(x, 32 - r);
-        self.or(a, b)
-    }
     /// The same bits as another scalar kind.
     pub fn bitcast(&mut self, x: H, kind: ScalarKind) -> H {
         self.expr(Expression::As {

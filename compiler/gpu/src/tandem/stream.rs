@@ -4,63 +4,19 @@
 //! device) and continuation sequences.
 
 use super::builder::{Fb, H};
-
-/// Golden-ratio Weyl constant of the stream (SPEC.md 3.1).
-const WEYL_STREAM: u32 = 0x9E37_79B9;
-/// Weyl constant of the key derivation (SPEC.md 2.1).
-const WEYL_DERIVE: u32 = 0xBB67_AE85;
-/// Warm-up steps after seeding a chunk (SPEC.md 3.2).
-pub(super) const WARM_UP_STEPS: u32 = 8;
-/// Rounds of a key derivation.
-const DERIVE_ROUNDS: u32 = 12;
-/// The domain word of `split` ("splt").
-const DOMAIN_SPLIT: u32 = u32::from_le_bytes(*b"splt");
+pub(super) use crate::tandem_ops::WARM_UP_STEPS;
+use crate::tandem_ops::{self, DOMAIN_SPLIT};
 
 impl Fb {
-    /// ChaCha's quarter round on values; returns the new values.
-    pub(super) fn quarter_round(&mut self, s: [H; 4]) -> [H; 4] {
-        let [mut a, mut b, mut c, mut d] = s;
-        a = self.add(a, b);
-        let x = self.xor(d, a);
-        d = self.rotl(x, 16);
-        c = self.add(c, d);
-        let x = self.xor(b, c);
-        b = self.rotl(x, 12);
-        a = self.add(a, b);
-        let x = self.xor(d, a);
-        d = self.rotl(x, 8);
-        c = self.add(c, d);
-        let x = self.xor(b, c);
-        b = self.rotl(x, 7);
-        [a, b, c, d]
-    }
-
-    /// Step `t` on the state variables: `y = s + (t * W, 0, 0, 0)`,
-    /// `s = P(y)`; returns the output `P(y) + y` when `output`.
+    /// Step `t` on the state variables (the math of
+    /// [`tandem_ops::step`]); returns the output `P(y) + y` when `output`.
     pub(super) fn step(&mut self, vars: [H; 4], t: H, output: bool) -> Option<[H; 4]> {
-        let w = self.c(WEYL_STREAM);
-        let weyl = self.mul(t, w);
-        let s0 = self.load(vars[0]);
-        let y0 = self.add(s0, weyl);
-        let y = [
-            y0,
-            self.load(vars[1]),
-            self.load(vars[2]),
-            self.load(vars[3]),
-        ];
-        let p = self.quarter_round(y);
-        let p = self.quarter_round(p);
+        let s: [H; 4] = std::array::from_fn(|q| self.load(vars[q]));
+        let (next, out) = tandem_ops::step(self, s, t);
         for q in 0..4 {
-            self.store(vars[q], p[q]);
+            self.store(vars[q], next[q]);
         }
-        output.then(|| {
-            [
-                self.add(p[0], y[0]),
-                self.add(p[1], y[1]),
-                self.add(p[2], y[2]),
-                self.add(p[3], y[3]),
-            ]
-        })
+        output.then_some(out)
     }
 
     /// State variables seeded with `seed` and warmed up by steps 1..=8
@@ -79,25 +35,9 @@ impl Fb {
         vars
     }
 
-    /// `key.split(i)` for the 64-bit `i = (lo, hi)`: twelve derivation
-    /// rounds of `key ^ (lo, hi, DOMAIN_SPLIT, 0)`, plus the key.
+    /// `key.split(i)` for the 64-bit `i = (lo, hi)`.
     pub(super) fn split(&mut self, key: [H; 4], i: (H, H)) -> [H; 4] {
-        let s0 = self.xor(key[0], i.0);
-        let s1 = self.xor(key[1], i.1);
-        let s2 = self.xor_c(key[2], DOMAIN_SPLIT);
-        let mut s = [s0, s1, s2, key[3]];
-        for t in 1..=DERIVE_ROUNDS {
-            let w = self.c(t.wrapping_mul(WEYL_DERIVE));
-            s[0] = self.add(s[0], w);
-            s = self.quarter_round(s);
-            s = self.quarter_round(s);
-        }
-        [
-            self.add(s[0], key[0]),
-            self.add(s[1], key[1]),
-            self.add(s[2], key[2]),
-            self.add(s[3], key[3]),
-        ]
+        tandem_ops::derive(self, key, DOMAIN_SPLIT, i)
     }
 
     /// Reads the continuation sequence of `key` (SPEC.md 3.5: chunk 0 with

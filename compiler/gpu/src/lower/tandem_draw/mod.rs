@@ -41,22 +41,12 @@ use phobos_core::types::Scalar;
 use phobos_core::types::Value;
 use std::collections::HashMap;
 
-/// The Weyl constant of the stream's steps (SPEC.md section 3.1).
-const WEYL_STREAM: u32 = 0x9E37_79B9;
-/// The Weyl constant of the key derivation (section 2.1).
-const WEYL_DERIVE: u32 = 0xBB67_AE85;
-/// Rounds of a key derivation.
-const DERIVE_ROUNDS: u32 = 12;
-/// Warm-up steps of a chunk.
-const WARM_UP: u32 = 8;
+use crate::tandem_ops::{self, DOMAIN_SEED, DOMAIN_SPLIT, DOMAIN_SUB, WARM_UP_STEPS as WARM_UP};
+
 /// Blocks of a group of eight chunks (`8 K`, SPEC.md section 3.4).
 const K_GROUP_BLOCKS: u32 = 8 * TANDEM_K;
-/// The domain tags of `from_seed`, `sub` and `split`.
-const DOMAIN_SEED: u32 = u32::from_le_bytes(*b"seed");
-const DOMAIN_SUB: u32 = u32::from_le_bytes(*b"sub\0");
-const DOMAIN_SPLIT: u32 = u32::from_le_bytes(*b"splt");
 /// `PURPOSE_BELOW`: the purpose whose splits retry rejected bounded draws.
-const PURPOSE_BELOW: u32 = 1;
+const PURPOSE_BELOW: u32 = phobos_tandem::PURPOSE_BELOW as u32;
 
 /// What the lowering keeps about draws across nodes and statements.
 #[derive(Default)]
@@ -151,53 +141,10 @@ impl Lower<'_> {
         k
     }
 
-    fn rotl(&mut self, x: H, r: u32) -> H {
-        let (left, right) = (self.u32c(r), self.u32c(32 - r));
-        let hi = self.binary(B::ShiftLeft, x, left);
-        let lo = self.binary(B::ShiftRight, x, right);
-        self.binary(B::InclusiveOr, hi, lo)
-    }
-
-    /// ChaCha's quarter round on the whole state.
-    fn quarter_round(&mut self, [mut a, mut b, mut c, mut d]: [H; 4]) -> [H; 4] {
-        for (r1, r2) in [(16, 12), (8, 7)] {
-            a = self.binary(B::Add, a, b);
-            let x = self.binary(B::ExclusiveOr, d, a);
-            d = self.rotl(x, r1);
-            c = self.binary(B::Add, c, d);
-            let x = self.binary(B::ExclusiveOr, b, c);
-            b = self.rotl(x, r2);
-        }
-        [a, b, c, d]
-    }
-
-    /// A round: `weyl` added into word 0, then two quarter rounds. Returns
-    /// the round's input (for the feed-forward) and the permuted state.
-    fn round(&mut self, s: [H; 4], weyl: H) -> ([H; 4], [H; 4]) {
-        let s0 = self.binary(B::Add, s[0], weyl);
-        let input = [s0, s[1], s[2], s[3]];
-        let once = self.quarter_round(input);
-        (input, self.quarter_round(once))
-    }
-
-    fn add4(&mut self, a: [H; 4], b: [H; 4]) -> [H; 4] {
-        std::array::from_fn(|q| self.binary(B::Add, a[q], b[q]))
-    }
-
     /// `derive(k, domain, v)` for a 32-bit value `v` (`v_hi = 0`).
     fn derive(&mut self, k: [H; 4], domain: u32, v: H) -> [H; 4] {
-        let tag = self.u32c(domain);
-        let mut s = [
-            self.binary(B::ExclusiveOr, k[0], v),
-            k[1],
-            self.binary(B::ExclusiveOr, k[2], tag),
-            k[3],
-        ];
-        for t in 1..=DERIVE_ROUNDS {
-            let weyl = self.u32c(t.wrapping_mul(WEYL_DERIVE));
-            s = self.round(s, weyl).1;
-        }
-        self.add4(s, k)
+        let zero = self.u32c(0);
+        tandem_ops::derive(self, k, domain, (v, zero))
     }
 
     /// The state of chunk `chunk` (below 2^32) of `key`'s stream with
@@ -247,14 +194,12 @@ impl Lower<'_> {
         let n = self.var_load(t);
         let n = self.binary(B::Add, n, one);
         self.var_store(t, n);
-        let c = self.u32c(WEYL_STREAM);
-        let weyl = self.binary(B::Multiply, n, c);
         let s: [H; 4] = std::array::from_fn(|q| self.var_load(vars[q]));
-        let (input, next) = self.round(s, weyl);
+        let (next, out) = tandem_ops::step(self, s, n);
         for (v, x) in vars.iter().zip(next) {
             self.var_store(*v, x);
         }
-        self.add4(next, input)
+        out
     }
 
     /// Steps the chunk in `vars` until its counter reaches `until`.
