@@ -3,7 +3,7 @@
 //! (`MAX_TILE_BYTES`, `E0123` when the checker sees the extents, a launch
 //! error when they are dims).
 
-use phobos_core::bounds::{MAX_TILE_BYTES, MAX_TUNE_CONFIGS};
+use phobos_core::bounds::{MAX_CHECK_NODES, MAX_TILE_BYTES, MAX_TUNE_CONFIGS};
 use phobos_core::diag::code;
 use phobos_core::launch::{ArgShape, LaunchError, bind_shapes};
 use phobos_core::types::Scalar;
@@ -144,6 +144,45 @@ kernel k(X: tensor<f32>[M, 256], Y: tensor<f32>[M, 256]) {
                 &["only in the configurations with R=300 (4 of 8)".to_string()][..]
             ),
         ]
+    );
+}
+
+/// A space within `MAX_TUNE_CONFIGS` is still refused when its
+/// configurations times its kernel's IR exceed `MAX_CHECK_NODES`: the edge
+/// is found with repeated values (which are checked once, so the accepted
+/// side costs one check).
+#[test]
+fn a_space_times_its_kernel_is_bounded_at_its_edge() {
+    let kernel = |values: &str, statements: usize| {
+        let body =
+            "  Y[r :+ A, :] = dropout(X[r :+ A, :], 0.1, seed, (r + iota(0)) * 256 + iota(1))\n"
+                .repeat(statements);
+        format!(
+            "@autotune(A in [{values}])
+kernel k(X: tensor<f32>[M, 256], Y: tensor<f32>[M, 256], seed: i32) {{
+  let r = ctx.block.x * A
+{body}}}"
+        )
+    };
+    let (p, d) = check(&kernel("16", 40));
+    assert!(d.is_empty());
+    let nodes = p.kernel("k", &[]).unwrap().exprs.len() as u64;
+    let most = MAX_CHECK_NODES / nodes;
+    assert!((2..MAX_TUNE_CONFIGS).contains(&most), "{most}");
+    let repeated = |n: u64| vec!["16"; n as usize].join(", ");
+    let (_, d) = check(&kernel(&repeated(most), 40));
+    assert_eq!(codes(&d), Vec::<&str>::new());
+    let start = Instant::now();
+    let (p, d) = check(&kernel(&repeated(most + 1), 40));
+    assert_eq!(codes(&d), [code::TUNE_SPACE_TOO_LARGE]);
+    assert!(start.elapsed() < Duration::from_secs(10));
+    let rendered = phobos_core::render(&d, &p.sources, false);
+    assert!(
+        rendered.contains(&format!(
+            "{} configurations × {nodes} IR nodes each",
+            most + 1
+        )),
+        "{rendered}"
     );
 }
 

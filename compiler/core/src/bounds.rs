@@ -6,6 +6,10 @@
 //! - [`MAX_TUNE_CONFIGS`]: the checker counts an `@autotune` space before it
 //!   enumerates anything (`E0124`), so neither `check`, the tuner nor
 //!   `build` ever materialises a larger product.
+//! - [`MAX_CHECK_NODES`]: the IR the checker builds for one kernel over its
+//!   whole space, estimated from the first configuration before the others
+//!   are checked (`E0124` too), so that a large kernel times a large space
+//!   cannot keep `check` busy for minutes.
 //! - [`MAX_TILE_BYTES`]: the checker refuses a `let` or `var` tile whose
 //!   constant extents exceed it (`E0123`), so no backend sees one; a tile
 //!   whose extent is a symbolic dim is refused with the same bound when the
@@ -28,6 +32,14 @@ use crate::types::Scalar;
 /// `check` checks every one, so a larger space is refused, with its count,
 /// before any configuration is built.
 pub const MAX_TUNE_CONFIGS: u64 = 4096;
+
+/// The most IR expressions the checker may build for one kernel over all
+/// the configurations of its space (about 2.5 s of checking on one core of
+/// the development machine, in a release build):
+/// a space within [`MAX_TUNE_CONFIGS`] is refused all the same when its
+/// configurations times the size of the kernel's IR exceed this, since the
+/// checker, `build` and the tuner each build every configuration.
+pub const MAX_CHECK_NODES: u64 = 1 << 23;
 
 /// The most bytes one `let` or `var` tile may hold, every element counted
 /// as at least 4 bytes (the GPU keeps a `bool` as a 32-bit word): 2^28

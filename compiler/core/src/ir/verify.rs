@@ -392,6 +392,10 @@ impl Verifier<'_> {
         let k = self.k;
         let mut defined = vec![false; k.locals.len()];
         let mut reads: Vec<(usize, usize)> = Vec::new();
+        // The statement (plus one) that last reached each expression, so
+        // that each statement walks only its own value: linear in the IR.
+        let mut seen = vec![0usize; k.exprs.len()];
+        let mut stack = Vec::new();
         for (n, s) in k.body.iter().enumerate() {
             let me = format!("stmt {n}");
             let value = match s {
@@ -405,7 +409,7 @@ impl Verifier<'_> {
             }
             // Locals read by this statement must be defined by an earlier one.
             reads.clear();
-            for id in 0..=value {
+            reachable(k, value, n + 1, &mut seen, &mut stack, |id| {
                 if let ExprKind::Local(l)
                 | ExprKind::Load {
                     place: Place::Local(l),
@@ -414,10 +418,10 @@ impl Verifier<'_> {
                 {
                     reads.push((id, l));
                 }
-            }
-            let used = reachable(k, value);
+            });
+            reads.sort_unstable();
             for &(id, l) in &reads {
-                if used[id] && !defined.get(l).copied().unwrap_or(false) {
+                if !defined.get(l).copied().unwrap_or(false) {
                     self.err(&me, format!("%{id} reads local {l} before it is defined"));
                 }
             }
@@ -501,15 +505,26 @@ impl Verifier<'_> {
     }
 }
 
-/// Which expressions `root` depends on.
-fn reachable(k: &Kernel, root: usize) -> Vec<bool> {
-    let mut seen = vec![false; root + 1];
-    let mut stack = vec![root];
+/// Calls `visit` once on each expression `root` depends on (itself
+/// included) that `seen` does not already mark with `stamp`, and marks it.
+/// Operands are always earlier expressions (checked per expression), so
+/// anything later than `root` is not followed.
+fn reachable(
+    k: &Kernel,
+    root: usize,
+    stamp: usize,
+    seen: &mut [usize],
+    stack: &mut Vec<usize>,
+    mut visit: impl FnMut(usize),
+) {
+    stack.clear();
+    stack.push(root);
     while let Some(id) = stack.pop() {
-        if id > root || seen[id] {
+        if id > root || seen[id] == stamp {
             continue;
         }
-        seen[id] = true;
+        seen[id] = stamp;
+        visit(id);
         match &k.exprs[id].kind {
             ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => stack.push(*a),
             ExprKind::Binary(_, a, b) => stack.extend([*a, *b]),
@@ -526,5 +541,4 @@ fn reachable(k: &Kernel, root: usize) -> Vec<bool> {
             _ => {}
         }
     }
-    seen
 }

@@ -130,14 +130,21 @@ pub fn check_kernel(
     def: &ast::KernelDef,
     config: &[(String, i64)],
 ) -> Result<ir::Kernel, Vec<Diagnostic>> {
-    check_kernel_reading(prog, def, config).0
+    check_kernel_reading(prog, def, config).result
 }
 
-/// What checking one configuration gave, and which tuning parameters (by
-/// declaration index) it read. Every value of a tuning parameter is read
-/// through [`Checker::use_tune`], so the result depends on the values of
-/// the parameters read and on nothing else of the configuration.
-pub type Reading = (Result<ir::Kernel, Vec<Diagnostic>>, Vec<bool>);
+/// What checking one configuration gave, which tuning parameters it read,
+/// and how much IR it built.
+pub struct Reading {
+    pub result: Result<ir::Kernel, Vec<Diagnostic>>,
+    /// By declaration index. Every value of a tuning parameter is read
+    /// through [`Checker::use_tune`], so the result depends on the values
+    /// of the parameters read and on nothing else of the configuration.
+    pub read: Vec<bool>,
+    /// The IR expressions built, whether or not the check succeeded: the
+    /// measure of its work.
+    pub nodes: usize,
+}
 
 /// [`check_kernel`], and the tuning parameters it read.
 pub fn check_kernel_reading(
@@ -163,7 +170,12 @@ pub fn check_kernel_reading(
         }
     }
     let read = c.tune_used.clone();
-    (c.finish(), read)
+    let nodes = c.k.exprs.len();
+    Reading {
+        result: c.finish(),
+        read,
+        nodes,
+    }
 }
 
 /// The name of the output a check kernel writes.
@@ -178,7 +190,7 @@ pub fn check_expr_kernel(
     config: &[(String, i64)],
     expr: &ast::Expr,
 ) -> Result<ir::Kernel, Vec<Diagnostic>> {
-    check_expr_kernel_reading(prog, def, config, expr).0
+    check_expr_kernel_reading(prog, def, config, expr).result
 }
 
 /// [`check_expr_kernel`], and the tuning parameters it read.
@@ -221,7 +233,12 @@ pub fn check_expr_kernel_reading(
         });
     }
     let read = c.tune_used.clone();
-    (c.finish(), read)
+    let nodes = c.k.exprs.len();
+    Reading {
+        result: c.finish(),
+        read,
+        nodes,
+    }
 }
 
 impl<'p> Checker<'p> {

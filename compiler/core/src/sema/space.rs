@@ -7,7 +7,10 @@
 //! `E0124`; the kernel is then checked in its first configuration only.
 //!
 //! Within the bound, configurations are enumerated one at a time, and each
-//! distinct result is computed once. The checker reads the value of a
+//! distinct result is computed once. The work is bounded too: once the first
+//! configuration is checked, its IR size times the number of configurations
+//! must be within [`MAX_CHECK_NODES`], and the IR built so far is counted
+//! as the others are checked; past it, the space is `E0124` as well. The checker reads the value of a
 //! tuning parameter only through `Checker::use_tune`, which records the
 //! read, so a check's result depends on the values of the parameters it
 //! read and on nothing else of the configuration: two configurations that
@@ -21,7 +24,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::Program;
 use super::check::{self, DeclaredTune};
-use crate::bounds::MAX_TUNE_CONFIGS;
+use crate::bounds::{MAX_CHECK_NODES, MAX_TUNE_CONFIGS};
 use crate::diag::{Diagnostic, code};
 use crate::syntax::ast;
 
@@ -71,6 +74,29 @@ pub fn over_bound(def: &ast::KernelDef, params: &[DeclaredTune]) -> Option<Diagn
             "every configuration is checked, built and tried by the tuner, so a space has at most {MAX_TUNE_CONFIGS}"
         ))
         .help("list only the values worth trying (powers of two, say), or make a parameter that needs no tuning a constant"),
+    )
+}
+
+/// `E0124` for a space within [`MAX_TUNE_CONFIGS`] whose checking would
+/// build more than [`MAX_CHECK_NODES`] IR expressions: `nodes` in each of
+/// its `configs` configurations.
+fn over_work(def: &ast::KernelDef, configs: u64, nodes: u64) -> Option<Diagnostic> {
+    let first = def.annotations.iter().find(|a| a.name.name == "autotune")?;
+    Some(
+        Diagnostic::error(
+            code::TUNE_SPACE_TOO_LARGE,
+            format!(
+                "checking the {configs} configurations of `{}` would build {} IR nodes, over the limit of {MAX_CHECK_NODES}",
+                def.name.name,
+                configs.saturating_mul(nodes)
+            ),
+        )
+        .label(
+            first.name.span,
+            format!("{configs} configurations × {nodes} IR nodes each"),
+        )
+        .note("the checker, `build` and the tuner build every configuration, so a space times the size of its kernel is bounded too")
+        .help("list fewer values, or split the kernel into smaller ones"),
     )
 }
 
@@ -137,33 +163,50 @@ struct Class {
     key: Vec<Option<i64>>,
     diags: Vec<Diagnostic>,
     members: u64,
+    /// The IR its check built.
+    nodes: u64,
 }
 
-/// Checks `def` and the check lines before it in one configuration; returns
-/// the diagnostics and the tuning parameters read.
-fn check_config(
-    prog: &Program,
-    def: &ast::KernelDef,
-    config: &[(String, i64)],
-) -> (Vec<Diagnostic>, Vec<bool>) {
-    let (result, mut read) = check::check_kernel_reading(prog, def, config);
-    let mut diags = result.err().unwrap_or_default();
+/// What checking one configuration of a kernel and its check lines gave.
+struct Checked {
+    diags: Vec<Diagnostic>,
+    read: Vec<bool>,
+    nodes: u64,
+}
+
+/// Checks `def` and the check lines before it in one configuration.
+fn check_config(prog: &Program, def: &ast::KernelDef, config: &[(String, i64)]) -> Checked {
+    let r = check::check_kernel_reading(prog, def, config);
+    let mut out = Checked {
+        diags: r.result.err().unwrap_or_default(),
+        read: r.read,
+        nodes: r.nodes as u64,
+    };
     for line in prog.checks_for(&def.name.name) {
-        let (result, more) = check::check_expr_kernel_reading(prog, def, config, &line.expr);
-        diags.extend(result.err().unwrap_or_default());
-        read.iter_mut().zip(more).for_each(|(r, m)| *r |= m);
+        let r = check::check_expr_kernel_reading(prog, def, config, &line.expr);
+        out.diags.extend(r.result.err().unwrap_or_default());
+        out.read.iter_mut().zip(r.read).for_each(|(a, b)| *a |= b);
+        out.nodes += r.nodes as u64;
     }
-    (diags, read)
+    out
 }
 
 /// Every configuration of a space within the bound, sorted into classes
-/// with one check each; also the number of configurations.
-fn classes(prog: &Program, def: &ast::KernelDef, params: &[DeclaredTune]) -> (Vec<Class>, u64) {
+/// with one check each, and the number of configurations; or, when the
+/// checks would build more than [`MAX_CHECK_NODES`] expressions, `E0124`
+/// and the diagnostics of the first configuration.
+fn classes(
+    prog: &Program,
+    def: &ast::KernelDef,
+    params: &[DeclaredTune],
+) -> Result<(Vec<Class>, u64), Vec<Diagnostic>> {
+    let configs = size(params) as u64;
     let mut classes: Vec<Class> = Vec::new();
     // The sets of parameters some check read, and each class by its key.
     let mut reads: Vec<Vec<bool>> = Vec::new();
     let mut by_key: HashMap<Vec<Option<i64>>, usize> = HashMap::new();
     let mut total = 0u64;
+    let mut nodes = 0u64;
     for values in Configs::new(params) {
         total += 1;
         let key_of = |read: &[bool]| -> Vec<Option<i64>> {
@@ -179,23 +222,40 @@ fn classes(prog: &Program, def: &ast::KernelDef, params: &[DeclaredTune]) -> (Ve
         let class = match known {
             Some(c) => c,
             None => {
-                let (diags, read) = check_config(prog, def, &named(params, &values));
-                let key = key_of(&read);
-                if !reads.contains(&read) {
-                    reads.push(read);
+                let checked = check_config(prog, def, &named(params, &values));
+                nodes += checked.nodes;
+                // The first check estimates the whole space's; the IR built
+                // so far is the guard for the rest.
+                let first = classes.first().map_or(checked.nodes, |c: &Class| c.nodes);
+                // One configuration is checked whatever its size: the bound
+                // is on the multiplication.
+                if configs > 1
+                    && (first.saturating_mul(configs) > MAX_CHECK_NODES || nodes > MAX_CHECK_NODES)
+                {
+                    let mut diags = match classes.into_iter().next() {
+                        Some(c) => c.diags,
+                        None => checked.diags,
+                    };
+                    diags.extend(over_work(def, configs, first));
+                    return Err(diags);
+                }
+                let key = key_of(&checked.read);
+                if !reads.contains(&checked.read) {
+                    reads.push(checked.read);
                 }
                 by_key.insert(key.clone(), classes.len());
                 classes.push(Class {
                     key,
-                    diags,
+                    diags: checked.diags,
                     members: 0,
+                    nodes: checked.nodes,
                 });
                 classes.len() - 1
             }
         };
         classes[class].members += 1;
     }
-    (classes, total)
+    Ok((classes, total))
 }
 
 /// Checks `def` and the check lines before it in every configuration of its
@@ -205,11 +265,14 @@ pub fn check_all(prog: &Program, def: &ast::KernelDef) -> Vec<Diagnostic> {
     let params = check::tune_params(def, &mut Vec::new());
     if let Some(d) = over_bound(def, &params) {
         // The rest of the kernel is still checked, in its first configuration.
-        let (mut diags, _) = check_config(prog, def, &[]);
+        let mut diags = check_config(prog, def, &[]).diags;
         diags.push(d);
         return diags;
     }
-    let (classes, total) = classes(prog, def, &params);
+    let (classes, total) = match classes(prog, def, &params) {
+        Ok(c) => c,
+        Err(diags) => return diags,
+    };
 
     // Each problem, with the classes it occurs in, in the order found.
     let mut found: Vec<(Diagnostic, Vec<usize>)> = Vec::new();
@@ -285,7 +348,7 @@ mod tests {
         let (prog, _) = Program::parse("space.ph", text);
         let def = &prog.file.kernels[0];
         let params = check::tune_params(def, &mut Vec::new());
-        let (classes, total) = classes(&prog, def, &params);
+        let (classes, total) = classes(&prog, def, &params).expect("within the bounds");
         (classes.len(), total)
     }
 
