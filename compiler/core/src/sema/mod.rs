@@ -131,7 +131,7 @@ impl Program {
     }
 
     /// Every configuration of a kernel's tuning space (one empty one when it
-    /// has none), in order, first value first. None when the space has more
+    /// has none), in order, first value first. Empty when the space has more
     /// than [`MAX_TUNE_CONFIGS`](crate::bounds::MAX_TUNE_CONFIGS)
     /// configurations: such a space is never enumerated, and `check` and
     /// `kernel` report it (`E0124`).
