@@ -20,7 +20,7 @@ fn fill_modules_validate_and_parse_back() {
     for map in MAPS {
         for kernel in kernels(map) {
             let (module, info) = match kernel {
-                Kernel::Fill => fill_compiled(map),
+                Kernel::Fill => fill_compiled(map, 32),
                 Kernel::Misses => misses_compiled(map),
             }
             .expect("validates");
@@ -68,7 +68,7 @@ fn fill_spirv_passes_spirv_val() {
                     int64,
                     ..Default::default()
                 };
-                let words = kernel_spirv(map, kernel, &options).unwrap();
+                let words = kernel_spirv(map, kernel, 32, &options).unwrap();
                 let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
                 let dir =
                     std::env::temp_dir().join(format!("phobos-tandem-{}", std::process::id()));

@@ -116,7 +116,8 @@ pub struct Gpu {
     max_binding: Mutex<Option<u64>>,
     /// [`Gpu::set_wide_checks`]'s choice; `None` is automatic.
     wide_checks: Mutex<Option<bool>>,
-    fills: Mutex<HashMap<phobos_gpu::tandem::FillMap, Arc<fill::FillPipeline>>>,
+    /// Fill pipelines by map and workgroup size.
+    fills: Mutex<HashMap<(phobos_gpu::tandem::FillMap, u32), Arc<fill::FillPipeline>>>,
     lost: Arc<Mutex<Option<String>>>,
     /// Compiled pipelines on disk, where the device and environment allow.
     disk: Option<disk_cache::DiskCache>,

@@ -77,6 +77,7 @@ mod ziggurat;
 pub use ziggurat::{LIST_WORDS as NORMAL_LIST_WORDS, TABLE_LEN as ZIGGURAT_TABLE_LEN};
 
 use crate::{ENTRY_POINT, GpuOptions, LowerError, Precision};
+use phobos_tandem::core::DEFAULT_K;
 use builder::{Fb, H, Tys};
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{
@@ -88,6 +89,14 @@ use naga::{
 /// Invocations per workgroup of the misses kernels and of most fill
 /// kernels (see [`FillMap::workgroup_size`]).
 pub const FILL_WORKGROUP_SIZE: u32 = 64;
+/// Invocations per workgroup of the fill kernels of the maps that store
+/// each step's block as it comes (the raw stream, f32, `below_u32`) for
+/// chunks of at least 8 blocks. Measured on the H200 (bench/RESULTS.md,
+/// 2026-12-01, 2^28 elements, K = 32): u32 and f32 fills at 89% of the
+/// zero-fill ceiling with 32 invocations against 82% with 64 or 128, and
+/// `below_u32` 86-87% against 81-82%; with K = 4 the u32 fill drops from
+/// 88.5% to 77% at 32, so short chunks keep [`FILL_WORKGROUP_SIZE`].
+pub const STEP_WORKGROUP_SIZE: u32 = 32;
 /// Invocations per workgroup of the `normal_f64` fill kernel: each
 /// workgroup first copies the ziggurat's 16 KiB of edges into workgroup
 /// memory, so a larger group amortises the copy over more output (and
@@ -237,9 +246,12 @@ impl FillMap {
     }
 
     /// Invocations per workgroup of the map's `kernel`.
-    pub fn workgroup_size(self, kernel: Kernel) -> u32 {
+    pub fn workgroup_size(self, kernel: Kernel, k: u32) -> u32 {
         match (self, kernel) {
             (FillMap::NormalF64, Kernel::Fill) => ZIGGURAT_WORKGROUP_SIZE,
+            (FillMap::Raw | FillMap::F32 | FillMap::Below32, Kernel::Fill) if k >= 8 => {
+                STEP_WORKGROUP_SIZE
+            }
             _ => FILL_WORKGROUP_SIZE,
         }
     }
@@ -333,13 +345,13 @@ impl FillParams {
     /// Workgroups of `map`'s fill kernel to dispatch: `[x, y, 1]` with x
     /// at most `max_per_dim`, numbered linearly by the shader (x fastest).
     pub fn workgroups(&self, map: FillMap, max_per_dim: u32) -> [u32; 3] {
-        let groups = self.n_chunks.div_ceil(map.workgroup_size(Kernel::Fill));
+        let groups = self.n_chunks.div_ceil(map.workgroup_size(Kernel::Fill, self.k));
         crate::dispatch_size([groups, 1, 1], max_per_dim)
     }
 
     /// Workgroups of `map`'s misses kernel: one invocation per list entry.
     pub fn miss_workgroups(&self, map: FillMap, max_per_dim: u32) -> [u32; 3] {
-        let groups = self.cap.div_ceil(map.workgroup_size(Kernel::Misses));
+        let groups = self.cap.div_ceil(map.workgroup_size(Kernel::Misses, self.k));
         crate::dispatch_size([groups, 1, 1], max_per_dim)
     }
 }
@@ -648,9 +660,9 @@ fn retry_fn(m: &mut Module, tys: Tys, g: &Globals, map: FillMap) -> Handle<naga:
 /// so every invocation of a workgroup reaches every barrier: a workgroup
 /// returns early only as a whole (when it has no chunk of the dispatch),
 /// and otherwise only the stores are masked.
-pub fn fill_module(map: FillMap, options: &GpuOptions) -> Module {
+pub fn fill_module(map: FillMap, k: u32, options: &GpuOptions) -> Module {
     let branch_fallback = options.branch_fallback;
-    let size = map.workgroup_size(Kernel::Fill);
+    let size = map.workgroup_size(Kernel::Fill, k);
     let wide = (options.wide_div && map.needs_exact()) || map.needs_f64();
     let (mut m, tys, g, vec3) = skeleton(map, wide, options.int64);
     let floats = map
@@ -930,7 +942,7 @@ pub fn misses_module(map: FillMap) -> Module {
     }
     let (mut m, tys, g, vec3) = skeleton(map, false, false);
     let retry = retry_fn(&mut m, tys, &g, map);
-    let size = map.workgroup_size(Kernel::Misses);
+    let size = map.workgroup_size(Kernel::Misses, DEFAULT_K);
     let (mut b, at) = entry(tys, vec3, true, size);
     let e = at.g;
     let piece = g.param(&mut b, P::PIECE);
@@ -984,7 +996,7 @@ fn normal64_misses_module(map: FillMap) -> Module {
     let (mut m, tys, g, vec3) = skeleton(map, true, false);
     let neg_ln = neg_ln64_fn(&mut m, tys);
     let slow = slow_fn(&mut m, tys, &g, neg_ln);
-    let size = map.workgroup_size(Kernel::Misses);
+    let size = map.workgroup_size(Kernel::Misses, DEFAULT_K);
     let (mut b, at) = entry(tys, vec3, true, size);
     let e = at.g;
     let cap = g.param(&mut b, P::CAP);
@@ -1026,9 +1038,9 @@ fn validated(module: Module, what: &str) -> Result<(Module, ModuleInfo), LowerEr
 
 /// The fill module for `map` with default options (no f64), validated by
 /// naga.
-pub fn fill_compiled(map: FillMap) -> Result<(Module, ModuleInfo), LowerError> {
+pub fn fill_compiled(map: FillMap, k: u32) -> Result<(Module, ModuleInfo), LowerError> {
     validated(
-        fill_module(map, &GpuOptions::default()),
+        fill_module(map, k, &GpuOptions::default()),
         &format!("{} fill", map.name()),
     )
 }
@@ -1048,8 +1060,8 @@ pub enum Kernel {
 /// A kernel of `map` as SPIR-V words, post-processed for exact mode when
 /// `options.precision` is exact (`NoContraction` on every float operation
 /// and the float controls). `options.branch_fallback` and `wide_div` shape
-/// exact division; the workgroup size is always
-/// [`FillMap::workgroup_size`].
+/// exact division; the workgroup size is [`FillMap::workgroup_size`] for
+/// a stream of chunks of `k` blocks.
 ///
 /// As [`crate::spirv`], but workgroup memory is not zeroed: naga's
 /// polyfill has invocation 0 store zeros over the whole array (16 KiB for
@@ -1058,10 +1070,11 @@ pub enum Kernel {
 pub fn kernel_spirv(
     map: FillMap,
     kernel: Kernel,
+    k: u32,
     options: &GpuOptions,
 ) -> Result<Vec<u32>, LowerError> {
     let (module, info) = match kernel {
-        Kernel::Fill => validated(fill_module(map, options), &format!("{} fill", map.name()))?,
+        Kernel::Fill => validated(fill_module(map, k, options), &format!("{} fill", map.name()))?,
         Kernel::Misses => misses_compiled(map)?,
     };
     let spv_options = naga::back::spv::Options {
@@ -1089,7 +1102,7 @@ pub fn fill_spirv(map: FillMap, precision: Precision) -> Result<Vec<u32>, LowerE
         precision,
         ..GpuOptions::default()
     };
-    kernel_spirv(map, Kernel::Fill, &options)
+    kernel_spirv(map, Kernel::Fill, DEFAULT_K, &options)
 }
 
 #[cfg(test)]
@@ -1099,7 +1112,7 @@ mod tests {
     #[test]
     fn every_map_validates_and_writes() {
         for map in FillMap::ALL {
-            let (module, info) = fill_compiled(map).unwrap();
+            let (module, info) = fill_compiled(map, DEFAULT_K).unwrap();
             assert!(crate::wgsl(&module, &info).contains("out["));
             assert!(!fill_spirv(map, Precision::Exact).unwrap().is_empty());
             if map.has_misses() {
@@ -1134,7 +1147,7 @@ mod tests {
                     precision: Precision::Exact,
                     ..GpuOptions::default()
                 };
-                let words = kernel_spirv(map, kernel, &options).unwrap();
+                let words = kernel_spirv(map, kernel, DEFAULT_K, &options).unwrap();
                 let (mut ops, mut decorated) = (Vec::new(), std::collections::HashSet::new());
                 let mut f64_type = false;
                 let mut i = 5;
@@ -1191,7 +1204,7 @@ mod tests {
         let barrier = |s: &Statement| matches!(s, Statement::ControlBarrier(_));
         let ret = |s: &Statement| matches!(s, Statement::Return { .. });
         for map in [FillMap::Bool, FillMap::NormalF64] {
-            let (module, info) = fill_compiled(map).unwrap();
+            let (module, info) = fill_compiled(map, DEFAULT_K).unwrap();
             let body = &module.entry_points[0].function.body;
             let fi = info.get_entry_point(0);
             let first = body

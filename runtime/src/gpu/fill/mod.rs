@@ -136,7 +136,12 @@ impl PreparedFill {
 }
 
 impl Gpu {
-    fn fill_shader(&self, map: FillMap, kernel: Kernel) -> Result<wgpu::ShaderModule, GpuError> {
+    fn fill_shader(
+        &self,
+        map: FillMap,
+        kernel: Kernel,
+        k: u32,
+    ) -> Result<wgpu::ShaderModule, GpuError> {
         let label = format!("tandem {} {kernel:?}", map.name());
         if map.needs_f64() && !self.device.features().contains(wgpu::Features::SHADER_F64) {
             return Err(GpuError::NotExact(format!(
@@ -160,11 +165,11 @@ impl Gpu {
                 int64: self.fill_int64(),
                 ..Default::default()
             };
-            let words = phobos_gpu::tandem::kernel_spirv(map, kernel, &options)
+            let words = phobos_gpu::tandem::kernel_spirv(map, kernel, k, &options)
                 .map_err(|e| GpuError::Lower(e.to_string()))?;
             let entry = wgpu::PassthroughShaderEntryPoint {
                 name: Cow::Borrowed(phobos_gpu::ENTRY_POINT),
-                workgroup_size: (map.workgroup_size(kernel), 1, 1),
+                workgroup_size: (map.workgroup_size(kernel, k), 1, 1),
             };
             // SAFETY: naga's SPIR-V for a module naga validated, with only
             // the exact-mode decorations added (spirv-val checks it in tests).
@@ -188,7 +193,7 @@ impl Gpu {
             )));
         }
         let (module, _) = match kernel {
-            Kernel::Fill => phobos_gpu::tandem::fill_compiled(map),
+            Kernel::Fill => phobos_gpu::tandem::fill_compiled(map, k),
             Kernel::Misses => phobos_gpu::tandem::misses_compiled(map),
         }
         .map_err(|e| GpuError::Lower(e.to_string()))?;
@@ -210,8 +215,11 @@ impl Gpu {
             && std::env::var_os("PHOBOS_NO_INT64").is_none()
     }
 
-    fn fill_pipeline(&self, map: FillMap) -> Result<Arc<FillPipeline>, GpuError> {
-        if let Some(p) = self.fills.lock().unwrap().get(&map) {
+    /// The pipelines of `map` for a stream of chunks of `k` blocks (the
+    /// workgroup size depends on both, [`FillMap::workgroup_size`]).
+    fn fill_pipeline(&self, map: FillMap, k: u32) -> Result<Arc<FillPipeline>, GpuError> {
+        let key = (map, map.workgroup_size(Kernel::Fill, k));
+        if let Some(p) = self.fills.lock().unwrap().get(&key) {
             return Ok(p.clone());
         }
         let device = &self.device;
@@ -259,7 +267,7 @@ impl Gpu {
             immediate_size: 0,
         });
         let pipeline = |kernel| -> Result<wgpu::ComputePipeline, GpuError> {
-            let shader = self.fill_shader(map, kernel)?;
+            let shader = self.fill_shader(map, kernel, k)?;
             Ok(
                 device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(&format!("tandem {} {kernel:?}", map.name())),
@@ -298,7 +306,7 @@ impl Gpu {
             misses,
             layout,
         });
-        self.fills.lock().unwrap().insert(map, p.clone());
+        self.fills.lock().unwrap().insert(key, p.clone());
         Ok(p)
     }
 
@@ -500,7 +508,7 @@ impl Gpu {
                 "the fill's buffer lacks BufferUsages::STORAGE".into(),
             ));
         }
-        let pipeline = self.fill_pipeline(shape.map)?;
+        let pipeline = self.fill_pipeline(shape.map, rng.k())?;
         let piece = self.piece_blocks(&shape, u64::MAX).min(s.n_blocks.max(1));
         let pieces = s.n_blocks.div_ceil(piece);
         let aux = self.fill_aux(&shape, dist, pieces, piece)?;
@@ -609,7 +617,7 @@ impl Gpu {
         if s.bytes == 0 {
             return Ok(());
         }
-        let pipeline = self.fill_pipeline(shape.map)?;
+        let pipeline = self.fill_pipeline(shape.map, rng.k())?;
         let piece = self.piece_blocks(&shape, piece_bytes).min(s.n_blocks);
         let aux = self.fill_aux(&shape, dist, 1, piece)?;
         let piece_out = piece * shape.block_bytes;
