@@ -51,7 +51,10 @@ tsv=$(mktemp "${TMPDIR:-/tmp}/phobos-table.XXXXXX")
 trap 'rm -f "$tsv"' EXIT
 
 start=$(date +%s)
-echo "# One table (issue 11) — $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD 2>/dev/null || echo ' + uncommitted changes')"
+# The device tool's copy of the tree may carry a stale .git: PHOBOS_COMMIT
+# names the commit that was built.
+commit=${PHOBOS_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git diff --quiet HEAD 2>/dev/null || echo ' + uncommitted changes')}
+echo "# One table (issue 11) — $(date -u +%Y-%m-%dT%H:%MZ), commit $commit"
 command -v nvidia-smi >/dev/null \
     && echo "driver: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 echo
