@@ -102,6 +102,10 @@ pub struct Provenance {
     pub compile_ms: Option<f64>,
     /// Whether the compiled code came from this process's cache.
     pub cache_hit: Option<bool>,
+    /// What the backend's compiler chose that changes speed but never bits:
+    /// on the GPU, how each statement's Tandem draws were lowered (stepped,
+    /// staged or direct, and why a slower path was taken).
+    pub lowering: Vec<String>,
 }
 
 #[derive(Debug)]
@@ -202,6 +206,7 @@ pub fn launch(
         },
         compile_ms: None,
         cache_hit: None,
+        lowering: Vec::new(),
     };
     match backend {
         Backend::Cpu => {
@@ -223,6 +228,7 @@ pub fn launch(
             prov.bound = run.bound;
             prov.compile_ms = Some(run.compile_ms);
             prov.cache_hit = Some(run.cache_hit);
+            prov.lowering = run.notes;
         }
         _ => {
             prov.bound = interp::run(kernel, args)?;

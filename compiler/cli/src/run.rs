@@ -470,6 +470,9 @@ fn provenance_lines(p: &Provenance, kernel: &Kernel) -> Vec<String> {
         format!("dims       {}", list_or_none(&dims)),
         format!("grid       {} x {} x {} blocks", g[0], g[1], g[2]),
     ]
+    .into_iter()
+    .chain(p.lowering.iter().map(|n| format!("lowering   {n}")))
+    .collect()
 }
 
 fn provenance_json(p: &Provenance, kernel: &Kernel, notes: &[String]) -> serde_json::Value {
@@ -484,6 +487,7 @@ fn provenance_json(p: &Provenance, kernel: &Kernel, notes: &[String]) -> serde_j
         "tuning_cache": "not used",
         "compile_ms": p.compile_ms,
         "compile_cache_hit": p.cache_hit,
+        "lowering": p.lowering,
         "inputs": notes,
     })
 }

@@ -48,6 +48,13 @@
 //!   replaces a NaN by the canonical `0x7FC00000`; NaN is found with integer
 //!   operations on the bits (`(bits & 0x7fffffff) > 0x7f800000`), which no
 //!   driver can fold away as it may fold `x != x`.
+//! - The WGSL is valid by the WGSL spec, which Tint (Chromium, Dawn)
+//!   enforces and naga does not: no constant expression evaluates to a NaN
+//!   or infinity, shifts bits out or divides an integer by zero. A node
+//!   whose operands are all constants is computed at compile time with
+//!   `interp::ops`, and a non-finite f32 is a bitcast of a `let`-bound u32,
+//!   which WGSL does not evaluate at shader creation (`lower/fold.rs`;
+//!   checked with Tint and naga by `tests/wgsl_valid.rs`).
 //!
 //! TODO (not done here):
 //! - i64/u64/f64 and bool tensors (one byte per element) are `Unsupported`;
@@ -302,6 +309,9 @@ pub struct Compiled {
     pub layout: Layout,
     /// The options it was lowered with.
     pub options: GpuOptions,
+    /// How the lowering took each statement's Tandem draws (stepped,
+    /// staged or direct, and why a slower path), for the provenance.
+    pub notes: Vec<String>,
 }
 
 impl Compiled {
@@ -329,13 +339,14 @@ pub fn compile_split(
     options: &GpuOptions,
     splits: &[Option<Split>],
 ) -> Result<Compiled, LowerError> {
-    let module = lower_split(kernel, options, splits)?;
+    let (module, notes) = lower::lower_noted(kernel, options, splits)?;
     let info = validate(kernel, &module)?;
     Ok(Compiled {
         module,
         info,
         layout: layout_split(kernel, splits)?,
         options: *options,
+        notes,
     })
 }
 

@@ -32,6 +32,8 @@ pub struct Prepared {
     pub bound: Bound,
     pub compile_ms: f64,
     pub cache_hit: bool,
+    /// How the lowering took the kernel's Tandem draws.
+    pub notes: Vec<String>,
 }
 
 fn bytes_of(data: &Data) -> Option<&[u8]> {
@@ -289,6 +291,7 @@ impl Gpu {
         let refs: Vec<Option<&wgpu::Buffer>> = owned.iter().map(Option::as_ref).collect();
         let bind_group = self.bind_group(&pipeline, &uniform, &refs);
         let compile_ms = if cache_hit { 0.0 } else { pipeline.build_ms };
+        let notes = pipeline.notes.clone();
         Ok(Prepared {
             pipeline,
             bind_group,
@@ -297,6 +300,7 @@ impl Gpu {
             bound,
             compile_ms,
             cache_hit,
+            notes,
         })
     }
 
@@ -370,6 +374,7 @@ impl Gpu {
             bound,
             compile_ms: if cache_hit { 0.0 } else { pipeline.build_ms },
             cache_hit,
+            notes: pipeline.notes.clone(),
         })
     }
 
@@ -390,6 +395,7 @@ impl Gpu {
             bound: prepared.bound.clone(),
             compile_ms: prepared.compile_ms,
             cache_hit: prepared.cache_hit,
+            notes: prepared.notes.clone(),
         })
     }
 

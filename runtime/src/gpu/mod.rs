@@ -130,6 +130,9 @@ pub struct GpuRun {
     /// Milliseconds spent lowering and creating the pipeline (0 when cached).
     pub compile_ms: f64,
     pub cache_hit: bool,
+    /// How the lowering took the kernel's Tandem draws (stepped, staged or
+    /// direct, and why a slower path).
+    pub notes: Vec<String>,
 }
 
 impl Gpu {

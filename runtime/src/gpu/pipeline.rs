@@ -12,6 +12,8 @@ pub(crate) struct Pipeline {
     /// Where the lowering put the uniform fields and the tensors.
     pub bindings: phobos_gpu::Layout,
     pub build_ms: f64,
+    /// How the lowering took the kernel's Tandem draws (`Compiled::notes`).
+    pub notes: Vec<String>,
 }
 
 impl Pipeline {
@@ -136,6 +138,7 @@ impl Pipeline {
             layout,
             bindings: compiled.layout,
             build_ms: started.elapsed().as_secs_f64() * 1e3,
+            notes: compiled.notes,
         })
     }
 }

@@ -25,9 +25,14 @@ impl<'k> Lower<'k> {
             Value::Bool(b) => Literal::Bool(b),
             Value::I32(x) => Literal::I32(x),
             Value::U32(x) => Literal::U32(x),
-            // naga rejects non-finite float literals: build them from bits.
+            // naga rejects non-finite float literals, and WGSL a NaN or
+            // infinity in a constant expression: a bitcast of a `let`-bound
+            // u32 (not a constant expression) keeps the bits (`fold.rs`).
             Value::F32(x) if !x.is_finite() => {
                 let bits = self.lit(Value::U32(x.to_bits()));
+                let bits = self.convert(bits, ScalarKind::Uint);
+                let name = if x.is_nan() { "nan_bits" } else { "inf_bits" };
+                self.f.named_expressions.insert(bits, name.to_string());
                 return self.bitcast(bits, ScalarKind::Float);
             }
             Value::F32(x) => Literal::F32(x),

@@ -231,6 +231,13 @@ impl<'k> Lower<'k> {
         let e = &self.k.exprs[id];
         let (ty, shape) = (e.ty, e.shape.clone());
         nscalar(ty)?;
+        if let Some(v) = self.consts[id] {
+            // Computed at compile time, so that no WGSL constant expression
+            // can fail at shader creation (`fold.rs`).
+            let h = self.lit(v);
+            cache.insert(id, h);
+            return Ok(h);
+        }
         let h = match &e.kind {
             ExprKind::Const(v) => self.lit(*v),
             ExprKind::Param(i) => self.scalars[*i].expect("a scalar parameter"),

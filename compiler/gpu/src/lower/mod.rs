@@ -16,6 +16,7 @@ mod builder;
 mod cast;
 mod exact;
 mod expr;
+mod fold;
 mod ops;
 mod split;
 mod stmt;
@@ -81,6 +82,8 @@ struct Lower<'k> {
     lane: Option<Lane>,
     /// Derived keys and staged words of Tandem draws (`tandem_draw/`).
     tandem: tandem_draw::DrawState,
+    /// The value of each node whose leaves are all constants (`fold.rs`).
+    consts: Vec<Option<Value>>,
 }
 
 /// The lane of a group of 4 consecutive elements being computed, and the
@@ -199,6 +202,16 @@ pub fn lower_split(
     options: &GpuOptions,
     splits: &[Option<crate::Split>],
 ) -> Result<Module, LowerError> {
+    lower_noted(kernel, options, splits).map(|(m, _)| m)
+}
+
+/// [`lower_split`], and how the lowering took each statement's Tandem
+/// draws (stepped, staged or direct, and why), for the provenance.
+pub(crate) fn lower_noted(
+    kernel: &Kernel,
+    options: &GpuOptions,
+    splits: &[Option<crate::Split>],
+) -> Result<(Module, Vec<String>), LowerError> {
     if !(1..=MAX_WORKGROUP_SIZE).contains(&options.workgroup_size) {
         return Err(unsupported(format!(
             "a workgroup size of {} (it must be in 1..={MAX_WORKGROUP_SIZE})",
@@ -272,6 +285,7 @@ pub fn lower_split(
         quad,
         lane: None,
         tandem: Default::default(),
+        consts: fold::constants(kernel),
     };
     for (elem, count) in bindings::staging(&lw)? {
         let g = bindings::staging_tile(&mut lw.m, &lw.types, elem, count);
@@ -312,6 +326,7 @@ pub fn lower_split(
 
     let mut f = std::mem::take(&mut lw.f);
     f.body = Block::from_vec(std::mem::take(&mut lw.cur));
+    let notes = std::mem::take(&mut lw.tandem.notes);
     let mut m = lw.m;
     m.entry_points.push(EntryPoint {
         name: ENTRY_POINT.into(),
@@ -324,7 +339,7 @@ pub fn lower_split(
         task_payload: None,
         incoming_ray_payload: None,
     });
-    Ok(m)
+    Ok((m, notes))
 }
 
 /// Tile positions and flat indices are u32: refuse a constant extent or a

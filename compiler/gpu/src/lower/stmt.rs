@@ -32,7 +32,20 @@ impl<'k> Lower<'k> {
                 self.cur.push(Statement::ControlBarrier(barrier));
                 pending = Access::default();
             }
+            let noted = self.tandem.notes.len();
             self.stmt(s)?;
+            let value = match s {
+                Stmt::Let { value, .. } | Stmt::Var { value, .. } | Stmt::Store { value, .. } => {
+                    *value
+                }
+            };
+            if self.tandem.notes.len() == noted && super::tandem_draw::has_words(self.k, value) {
+                self.tandem.note(
+                    "direct: a scalar, or a store whose value reads its destination; each draw \
+                     steps its own chunk",
+                );
+            }
+            self.tandem.stmt += 1;
             for p in acc.reads.into_iter().filter(|p| !self.is_private(*p)) {
                 push_place(&mut pending.reads, p);
             }

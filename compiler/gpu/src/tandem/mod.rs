@@ -77,7 +77,6 @@ mod ziggurat;
 pub use ziggurat::{LIST_WORDS as NORMAL_LIST_WORDS, TABLE_LEN as ZIGGURAT_TABLE_LEN};
 
 use crate::{ENTRY_POINT, GpuOptions, LowerError, Precision};
-use phobos_tandem::core::DEFAULT_K;
 use builder::{Fb, H, Tys};
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 use naga::{
@@ -85,6 +84,7 @@ use naga::{
     ResourceBinding, Scalar as NScalar, ShaderStage, Span, Statement, StorageAccess, StructMember,
     Type, TypeInner, VectorSize,
 };
+use phobos_tandem::core::DEFAULT_K;
 
 /// Invocations per workgroup of the misses kernels and of most fill
 /// kernels (see [`FillMap::workgroup_size`]).
@@ -345,13 +345,17 @@ impl FillParams {
     /// Workgroups of `map`'s fill kernel to dispatch: `[x, y, 1]` with x
     /// at most `max_per_dim`, numbered linearly by the shader (x fastest).
     pub fn workgroups(&self, map: FillMap, max_per_dim: u32) -> [u32; 3] {
-        let groups = self.n_chunks.div_ceil(map.workgroup_size(Kernel::Fill, self.k));
+        let groups = self
+            .n_chunks
+            .div_ceil(map.workgroup_size(Kernel::Fill, self.k));
         crate::dispatch_size([groups, 1, 1], max_per_dim)
     }
 
     /// Workgroups of `map`'s misses kernel: one invocation per list entry.
     pub fn miss_workgroups(&self, map: FillMap, max_per_dim: u32) -> [u32; 3] {
-        let groups = self.cap.div_ceil(map.workgroup_size(Kernel::Misses, self.k));
+        let groups = self
+            .cap
+            .div_ceil(map.workgroup_size(Kernel::Misses, self.k));
         crate::dispatch_size([groups, 1, 1], max_per_dim)
     }
 }
@@ -1074,7 +1078,10 @@ pub fn kernel_spirv(
     options: &GpuOptions,
 ) -> Result<Vec<u32>, LowerError> {
     let (module, info) = match kernel {
-        Kernel::Fill => validated(fill_module(map, k, options), &format!("{} fill", map.name()))?,
+        Kernel::Fill => validated(
+            fill_module(map, k, options),
+            &format!("{} fill", map.name()),
+        )?,
         Kernel::Misses => misses_compiled(map)?,
     };
     let spv_options = naga::back::spv::Options {

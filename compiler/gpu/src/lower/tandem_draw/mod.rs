@@ -27,7 +27,7 @@
 mod staged;
 mod stepped;
 
-pub(super) use staged::draw_buffers;
+pub(super) use staged::{draw_buffers, has_words};
 pub(crate) use stepped::{largest_stepped_tile, stepped_tasks};
 
 use super::{H, Lower};
@@ -78,9 +78,20 @@ pub(super) struct DrawState {
     /// compute, one step earlier (`stepped.rs`); the group's `Lane` starts
     /// from them.
     pub(super) preloaded: HashMap<ExprId, H>,
+    /// The statement being lowered (its index in the body), and how each
+    /// statement's draws were lowered, for the provenance
+    /// (`crate::Compiled::notes`).
+    pub(super) stmt: usize,
+    pub(super) notes: Vec<String>,
 }
 
 impl DrawState {
+    /// Records how statement `self.stmt`'s draws are lowered.
+    pub(super) fn note(&mut self, path: &str) {
+        self.notes
+            .push(format!("statement {}: Tandem draws {path}", self.stmt + 1));
+    }
+
     pub(super) fn host_key(&mut self, seed: (usize, SeedOf), word: u8, v: H) {
         self.host_keys.entry(seed).or_default()[word as usize] = Some(v);
     }

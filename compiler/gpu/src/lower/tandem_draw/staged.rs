@@ -126,6 +126,33 @@ pub(super) fn word_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<Ex
     out
 }
 
+/// Whether the DAG under `value` has a Tandem word node.
+pub(in crate::lower) fn has_words(k: &Kernel, value: ExprId) -> bool {
+    let mut seen = vec![false; k.exprs.len()];
+    let mut stack = vec![value];
+    while let Some(id) = stack.pop() {
+        if std::mem::replace(&mut seen[id], true) {
+            continue;
+        }
+        match &k.exprs[id].kind {
+            ExprKind::Builtin(Builtin::TandemWord, _) => return true,
+            ExprKind::Load { index, .. } => stack.extend(crate::lower::index_exprs(index)),
+            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => stack.push(*a),
+            ExprKind::Binary(_, a, b) => stack.extend([*a, *b]),
+            ExprKind::Select(c, a, b) => stack.extend([*c, *a, *b]),
+            ExprKind::Builtin(_, xs) => stack.extend(xs),
+            ExprKind::Const(_)
+            | ExprKind::Param(_)
+            | ExprKind::DimValue(_)
+            | ExprKind::BlockId(_)
+            | ExprKind::GridSize(_)
+            | ExprKind::Iota(_)
+            | ExprKind::Local(_) => {}
+        }
+    }
+    false
+}
+
 /// How an integer node varies over a tile: `coef[a]` per step along tile
 /// axis `a` of an affine form, and whether the node is that form itself
 /// (`mono == false`) or a non-decreasing function of it (`mono == true`:
@@ -431,13 +458,31 @@ impl Lower<'_> {
                 Dim::Sym(_) => unreachable!("a stepped tile has constant extents"),
             });
             let n = u32::try_from(n.product::<u64>()).expect("stepped tiles fit in u32");
+            self.tandem
+                .note("stepped: one invocation steps one chunk in registers");
             return self.stepped_tile_loop(lens, n, (&plan, value), pre, body);
         }
         let mut groups = word_groups(self.k, value, tile);
+        let contiguous = !groups.is_empty();
         groups.truncate(self.tandem.bufs.len());
         if groups.is_empty() {
+            if contiguous {
+                self.tandem.note(
+                    "direct (slower): no workgroup memory left to stage their words; each \
+                     draw steps its own chunk",
+                );
+            } else if has_words(self.k, value) {
+                self.tandem.note(
+                    "direct (slower): their counters are not seen to run along the tile; each \
+                     draw steps its own chunk",
+                );
+            }
             return self.tile_loop_by(lens, group, body);
         }
+        self.tandem.note(&format!(
+            "staged: windows of {} counters stepped into workgroup memory",
+            self.tandem.window
+        ));
         let window = self.tandem.window;
         debug_assert!(window.is_multiple_of(group));
         let mut n = self.u32c(1);
