@@ -314,23 +314,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 self.emit(id, &[], cache);
                 continue;
             }
-            match &e.kind {
-                ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => stack.push(*a),
-                ExprKind::Binary(_, a, b) => stack.extend([*a, *b]),
-                ExprKind::Select(c, a, b) => stack.extend([*c, *a, *b]),
-                ExprKind::Builtin(_, xs) => stack.extend(xs),
-                ExprKind::Load { index, .. } => {
-                    for i in index {
-                        match i {
-                            Index::Range { start: Some(s), .. } | Index::Single(s) => {
-                                stack.push(*s)
-                            }
-                            Index::Range { start: None, .. } => {}
-                        }
-                    }
-                }
-                _ => {}
-            }
+            stack.extend(e.kind.operands());
         }
     }
 

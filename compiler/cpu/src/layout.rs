@@ -2,7 +2,7 @@
 //! tensors, scalars, dims and grid to compiled code. Slot positions depend
 //! only on the kernel, so they are compile-time constants in the code.
 
-use phobos_core::ir::{ExprKind, Index, Kernel, ParamKind, Place, Stmt};
+use phobos_core::ir::{ExprKind, Kernel, ParamKind, Place, Stmt};
 use std::collections::HashMap;
 
 #[derive(Clone, Debug)]
@@ -87,22 +87,9 @@ pub fn reads_own_destination(k: &Kernel, s: &Stmt) -> bool {
             continue;
         }
         match &k.exprs[id].kind {
-            ExprKind::Load { place: p, index } => {
-                if p == place {
-                    return true;
-                }
-                for ix in index {
-                    if let Index::Range { start: Some(x), .. } | Index::Single(x) = ix {
-                        stack.push(*x);
-                    }
-                }
-            }
+            ExprKind::Load { place: p, .. } if p == place => return true,
             ExprKind::Local(l) if *place == Place::Local(*l) => return true,
-            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => stack.push(*a),
-            ExprKind::Binary(_, a, b) => stack.extend([*a, *b]),
-            ExprKind::Select(c, a, b) => stack.extend([*c, *a, *b]),
-            ExprKind::Builtin(_, xs) => stack.extend(xs),
-            _ => {}
+            kind => stack.extend(kind.operands()),
         }
     }
     false

@@ -183,21 +183,13 @@ impl Gen<'_, '_> {
             return;
         }
         match &self.k.exprs[id].kind {
+            // A load is collected whole; its index is not varying.
             ExprKind::Load { .. } => out.push(id),
-            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => {
-                self.varying_loads(*a, out, seen)
-            }
-            ExprKind::Binary(_, a, b) => {
-                self.varying_loads(*a, out, seen);
-                self.varying_loads(*b, out, seen);
-            }
-            ExprKind::Select(c, a, b) => {
-                for x in [c, a, b] {
-                    self.varying_loads(*x, out, seen);
+            kind => {
+                for x in kind.operands() {
+                    self.varying_loads(x, out, seen);
                 }
             }
-            ExprKind::Builtin(_, xs) => xs.iter().for_each(|x| self.varying_loads(*x, out, seen)),
-            _ => {}
         }
     }
 

@@ -226,6 +226,41 @@ pub enum ExprKind {
     Builtin(Builtin, Vec<ExprId>),
 }
 
+impl ExprKind {
+    /// The node's operands, in order: the one definition of the expression
+    /// DAG's edges that every walk uses. A load's operands are the
+    /// expressions of its index (slice starts and single positions); the
+    /// leaves (constants, parameters, dims, `ctx`, `iota`, locals) have
+    /// none. A new node kind is added here, and every walk follows it.
+    pub fn operands(&self) -> Vec<ExprId> {
+        match self {
+            ExprKind::Const(_)
+            | ExprKind::Param(_)
+            | ExprKind::DimValue(_)
+            | ExprKind::BlockId(_)
+            | ExprKind::GridSize(_)
+            | ExprKind::Iota(_)
+            | ExprKind::Local(_) => Vec::new(),
+            ExprKind::Load { index, .. } => index.iter().filter_map(Index::expr).collect(),
+            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => vec![*a],
+            ExprKind::Binary(_, a, b) => vec![*a, *b],
+            ExprKind::Select(c, a, b) => vec![*c, *a, *b],
+            ExprKind::Builtin(_, xs) => xs.clone(),
+        }
+    }
+}
+
+impl Index {
+    /// The expression of a slice start or a single position; `None` for a
+    /// whole axis (`:`).
+    pub fn expr(&self) -> Option<ExprId> {
+        match self {
+            Index::Range { start, .. } => *start,
+            Index::Single(x) => Some(*x),
+        }
+    }
+}
+
 impl Kernel {
     /// The element type a place holds.
     pub fn place_elem(&self, place: Place) -> Scalar {

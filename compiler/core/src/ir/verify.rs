@@ -525,20 +525,6 @@ fn reachable(
         }
         seen[id] = stamp;
         visit(id);
-        match &k.exprs[id].kind {
-            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => stack.push(*a),
-            ExprKind::Binary(_, a, b) => stack.extend([*a, *b]),
-            ExprKind::Select(c, a, b) => stack.extend([*c, *a, *b]),
-            ExprKind::Builtin(_, xs) => stack.extend(xs),
-            ExprKind::Load { index, .. } => {
-                for ix in index {
-                    match ix {
-                        Index::Range { start: Some(s), .. } | Index::Single(s) => stack.push(*s),
-                        Index::Range { start: None, .. } => {}
-                    }
-                }
-            }
-            _ => {}
-        }
+        stack.extend(k.exprs[id].kind.operands());
     }
 }

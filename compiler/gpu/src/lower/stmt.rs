@@ -576,20 +576,16 @@ pub(crate) fn quad_tensors(k: &Kernel) -> Vec<bool> {
             if std::mem::replace(&mut seen[id], true) {
                 continue;
             }
-            match &k.exprs[id].kind {
-                ExprKind::Load { place, .. } => {
-                    if quad_load(k, id)
-                        && let Place::Param(i) = place
-                    {
-                        quad[*i] = true;
-                    }
-                }
-                ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => stack.push(*a),
-                ExprKind::Binary(_, a, b) => stack.extend([*a, *b]),
-                ExprKind::Select(c, a, b) => stack.extend([*c, *a, *b]),
-                ExprKind::Builtin(_, xs) => stack.extend(xs),
-                _ => {}
+            let kind = &k.exprs[id].kind;
+            if let ExprKind::Load {
+                place: Place::Param(i),
+                ..
+            } = kind
+                && quad_load(k, id)
+            {
+                quad[*i] = true;
             }
+            stack.extend(kind.operands());
         }
     }
     quad
@@ -611,20 +607,14 @@ pub(crate) fn reads(k: &Kernel, root: ExprId) -> Vec<Place> {
         if std::mem::replace(&mut seen[id], true) {
             continue;
         }
-        match &k.exprs[id].kind {
-            ExprKind::Local(l) => {
-                push_place(&mut out, Place::Local(*l));
-            }
-            ExprKind::Load { place, index } => {
-                push_place(&mut out, *place);
-                stack.extend(index_exprs(index));
-            }
-            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => stack.push(*a),
-            ExprKind::Binary(_, a, b) => stack.extend([*a, *b]),
-            ExprKind::Select(c, a, b) => stack.extend([*c, *a, *b]),
-            ExprKind::Builtin(_, xs) => stack.extend(xs),
-            _ => {}
+        // The two nodes that read a place.
+        let kind = &k.exprs[id].kind;
+        if let ExprKind::Local(l) = kind {
+            push_place(&mut out, Place::Local(*l));
+        } else if let ExprKind::Load { place, .. } = kind {
+            push_place(&mut out, *place);
         }
+        stack.extend(kind.operands());
     }
     out
 }

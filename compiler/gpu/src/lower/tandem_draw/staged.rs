@@ -97,25 +97,18 @@ pub(super) fn word_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<Ex
             continue;
         }
         let e = &k.exprs[id];
-        match &e.kind {
-            ExprKind::Builtin(Builtin::TandemWord, xs) => {
-                let scalar_key = xs[..4].iter().all(|x| k.exprs[*x].shape.is_empty());
-                if scalar_key && contiguous(k, xs[4], tile, &mut memo) {
-                    let key: [KeyArg; 4] = std::array::from_fn(|q| key_arg(k, xs[q]));
-                    match groups.iter_mut().find(|(g, _)| *g == key) {
-                        Some((_, ids)) => ids.push(id),
-                        None => groups.push((key, vec![id])),
-                    }
+        if let ExprKind::Builtin(Builtin::TandemWord, xs) = &e.kind {
+            let scalar_key = xs[..4].iter().all(|x| k.exprs[*x].shape.is_empty());
+            if scalar_key && contiguous(k, xs[4], tile, &mut memo) {
+                let key: [KeyArg; 4] = std::array::from_fn(|q| key_arg(k, xs[q]));
+                match groups.iter_mut().find(|(g, _)| *g == key) {
+                    Some((_, ids)) => ids.push(id),
+                    None => groups.push((key, vec![id])),
                 }
-                // The counter may hold words of its own.
-                stack.push(xs[4]);
             }
-            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => stack.push(*a),
-            ExprKind::Binary(_, a, b) => stack.extend([*a, *b]),
-            ExprKind::Select(c, a, b) => stack.extend([*c, *a, *b]),
-            ExprKind::Builtin(_, xs) => stack.extend(xs),
-            _ => {}
         }
+        // Operands, the counter included (it may hold words of its own).
+        stack.extend(e.kind.operands());
     }
     // In the order of the nodes, so that a kernel lowers the same way every time.
     let mut out: Vec<Vec<ExprId>> = groups.into_iter().map(|(_, ids)| ids).collect();
@@ -134,21 +127,11 @@ pub(in crate::lower) fn has_words(k: &Kernel, value: ExprId) -> bool {
         if std::mem::replace(&mut seen[id], true) {
             continue;
         }
-        match &k.exprs[id].kind {
-            ExprKind::Builtin(Builtin::TandemWord, _) => return true,
-            ExprKind::Load { index, .. } => stack.extend(crate::lower::index_exprs(index)),
-            ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => stack.push(*a),
-            ExprKind::Binary(_, a, b) => stack.extend([*a, *b]),
-            ExprKind::Select(c, a, b) => stack.extend([*c, *a, *b]),
-            ExprKind::Builtin(_, xs) => stack.extend(xs),
-            ExprKind::Const(_)
-            | ExprKind::Param(_)
-            | ExprKind::DimValue(_)
-            | ExprKind::BlockId(_)
-            | ExprKind::GridSize(_)
-            | ExprKind::Iota(_)
-            | ExprKind::Local(_) => {}
+        let kind = &k.exprs[id].kind;
+        if let ExprKind::Builtin(Builtin::TandemWord, _) = kind {
+            return true;
         }
+        stack.extend(kind.operands());
     }
     false
 }

@@ -412,24 +412,13 @@ impl Lower<'_> {
             if std::mem::replace(&mut seen[id], true) {
                 continue;
             }
-            match &k.exprs[id].kind {
-                ExprKind::Load { place, .. } => {
-                    if crate::lower::stmt::quad_load(k, id) {
-                        loads.push((id, self.place_elem(*place)));
-                    }
-                }
-                ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => stack.push(*a),
-                ExprKind::Binary(_, a, b) => stack.extend([*a, *b]),
-                ExprKind::Select(c, a, b) => stack.extend([*c, *a, *b]),
-                ExprKind::Builtin(_, xs) => stack.extend(xs),
-                ExprKind::Const(_)
-                | ExprKind::Param(_)
-                | ExprKind::DimValue(_)
-                | ExprKind::BlockId(_)
-                | ExprKind::GridSize(_)
-                | ExprKind::Iota(_)
-                | ExprKind::Local(_) => {}
+            let kind = &k.exprs[id].kind;
+            if let ExprKind::Load { place, .. } = kind
+                && crate::lower::stmt::quad_load(k, id)
+            {
+                loads.push((id, self.place_elem(*place)));
             }
+            stack.extend(kind.operands());
         }
         loads.sort_unstable_by_key(|(id, _)| *id);
         loads
