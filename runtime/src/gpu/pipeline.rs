@@ -52,6 +52,7 @@ impl Pipeline {
         };
         let compiled = phobos_gpu::compile_split(kernel, &options, splits)
             .map_err(|e| GpuError::Lower(e.to_string()))?;
+        check_workgroup_memory(gpu, kernel, &compiled.module)?;
         let device = &gpu.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
 
@@ -141,4 +142,40 @@ impl Pipeline {
             notes: compiled.notes,
         })
     }
+}
+
+/// Refuses a kernel whose workgroup memory (its `let`/`var` tiles, staging
+/// tiles and staged Tandem words) is more than the device has, naming the
+/// tiles: SPIR-V passthrough skips wgpu's own check, and some drivers then
+/// take minutes or run out of memory instead of failing (lavapipe).
+fn check_workgroup_memory(
+    gpu: &Gpu,
+    kernel: &Kernel,
+    module: &wgpu::naga::Module,
+) -> Result<(), GpuError> {
+    let limit = u64::from(gpu.device.limits().max_compute_workgroup_storage_size);
+    let tiles: Vec<(String, u64)> = module
+        .global_variables
+        .iter()
+        .filter(|(_, g)| g.space == wgpu::naga::AddressSpace::WorkGroup)
+        .map(|(_, g)| {
+            let bytes = u64::from(module.types[g.ty].inner.size(module.to_ctx()));
+            (g.name.clone().unwrap_or_else(|| "(unnamed)".into()), bytes)
+        })
+        .collect();
+    let used: u64 = tiles.iter().map(|(_, b)| b).sum();
+    if used <= limit {
+        return Ok(());
+    }
+    let list: Vec<String> = tiles
+        .iter()
+        .map(|(name, bytes)| format!("`{name}` {bytes} bytes"))
+        .collect();
+    Err(GpuError::Lower(format!(
+        "`{}` needs {used} bytes of workgroup memory ({}), more than the {limit} bytes {} has \
+         per workgroup; use smaller `let`/`var` tiles, or another backend",
+        kernel.name,
+        list.join(", "),
+        gpu.describe()
+    )))
 }
