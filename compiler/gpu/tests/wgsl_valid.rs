@@ -1,6 +1,7 @@
 //! The WGSL that `phobosc build` writes is valid by the WGSL spec, not only
-//! by naga: every example and fixture, in exact and fast mode, and kernels
-//! whose constants have values WGSL refuses to evaluate (`EDGE_CONSTANTS`).
+//! by naga: every example and fixture, in exact and fast mode, among them
+//! `tests/fixtures/ok/edge_constants.ph`, whose constants have values that
+//! WGSL refuses to evaluate (and which every backend runs bit for bit).
 //!
 //! WGSL evaluates constant expressions when a shader is created, and a NaN
 //! or infinite result there, a left shift that loses bits or an integer
@@ -25,27 +26,6 @@ use phobos_gpu::{GpuOptions, LowerError, Precision, compile};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Kernels whose constant operands fold to NaN, infinities, lossy shifts,
-/// integer divisions by zero and out-of-domain `sqrt` and `log`, alone and
-/// next to run-time values. Each was refused by Tint before `fold.rs`.
-const EDGE_CONSTANTS: &str = "
-kernel floats(X: tensor<f32>[N], Y: tensor<f32>[N]) {
-  Y = X * bitcast<f32>(2139095040) + where(X > 0.0, bitcast<f32>(4286578688), 1.0 / 0.0) + 1e30 * 1e30
-}
-kernel nans(X: tensor<f32>[N], Y: tensor<u32>[N]) {
-  Y = bitcast<u32>(X + sqrt(-1.0) + log(0.0) + cos(1.0)) + bitcast<u32>(bitcast<f32>(2143289345)) + bitcast<u32>(-bitcast<f32>(2139095040))
-}
-kernel casts(X: tensor<f32>[N], Y: tensor<i32>[N]) {
-  Y = i32(X) + i32(3e9) + i32(bitcast<f32>(2143289344)) + i32(X / 0.0)
-}
-kernel ints(X: tensor<i32>[N], Y: tensor<i32>[N]) {
-  Y = X + (1073741824 << 1) + (3 << 31) + 7 / 0 + 7 % 0 + (-2147483647 - 1) / -1 + -(-2147483647 - 1) + (X << 31) + X / 0
-}
-kernel uints(X: tensor<u32>[N], Y: tensor<u32>[N]) {
-  Y = X + (u32(3) << 31) + (u32(1) << 32) + u32(5) / u32(0) + (X >> 33)
-}
-";
-
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -63,7 +43,6 @@ fn sources() -> Vec<(String, String)> {
         }
     }
     out.sort();
-    out.push(("edge_constants".to_string(), EDGE_CONSTANTS.to_string()));
     out
 }
 
@@ -106,7 +85,7 @@ fn modules() -> Vec<(String, String)> {
             }
         }
     }
-    assert!(out.len() >= 30, "only {} modules", out.len());
+    assert!(out.len() >= 24, "only {} modules", out.len());
     out
 }
 
