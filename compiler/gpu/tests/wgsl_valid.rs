@@ -1,7 +1,8 @@
 //! The WGSL that `phobosc build` writes is valid by the WGSL spec, not only
 //! by naga: every example and fixture, in exact and fast mode, among them
 //! `tests/fixtures/ok/edge_constants.ph`, whose constants have values that
-//! WGSL refuses to evaluate (and which every backend runs bit for bit).
+//! WGSL refuses to evaluate (and which every backend runs bit for bit); and
+//! the Tandem fills that need no f64.
 //!
 //! WGSL evaluates constant expressions when a shader is created, and a NaN
 //! or infinite result there, a left shift that loses bits or an integer
@@ -22,7 +23,8 @@
 
 use naga::{BinaryOperator as B, Expression, Literal, ScalarKind, UnaryOperator as U};
 use phobos_core::Program;
-use phobos_gpu::{GpuOptions, LowerError, Precision, compile};
+use phobos_gpu::tandem::{FillMap, fill_compiled, misses_compiled};
+use phobos_gpu::{GpuOptions, LowerError, Precision, compile, wgsl};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -85,7 +87,16 @@ fn modules() -> Vec<(String, String)> {
             }
         }
     }
-    assert!(out.len() >= 24, "only {} modules", out.len());
+    // The Tandem fills of `phobosc fill`, those a device without f64 runs.
+    for map in FillMap::ALL.into_iter().filter(|m| !m.needs_f64()) {
+        let (module, info) = fill_compiled(map, 32).expect("the fill lowers");
+        out.push((format!("fill.{}", map.name()), wgsl(&module, &info)));
+        if map.has_misses() {
+            let (module, info) = misses_compiled(map).expect("the misses kernel lowers");
+            out.push((format!("fill.{}.misses", map.name()), wgsl(&module, &info)));
+        }
+    }
+    assert!(out.len() >= 30, "only {} modules", out.len());
     out
 }
 
