@@ -1,6 +1,6 @@
 //! Places, masked loads and the value of an IR node at a tile position.
 
-use super::{H, LocalHome, Lower, index_exprs, kind, nscalar};
+use super::{H, LocalHome, Lower, kind, nscalar};
 use crate::LowerError;
 use naga::{BinaryOperator, Block, Expression, ScalarKind, Statement};
 use phobos_core::ir::{ExprId, ExprKind, Index, ParamKind, Place};
@@ -186,14 +186,7 @@ impl<'k> Lower<'k> {
                 self.node(id, &[], cache)?;
                 continue;
             }
-            match &e.kind {
-                ExprKind::Unary(_, a) | ExprKind::Cast(a) | ExprKind::Bitcast(a) => stack.push(*a),
-                ExprKind::Binary(_, a, b) => stack.extend([*a, *b]),
-                ExprKind::Select(c, a, b) => stack.extend([*c, *a, *b]),
-                ExprKind::Builtin(_, xs) => stack.extend(xs),
-                ExprKind::Load { index, .. } => stack.extend(index_exprs(index)),
-                _ => {}
-            }
+            stack.extend(e.kind.operands());
         }
         Ok(())
     }

@@ -396,13 +396,7 @@ fn kind(s: Scalar) -> ScalarKind {
 }
 
 fn index_exprs(index: &[Index]) -> Vec<ExprId> {
-    index
-        .iter()
-        .filter_map(|i| match i {
-            Index::Range { start: Some(s), .. } | Index::Single(s) => Some(*s),
-            Index::Range { start: None, .. } => None,
-        })
-        .collect()
+    index.iter().filter_map(Index::expr).collect()
 }
 
 /// Adds a place once; `Place` is not `Hash`, and a kernel has few places.
