@@ -34,6 +34,10 @@ fn dispatch_sizes_cover_every_block_once() {
         }
         assert!(seen.iter().all(|&n| n == 1), "{grid:?}");
         assert!(nx * ny < total + nx, "{grid:?}: at most one partial row");
+        // Even rows: fewer idle workgroups than rows (the old
+        // `[min(total, max), rows]` idled up to a whole row).
+        assert!(nx * ny - total < ny, "{grid:?}: {nx} x {ny} idles too many");
+        assert!(nx <= 8 && ny == total.div_ceil(8).max(1), "{grid:?}");
     }
 }
 
