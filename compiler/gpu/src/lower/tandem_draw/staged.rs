@@ -316,11 +316,17 @@ fn slope(
 fn staging_candidates(lw: &Lower<'_>) -> Vec<(Vec<Dim>, ExprId)> {
     let k = lw.k;
     let mut out = Vec::new();
+    // A statement whose draws are stepped needs no buffer.
+    let mut push = |tile: Vec<Dim>, value: ExprId, quads: bool| {
+        if super::stepped::stepped_words(k, value, &tile, quads).is_none() {
+            out.push((tile, value));
+        }
+    };
     for s in &k.body {
         match s {
             Stmt::Let { local, value } | Stmt::Var { local, value } => {
                 if !lw.is_private(Place::Local(*local)) {
-                    out.push((k.locals[*local].shape.clone(), *value));
+                    push(k.locals[*local].shape.clone(), *value, false);
                 }
             }
             Stmt::Store {
@@ -338,7 +344,8 @@ fn staging_candidates(lw: &Lower<'_>) -> Vec<(Vec<Dim>, ExprId)> {
                         Index::Single(_) => None,
                     })
                     .collect();
-                out.push((tile, *value));
+                let quads = crate::lower::stmt::quad_slice(k, *place, index);
+                push(tile, *value, quads);
             }
         }
     }
@@ -433,8 +440,9 @@ impl Lower<'_> {
         pre: &HashMap<ExprId, H>,
         body: impl FnMut(&mut Self, H, &[H]) -> Result<(), LowerError>,
     ) -> Result<(), LowerError> {
-        if group == 4
-            && let Some(plan) = super::stepped::stepped_words(self.k, value, tile)
+        let quads = group == 4;
+        if (quads || group == 1)
+            && let Some(plan) = super::stepped::stepped_words(self.k, value, tile, quads)
         {
             let n = tile.iter().map(|d| match d {
                 Dim::Const(v) => *v,
@@ -443,7 +451,7 @@ impl Lower<'_> {
             let n = u32::try_from(n.product::<u64>()).expect("stepped tiles fit in u32");
             self.tandem
                 .note("stepped: one invocation steps one chunk in registers");
-            return self.stepped_tile_loop(lens, n, (&plan, value), pre, body);
+            return self.stepped_tile_loop(lens, (n, quads), (&plan, value), pre, body);
         }
         let mut groups = word_groups(self.k, value, tile);
         let contiguous = !groups.is_empty();

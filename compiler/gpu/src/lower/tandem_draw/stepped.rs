@@ -3,11 +3,13 @@
 //! of the stream in registers and computes the elements of each block the
 //! chunk gives, as the bulk fills do (`crate::tandem`).
 //!
-//! Applies to a store by groups of 4 (`stmt.rs`'s `quad_store`) over a
-//! tile of constant extents whose word nodes of one scalar key have
-//! counters that are a non-decreasing function of the flat position with
-//! slope 1 (`staged::flat_or_uniform`), as `(r + iota(0)) * 256 + iota(1)`
-//! is. For the tile's `n` positions, with `c` the smallest counter at flat
+//! Applies to a statement over a tile of constant extents whose word nodes
+//! of one scalar key have counters that are a non-decreasing function of
+//! the flat position with slope 1 (`staged::flat_or_uniform`), as
+//! `(r + iota(0)) * 256 + iota(1)` is: a store by groups of 4 (`stmt.rs`'s
+//! `quad_store`: one group a block), or any other store or `let`/`var`
+//! tile, whose block's 4 positions are then computed one by one (those
+//! inside the tile; the tile need not hold a whole number of blocks). For the tile's `n` positions, with `c` the smallest counter at flat
 //! position 0 and `b0 = c / 4`, group `q` of 4 positions (flat `4q ..
 //! 4q + 3`) is paired with stream block `b0 + q`. Block `b` is block
 //! `j = (b % 8K) / 8` of chunk `8 (b / 8K) + b % 8` (SPEC.md section 3.4),
@@ -55,6 +57,9 @@ pub(in crate::lower) struct Stepped {
     out: [H; 4],
     first: H,
     pattern: Option<Pattern>,
+    /// The element's lane in a loop by single elements (a store by groups
+    /// of 4 has it in `Lower::lane` instead).
+    lane: Option<u32>,
 }
 
 /// How a word node's counter is made from a counter `a = c + flat` (slope
@@ -130,9 +135,15 @@ fn const_elements(tile: &[Dim]) -> Option<u64> {
 /// The word nodes of `value` that a stepped loop over `tile` serves (the
 /// largest group of one key whose counters all run along the tile with
 /// slope 1), or `None` when the statement is not stepped.
-pub(crate) fn stepped_words(k: &Kernel, value: ExprId, tile: &[Dim]) -> Option<StepPlan> {
+pub(crate) fn stepped_words(
+    k: &Kernel,
+    value: ExprId,
+    tile: &[Dim],
+    quads: bool,
+) -> Option<StepPlan> {
     let n = const_elements(tile)?;
-    if n < 4 || !n.is_multiple_of(4) || n > u64::from(u32::MAX) {
+    let whole_groups = n >= 4 && n.is_multiple_of(4);
+    if n == 0 || (quads && !whole_groups) || n > u64::from(u32::MAX) {
         return None;
     }
     let mut memo = HashMap::new();
@@ -170,27 +181,38 @@ pub(crate) fn largest_stepped_tile(k: &Kernel) -> Option<u64> {
     use phobos_core::ir::{Index, Stmt};
     let mut best = None;
     for s in &k.body {
-        let Stmt::Store {
-            place,
-            index,
-            value,
-        } = s
-        else {
-            continue;
+        let (tile, value, quads) = match s {
+            Stmt::Let { local, value } | Stmt::Var { local, value } => {
+                let shape = k.locals[*local].shape.clone();
+                if shape.is_empty() {
+                    // A scalar: every invocation computes its own.
+                    continue;
+                }
+                (shape, *value, false)
+            }
+            Stmt::Store {
+                place,
+                index,
+                value,
+            } => {
+                if crate::lower::stmt::reads(k, *value).contains(place) {
+                    continue;
+                }
+                let tile: Vec<Dim> = index
+                    .iter()
+                    .filter_map(|i| match i {
+                        Index::Range { len, .. } => Some(*len),
+                        Index::Single(_) => None,
+                    })
+                    .collect();
+                (
+                    tile,
+                    *value,
+                    crate::lower::stmt::quad_slice(k, *place, index),
+                )
+            }
         };
-        if !crate::lower::stmt::quad_slice(k, *place, index)
-            || crate::lower::stmt::reads(k, *value).contains(place)
-        {
-            continue;
-        }
-        let tile: Vec<Dim> = index
-            .iter()
-            .filter_map(|i| match i {
-                Index::Range { len, .. } => Some(*len),
-                Index::Single(_) => None,
-            })
-            .collect();
-        if stepped_words(k, *value, &tile).is_some() {
+        if stepped_words(k, value, &tile, quads).is_some() {
             let n = const_elements(&tile).unwrap_or(0);
             best = Some(best.map_or(n, |b: u64| b.max(n)));
         }
@@ -207,7 +229,7 @@ impl Lower<'_> {
     pub(in crate::lower) fn stepped_tile_loop(
         &mut self,
         lens: &[H],
-        n: u32,
+        (n, quads): (u32, bool),
         (plan, value): (&StepPlan, ExprId),
         pre: &HashMap<ExprId, H>,
         mut body: impl FnMut(&mut Self, H, &[H]) -> Result<(), LowerError>,
@@ -236,7 +258,14 @@ impl Lower<'_> {
         }
         let lo = lo.expect("a stepped statement has a word");
         let Some(patterns) = &plan.patterns else {
-            return self.stepped_loop(lens, n, (key, lo), (ids, value, pre), None, &mut body);
+            return self.stepped_loop(
+                lens,
+                (n, quads),
+                (key, lo),
+                (ids, value, pre),
+                None,
+                &mut body,
+            );
         };
         // Aligned: lo is a multiple of 4 and every base counter starts at lo.
         let three = self.u32c(3);
@@ -250,10 +279,11 @@ impl Lower<'_> {
         let fixed: HashMap<ExprId, Pattern> =
             patterns.iter().map(|(id, (_, p))| (*id, *p)).collect();
         let words = (ids.as_slice(), value, pre);
-        let accept =
-            self.nested(|lw| lw.stepped_loop(lens, n, (key, lo), words, Some(&fixed), &mut body))?;
+        let accept = self.nested(|lw| {
+            lw.stepped_loop(lens, (n, quads), (key, lo), words, Some(&fixed), &mut body)
+        })?;
         let reject =
-            self.nested(|lw| lw.stepped_loop(lens, n, (key, lo), words, None, &mut body))?;
+            self.nested(|lw| lw.stepped_loop(lens, (n, quads), (key, lo), words, None, &mut body))?;
         self.cur.push(Statement::If {
             condition: aligned,
             accept,
@@ -267,7 +297,7 @@ impl Lower<'_> {
     fn stepped_loop(
         &mut self,
         lens: &[H],
-        n: u32,
+        (n, quads): (u32, bool),
         (key, lo): ([H; 4], H),
         (ids, value, pre): (&[ExprId], ExprId, &HashMap<ExprId, H>),
         fixed: Option<&HashMap<ExprId, Pattern>>,
@@ -277,7 +307,7 @@ impl Lower<'_> {
         let gs = self.u32c(K_GROUP_BLOCKS.trailing_zeros());
         // Blocks b0 .. b_end (unwrapped: below 2^31), groups g0 ..= g1.
         let b0 = self.binary(B::ShiftRight, lo, two);
-        let nq = self.u32c(n / 4);
+        let nq = self.u32c(n.div_ceil(4));
         let b_end = self.binary(B::Add, b0, nq);
         let g0 = self.binary(B::ShiftRight, b0, gs);
         let last = self.binary(B::Subtract, b_end, one);
@@ -286,7 +316,10 @@ impl Lower<'_> {
         let groups = self.binary(B::Add, groups, one);
         let tasks = self.binary(B::ShiftLeft, groups, three);
         let depth = PREFETCH_DEPTH;
-        let fetch = self.fetch_vars(value, depth);
+        let fetch = match quads {
+            true => self.fetch_vars(value, depth),
+            false => Vec::new(),
+        };
         let task = self.temp(Scalar::U32);
         let li = self.expr(Expression::FunctionArgument(0));
         self.var_store(task, li);
@@ -355,22 +388,47 @@ impl Lower<'_> {
                 let accept = lw.nested(|lw| {
                     let two = lw.u32c(2);
                     let first = lw.binary(B::ShiftLeft, b, two);
-                    lw.tandem.preloaded = fetch.iter().map(|(id, _)| *id).zip(cur).collect();
-                    for id in ids {
-                        let pattern = fixed.and_then(|f| f.get(id).copied());
-                        lw.tandem.stepped.insert(
-                            *id,
-                            Stepped {
-                                out,
-                                first,
-                                pattern,
-                            },
-                        );
+                    let mut element = |lw: &mut Self, lane: Option<u32>, flat: H, pos: &[H]| {
+                        for id in ids {
+                            let pattern = fixed.and_then(|f| f.get(id).copied());
+                            lw.tandem.stepped.insert(
+                                *id,
+                                Stepped {
+                                    out,
+                                    first,
+                                    pattern,
+                                    lane,
+                                },
+                            );
+                        }
+                        let r = body(lw, flat, pos);
+                        lw.tandem.stepped.clear();
+                        lw.tandem.preloaded.clear();
+                        r
+                    };
+                    if quads {
+                        lw.tandem.preloaded = fetch.iter().map(|(id, _)| *id).zip(cur).collect();
+                        return element(lw, None, flat, &pos);
                     }
-                    let r = body(lw, flat, &pos);
-                    lw.tandem.stepped.clear();
-                    lw.tandem.preloaded.clear();
-                    r
+                    // Single elements: the block's 4 positions in turn,
+                    // those inside the tile.
+                    element(lw, Some(0), flat, &pos)?;
+                    for l in 1..4u32 {
+                        let d = lw.u32c(l);
+                        let at = lw.binary(B::Add, flat, d);
+                        let end = lw.u32c(n);
+                        let inside = lw.binary(B::Less, at, end);
+                        let accept = lw.nested(|lw| {
+                            let pos = lw.flat_position(at, lens);
+                            element(lw, Some(l), at, &pos)
+                        })?;
+                        lw.cur.push(Statement::If {
+                            condition: inside,
+                            accept,
+                            reject: Block::new(),
+                        });
+                    }
+                    Ok(())
                 })?;
                 lw.cur.push(Statement::If {
                     condition: inside,
@@ -494,8 +552,9 @@ impl Lower<'_> {
     /// A stepped word: word `i - first` of the block just stepped when that
     /// is below 4, the direct path otherwise.
     pub(super) fn stepped_word(&mut self, s: Stepped, key: [H; 4], i: H) -> H {
-        if let (Some(p), Some(lane)) = (s.pattern, self.lane.as_ref()) {
-            return s.out[p.word(lane.lane) as usize];
+        let lane = s.lane.or(self.lane.as_ref().map(|l| l.lane));
+        if let (Some(p), Some(lane)) = (s.pattern, lane) {
+            return s.out[p.word(lane) as usize];
         }
         let d = self.binary(B::Subtract, i, s.first);
         let four = self.u32c(4);
