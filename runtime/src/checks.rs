@@ -1,18 +1,41 @@
 //! Evaluating a file's `// check NAME: EXPR` lines on a kernel's results.
+//!
+//! Each check line is a kernel of its own (`Program::check_kernel`): it reads
+//! the checked kernel's parameters and stores the check's value for every
+//! element into one more tensor, `__check`. [`evaluate_on`] compiles and
+//! launches it like any kernel, on the backend that ran the kernel, so a
+//! check costs what the kernel costs and not an interpretation of every
+//! element. An element holds when its value is nonzero (or true); backends
+//! keep the interpreter's bits, so the counts are the same on every backend.
+//!
+//! Where a backend cannot run a check kernel (the GPU takes no `bool`
+//! tensors, a device refuses a type or cannot keep exact precision), that
+//! check runs on the interpreter instead, and [`CheckResult::fallback`] says
+//! why. A `bool` check on the GPU is first tried as `u32(EXPR)`, whose 0 and
+//! 1 count the same elements.
 
+use crate::{Backend, Options, Precision, RuntimeError, launch};
 use phobos_core::Program;
-use phobos_core::interp;
 use phobos_core::ir::{Kernel, ParamKind};
 use phobos_core::launch::{Arg, bind};
-use phobos_core::tensor::Tensor;
+use phobos_core::sema::Check;
+use phobos_core::syntax::ast::{Expr, ExprKind, Ident};
+use phobos_core::tensor::{Data, Tensor};
+use phobos_core::types::Scalar;
+
 use std::fmt;
 
-/// For how many elements a check held.
+/// For how many elements a check held, and where it was evaluated.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckResult {
     pub name: String,
     pub holds: usize,
     pub total: usize,
+    /// The backend that ran the check kernel.
+    pub backend: Backend,
+    /// Why the check ran on the interpreter rather than on the backend
+    /// asked for; `None` when it ran where it was asked to.
+    pub fallback: Option<String>,
 }
 
 impl CheckResult {
@@ -36,13 +59,32 @@ impl fmt::Display for CheckError {
 impl std::error::Error for CheckError {}
 
 /// Runs the checks of kernel `name` (checked as `kernel`) over `args`, the
-/// arguments after the kernel ran. Checks run on the interpreter; an element
-/// holds when the check's value there is nonzero (or true).
+/// arguments after the kernel ran, on the interpreter: the reference.
 pub fn evaluate(
     program: &Program,
     name: &str,
     kernel: &Kernel,
     args: &[Arg],
+) -> Result<Vec<CheckResult>, CheckError> {
+    let mut args = args.to_vec();
+    let on = Options {
+        backend: Backend::Interp,
+        ..Options::default()
+    };
+    evaluate_on(program, name, kernel, &mut args, &on)
+}
+
+/// Runs the checks of kernel `name` (checked as `kernel`) over `args`, the
+/// arguments after the kernel ran, on `on.backend` (pass the backend that
+/// ran the kernel, as its provenance names it). Checks always run in exact
+/// precision: they state what the reference computes. `args` is borrowed
+/// to hold each check's output while it runs, and left as it was given.
+pub fn evaluate_on(
+    program: &Program,
+    name: &str,
+    kernel: &Kernel,
+    args: &mut Vec<Arg>,
+    on: &Options,
 ) -> Result<Vec<CheckResult>, CheckError> {
     let mut out = Vec::new();
     for check in program.checks_for(name) {
@@ -53,25 +95,114 @@ pub fn evaluate(
         let ck = program
             .check_kernel(name, &kernel.config, check)
             .map_err(|d| err(d.first().map_or(String::new(), |d| d.message.clone())))?;
-        let bound = bind(kernel, args).map_err(|e| err(e.to_string()))?;
-        let ParamKind::Tensor { elem, shape, .. } =
-            &ck.params.last().expect("the check output is last").kind
-        else {
-            unreachable!("the check output is a tensor")
+        let (count, backend, fallback) = match on.backend {
+            Backend::Interp => (
+                run_check(&ck, kernel, args, Backend::Interp, on).map_err(err)?,
+                Backend::Interp,
+                None,
+            ),
+            backend => {
+                let tried = match (backend, check_elem(&ck)) {
+                    // The GPU stores no bools: count the same elements as 0 and 1.
+                    (Backend::Gpu, Scalar::Bool) => program
+                        .check_kernel(name, &kernel.config, &as_u32(check))
+                        .map_err(|d| d.first().map_or(String::new(), |d| d.message.clone()))
+                        .and_then(|k| run_check(&k, kernel, args, backend, on)),
+                    _ => run_check(&ck, kernel, args, backend, on),
+                };
+                match tried {
+                    Ok(c) => (c, backend, None),
+                    Err(why) => {
+                        let c = run_check(&ck, kernel, args, Backend::Interp, on).map_err(err)?;
+                        (
+                            c,
+                            Backend::Interp,
+                            Some(format!("{} cannot run it: {why}", backend.name())),
+                        )
+                    }
+                }
+            }
         };
-        let extents: Vec<usize> = shape.iter().map(|d| d.extent(&bound.dims)).collect();
-        let mut cargs = args.to_vec();
-        cargs.push(Arg::Tensor(Tensor::zeros(*elem, &extents)));
-        interp::run(&ck, &mut cargs).map_err(|e| err(e.to_string()))?;
-        let Some(Arg::Tensor(t)) = cargs.last() else {
-            unreachable!("pushed above")
-        };
-        let holds = (0..t.len()).filter(|&i| t.get(i).as_f64() != 0.0).count();
+        let (holds, total) = count;
         out.push(CheckResult {
             name: check.name.clone(),
             holds,
-            total: t.len(),
+            total,
+            backend,
+            fallback,
         });
     }
     Ok(out)
+}
+
+/// The element type of a check kernel's output.
+fn check_elem(ck: &Kernel) -> Scalar {
+    let ParamKind::Tensor { elem, .. } = &ck.params.last().expect("the check output is last").kind
+    else {
+        unreachable!("the check output is a tensor")
+    };
+    *elem
+}
+
+/// The check `u32(EXPR)`: 1 where `EXPR` is true, 0 where it is false.
+fn as_u32(check: &Check) -> Check {
+    let span = check.expr.span;
+    Check {
+        name: check.name.clone(),
+        kernel: check.kernel.clone(),
+        expr: Expr {
+            kind: ExprKind::Call(
+                Ident {
+                    name: "u32".to_string(),
+                    span,
+                },
+                vec![check.expr.clone()],
+            ),
+            span,
+        },
+    }
+}
+
+/// Launches the check kernel `ck` on `backend` with its output pushed after
+/// `args` (popped again before returning) and counts the elements that hold.
+fn run_check(
+    ck: &Kernel,
+    kernel: &Kernel,
+    args: &mut Vec<Arg>,
+    backend: Backend,
+    on: &Options,
+) -> Result<(usize, usize), String> {
+    let bound = bind(kernel, args).map_err(|e| e.to_string())?;
+    let ParamKind::Tensor { elem, shape, .. } =
+        &ck.params.last().expect("the check output is last").kind
+    else {
+        unreachable!("the check output is a tensor")
+    };
+    let extents: Vec<usize> = shape.iter().map(|d| d.extent(&bound.dims)).collect();
+    args.push(Arg::Tensor(Tensor::zeros(*elem, &extents)));
+    let options = Options {
+        backend,
+        precision: Precision::Exact,
+        threads: on.threads,
+    };
+    let ran = launch(ck, args, &options);
+    let Some(Arg::Tensor(t)) = args.pop() else {
+        unreachable!("pushed above")
+    };
+    ran.map_err(|e: RuntimeError| e.to_string())?;
+    Ok((nonzero(&t), t.len()))
+}
+
+/// How many elements of `t` are nonzero (or true). A float holds unless it
+/// is ±0.0, so NaN holds, as `Value::as_f64() != 0.0` says.
+fn nonzero(t: &Tensor) -> usize {
+    match &t.data {
+        Data::Bool(v) => v.iter().filter(|&&x| x).count(),
+        Data::I32(v) => v.iter().filter(|&&x| x != 0).count(),
+        Data::U32(v) => v.iter().filter(|&&x| x != 0).count(),
+        Data::I64(v) => v.iter().filter(|&&x| x != 0).count(),
+        Data::U64(v) => v.iter().filter(|&&x| x != 0).count(),
+        Data::F32(v) => v.iter().filter(|&&x| x != 0.0).count(),
+        Data::F64(v) => v.iter().filter(|&&x| x != 0.0).count(),
+    }
 }

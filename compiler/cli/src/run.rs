@@ -147,7 +147,12 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         };
         npy::write(&kernel.params[*param].name, path, t)?;
     }
-    let checks = checks::evaluate(&program, &name, &kernel, &args)?;
+    // Checks run where the kernel ran, compiled like it.
+    let on = Options {
+        backend: prov.backend,
+        ..options
+    };
+    let checks = checks::evaluate_on(&program, &name, &kernel, &mut args, &on)?;
     if a.json {
         let report = json!({
             "kernel": name,
@@ -157,7 +162,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
                 let saved = outputs.iter().find(|(q, _)| *q == p).map(|(_, path)| path.display().to_string());
                 (kernel.params[p].name.clone(), preview::stats_json(t, saved))
             }).collect::<serde_json::Map<_, _>>(),
-            "checks": checks.iter().map(|c| json!({"name": c.name, "holds": c.holds, "total": c.total})).collect::<Vec<_>>(),
+            "checks": checks.iter().map(|c| json!({"name": c.name, "holds": c.holds, "total": c.total, "backend": c.backend.name(), "fallback": c.fallback})).collect::<Vec<_>>(),
         });
         return emit(&format!("{}\n", serde_json::to_string_pretty(&report)?));
     }
@@ -191,6 +196,9 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
             "check `{}`: true for {} of {} elements ({pct:.2}%){mark}",
             c.name, c.holds, c.total
         );
+        if let Some(why) = &c.fallback {
+            let _ = writeln!(out, "  (ran on the interpreter: {why})");
+        }
     }
     emit(&out)
 }

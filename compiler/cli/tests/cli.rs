@@ -97,6 +97,45 @@ fn json_reports_provenance_and_statistics() {
     assert_eq!(v["checks"][1]["holds"], v["checks"][1]["total"]);
 }
 
+/// Check lines run on the backend that ran the kernel, compiled, and count
+/// the same elements there as on the interpreter, including a check that
+/// fails on some elements (`kept fraction`).
+#[test]
+fn checks_run_on_the_kernels_backend_with_the_same_counts() {
+    let checks = |backend: &str| {
+        let o = phobosc(&[
+            "run",
+            "examples/dropout_rows.ph",
+            "--dim",
+            "M=100",
+            "--arg",
+            "seed=7",
+            "--json",
+            "--backend",
+            backend,
+        ]);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("stdout is JSON");
+        v["checks"].as_array().expect("checks").clone()
+    };
+    let interp = checks("interp");
+    let cpu = checks("cpu");
+    assert_eq!(interp.len(), 2);
+    for (i, c) in interp.iter().zip(&cpu) {
+        assert_eq!(i["name"], c["name"]);
+        assert_eq!(i["holds"], c["holds"]);
+        assert_eq!(i["total"], c["total"]);
+        assert_eq!(i["backend"], "interp");
+        assert_eq!(c["backend"], "cpu", "{c}");
+        assert!(c["fallback"].is_null(), "{c}");
+    }
+    assert_ne!(
+        interp[0]["holds"], interp[0]["total"],
+        "kept fraction fails on some"
+    );
+}
+
 #[test]
 fn npy_round_trip_and_bad_files() {
     let dir = tempfile::tempdir().unwrap();
