@@ -133,3 +133,46 @@ fn checks_count_the_same_elements_on_the_gpu() {
         );
     }
 }
+
+/// A check the GPU cannot run (it reads a bool tensor, which WGSL storage
+/// cannot hold) runs on the interpreter, says why, and counts the same.
+#[test]
+fn a_check_the_gpu_refuses_falls_back_to_the_interpreter() {
+    if let Err(e) = phobos_runtime::gpu::Gpu::shared() {
+        if std::env::var_os("PHOBOS_REQUIRE_GPU").is_some() {
+            panic!("PHOBOS_REQUIRE_GPU is set and there is no adapter: {e}");
+        }
+        eprintln!("skipped: no GPU adapter ({e})");
+        return;
+    }
+    let src = "// check odd: B\n// check positive: Y > 0.5\nkernel k(B: tensor<bool>[N], Y: tensor<f32>[N]) {\n  Y = f32(B)\n}\n";
+    let (program, diags) = Program::parse("k.ph", src);
+    assert!(diags.is_empty(), "{diags:?}");
+    let kernel = program.kernel("k", &[]).expect("checks");
+    let b = Tensor::from_fn(Scalar::Bool, &[10], |i| Value::Bool(i % 2 == 1));
+    let mut args = vec![
+        Arg::Tensor(b),
+        Arg::Tensor(Tensor::zeros(Scalar::F32, &[10])),
+    ];
+    let cpu = Options {
+        backend: Backend::Cpu,
+        ..Options::default()
+    };
+    launch(&kernel, &mut args, &cpu).expect("runs on the CPU");
+    let gpu = Options {
+        backend: Backend::Gpu,
+        ..Options::default()
+    };
+    let out = checks::evaluate_on(&program, "k", &kernel, &mut args, &gpu).expect("evaluates");
+    let reference = checks::evaluate(&program, "k", &kernel, &args).expect("evaluates");
+    assert_eq!(counts(&out), counts(&reference));
+    assert_eq!(counts(&out)[0].1, 5);
+    for c in &out {
+        assert_eq!(c.backend, Backend::Interp, "{c:?}");
+        let why = c.fallback.as_deref().expect("says why");
+        assert!(
+            why.starts_with("gpu cannot run it") && why.contains("bool"),
+            "{why}"
+        );
+    }
+}
