@@ -203,6 +203,15 @@ fn args_for(kernel: &Kernel, dims: &[u64], rng: &mut Rng) -> Option<Vec<Arg>> {
     )
 }
 
+/// `PHOBOS_FUZZ_STATS=1` prints one line per kernel run or skipped, to count
+/// over a corpus (`-runs=0 corpus/differential 2>&1 | sort | uniq -c`).
+fn stats(what: &str) {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *ON.get_or_init(|| std::env::var_os("PHOBOS_FUZZ_STATS").is_some()) {
+        eprintln!("phobos-fuzz: {what}");
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
@@ -219,6 +228,7 @@ fuzz_target!(|data: &[u8]| {
             };
             let dims: Vec<u64> = kernel.dims.iter().map(|_| 1 + rng.next() % 8).collect();
             let Some(args) = args_for(&kernel, &dims, &mut rng) else {
+                stats("skipped (over a budget, or bind refuses the launch)");
                 continue;
             };
             let mut reference = args.clone();
@@ -227,7 +237,10 @@ fuzz_target!(|data: &[u8]| {
             let b = phobos_cpu::run(&kernel, &mut cpu, Some(1));
             match (&a, &b) {
                 (Ok(_), Ok(_)) => {}
-                (Err(ea), Err(phobos_cpu::RunError::Launch(eb))) if ea == eb => continue,
+                (Err(ea), Err(phobos_cpu::RunError::Launch(eb))) if ea == eb => {
+                    stats("refused by both");
+                    continue;
+                }
                 _ => panic!(
                     "kernel `{name}` {config:?} dims {dims:?}: the interpreter gives {a:?}, Cranelift {:?}",
                     b.as_ref()
@@ -248,6 +261,7 @@ fuzz_target!(|data: &[u8]| {
                     );
                 }
             }
+            stats("compared");
         }
     }
 });
