@@ -234,6 +234,47 @@ impl Lower<'_> {
         Ok(())
     }
 
+    /// A loop over the chunk tasks `0 .. tasks` of a workgroup, tasks
+    /// `i, i + size, ...` on invocation `i`: `body` gets each task's group
+    /// (`task / 8`, counted from the first) and lane (`task % 8`). The
+    /// staged fill and the stepped loop both take chunks this way.
+    fn chunk_tasks(
+        &mut self,
+        tasks: H,
+        body: impl FnOnce(&mut Self, H, H) -> Result<(), LowerError>,
+    ) -> Result<(), LowerError> {
+        let task = self.temp(Scalar::U32);
+        let li = self.expr(naga::Expression::FunctionArgument(0));
+        self.var_store(task, li);
+        let loop_body = self.nested(|lw| {
+            let t = lw.var_load(task);
+            let done = lw.binary(B::GreaterEqual, t, tasks);
+            lw.cur.push(Statement::If {
+                condition: done,
+                accept: Block::from_vec(vec![Statement::Break]),
+                reject: Block::new(),
+            });
+            let three = lw.u32c(3);
+            let group = lw.binary(B::ShiftRight, t, three);
+            let seven = lw.u32c(7);
+            let lane = lw.binary(B::And, t, seven);
+            body(lw, group, lane)
+        })?;
+        let continuing = self.nested(|lw| {
+            let t = lw.var_load(task);
+            let size = lw.u32c(lw.workgroup_size);
+            let next = lw.binary(B::Add, t, size);
+            lw.var_store(task, next);
+            Ok(())
+        })?;
+        self.cur.push(Statement::Loop {
+            body: loop_body,
+            continuing,
+            break_if: None,
+        });
+        Ok(())
+    }
+
     /// Word `q` (a u32 below 4) of a block.
     fn pick(&mut self, o: [H; 4], q: H) -> H {
         let mut v = o[3];

@@ -617,20 +617,7 @@ impl Lower<'_> {
         let round = self.binary(B::Add, lim, in_group);
         let groups = self.binary(B::ShiftRight, round, gs);
         let tasks = self.binary(B::ShiftLeft, groups, three);
-        let task = self.temp(Scalar::U32);
-        let li = self.expr(Expression::FunctionArgument(0));
-        self.var_store(task, li);
-        let body = self.nested(|lw| {
-            let t = lw.var_load(task);
-            let done = lw.binary(B::GreaterEqual, t, tasks);
-            lw.cur.push(Statement::If {
-                condition: done,
-                accept: Block::from_vec(vec![Statement::Break]),
-                reject: Block::new(),
-            });
-            let go = lw.binary(B::ShiftRight, t, three);
-            let seven = lw.u32c(7);
-            let lane = lw.binary(B::And, t, seven);
+        self.chunk_tasks(tasks, |lw, go, lane| {
             let gs = lw.u32c(group_shift);
             let place0 = lw.binary(B::ShiftLeft, go, gs);
             let place0 = lw.binary(B::InclusiveOr, place0, lane);
@@ -643,20 +630,7 @@ impl Lower<'_> {
                 reject: Block::new(),
             });
             Ok(())
-        })?;
-        let continuing = self.nested(|lw| {
-            let t = lw.var_load(task);
-            let n = lw.u32c(lw.workgroup_size);
-            let next = lw.binary(B::Add, t, n);
-            lw.var_store(task, next);
-            Ok(())
-        })?;
-        self.cur.push(Statement::Loop {
-            body,
-            continuing,
-            break_if: None,
-        });
-        Ok(())
+        })
     }
 
     /// One fill task: chunk `lane` of group `g0 + go` (wrapping at the

@@ -320,20 +320,7 @@ impl Lower<'_> {
             true => self.fetch_vars(value, depth),
             false => Vec::new(),
         };
-        let task = self.temp(Scalar::U32);
-        let li = self.expr(Expression::FunctionArgument(0));
-        self.var_store(task, li);
-        let loop_body = self.nested(|lw| {
-            let t = lw.var_load(task);
-            let done = lw.binary(B::GreaterEqual, t, tasks);
-            lw.cur.push(Statement::If {
-                condition: done,
-                accept: Block::from_vec(vec![Statement::Break]),
-                reject: Block::new(),
-            });
-            let go = lw.binary(B::ShiftRight, t, three);
-            let seven = lw.u32c(7);
-            let lane = lw.binary(B::And, t, seven);
+        self.chunk_tasks(tasks, |lw, go, lane| {
             let gu = lw.binary(B::Add, g0, go);
             // Chunk indices wrap with the 2^30 blocks that 32-bit counters reach.
             let mask = lw.u32c((1u32 << (30 - K_GROUP_BLOCKS.trailing_zeros())) - 1);
@@ -443,20 +430,7 @@ impl Lower<'_> {
                 break_if: None,
             });
             Ok(())
-        })?;
-        let continuing = self.nested(|lw| {
-            let t = lw.var_load(task);
-            let size = lw.u32c(lw.workgroup_size);
-            let next = lw.binary(B::Add, t, size);
-            lw.var_store(task, next);
-            Ok(())
-        })?;
-        self.cur.push(Statement::Loop {
-            body: loop_body,
-            continuing,
-            break_if: None,
-        });
-        Ok(())
+        })
     }
 
     /// The 16-byte loads under `value` (`stmt::quad_load`), each with a
