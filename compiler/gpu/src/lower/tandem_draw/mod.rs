@@ -275,6 +275,30 @@ impl Lower<'_> {
         Ok(())
     }
 
+    /// In a chunk's step loop after the warm-up (step counter `t`): the
+    /// place `start + 8 j` of the block the next step gives, `j` the
+    /// blocks stepped so far, after leaving the loop once the chunk's `K`
+    /// blocks are done or the place reaches `limit` (blocks of a group of
+    /// eight chunks interleave, SPEC.md section 3.4).
+    fn next_block_or_break(&mut self, t: H, start: H, limit: H) -> H {
+        let s = self.var_load(t);
+        let warm = self.u32c(WARM_UP);
+        let j = self.binary(B::Subtract, s, warm);
+        let three = self.u32c(3);
+        let j8 = self.binary(B::ShiftLeft, j, three);
+        let place = self.binary(B::Add, start, j8);
+        let k = self.u32c(TANDEM_K);
+        let chunk_done = self.binary(B::GreaterEqual, j, k);
+        let past = self.binary(B::GreaterEqual, place, limit);
+        let stop = self.binary(B::LogicalOr, chunk_done, past);
+        self.cur.push(Statement::If {
+            condition: stop,
+            accept: Block::from_vec(vec![Statement::Break]),
+            reject: Block::new(),
+        });
+        place
+    }
+
     /// Word `q` (a u32 below 4) of a block.
     fn pick(&mut self, o: [H; 4], q: H) -> H {
         let mut v = o[3];

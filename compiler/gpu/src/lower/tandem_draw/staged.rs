@@ -30,7 +30,6 @@ use naga::{
     AddressSpace, ArraySize, BinaryOperator as B, Block, Expression, GlobalVariable, Handle,
     MathFunction, Span, Statement, Type, TypeInner,
 };
-use phobos_core::interp::ops::TANDEM_K;
 use phobos_core::ir::{Builtin, ExprId, ExprKind, Index, Kernel, Place, Stmt};
 use phobos_core::syntax::ast::{BinOp, UnOp};
 use phobos_core::types::{Dim, Scalar, Value};
@@ -654,20 +653,7 @@ impl Lower<'_> {
         let warm = self.u32c(WARM_UP);
         self.steps_until(vars, t, warm)?;
         let body = self.nested(|lw| {
-            let s = lw.var_load(t);
-            let warm = lw.u32c(WARM_UP);
-            let j = lw.binary(B::Subtract, s, warm);
-            let eight = lw.binary(B::ShiftLeft, j, three);
-            let place = lw.binary(B::Add, place0, eight);
-            let k = lw.u32c(TANDEM_K);
-            let chunk_done = lw.binary(B::GreaterEqual, j, k);
-            let past = lw.binary(B::GreaterEqual, place, lim);
-            let stop = lw.binary(B::LogicalOr, chunk_done, past);
-            lw.cur.push(Statement::If {
-                condition: stop,
-                accept: Block::from_vec(vec![Statement::Break]),
-                reject: Block::new(),
-            });
+            let place = lw.next_block_or_break(t, place0, lim);
             let out = lw.step(vars, t);
             let inside = lw.binary(B::GreaterEqual, place, a);
             let store = lw.nested(|lw| {

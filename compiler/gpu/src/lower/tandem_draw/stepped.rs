@@ -36,7 +36,6 @@ use super::{K_GROUP_BLOCKS, Lower, WARM_UP};
 use crate::LowerError;
 use crate::lower::H;
 use naga::{BinaryOperator as B, Block, Expression, Statement};
-use phobos_core::interp::ops::TANDEM_K;
 use phobos_core::ir::{ExprId, ExprKind, Kernel};
 use phobos_core::syntax::ast::BinOp;
 use phobos_core::types::{Dim, Scalar, Value};
@@ -339,21 +338,7 @@ impl Lower<'_> {
                 lw.fetch_group(b, (b0, b_end), lens, &fetch, d, pre)?;
             }
             let steps = lw.nested(|lw| {
-                let s = lw.var_load(tc);
-                let warm = lw.u32c(WARM_UP);
-                let j = lw.binary(B::Subtract, s, warm);
-                let three = lw.u32c(3);
-                let j8 = lw.binary(B::ShiftLeft, j, three);
-                let b = lw.binary(B::Add, bstart, j8);
-                let kk = lw.u32c(TANDEM_K);
-                let chunk_done = lw.binary(B::GreaterEqual, j, kk);
-                let past = lw.binary(B::GreaterEqual, b, b_end);
-                let stop = lw.binary(B::LogicalOr, chunk_done, past);
-                lw.cur.push(Statement::If {
-                    condition: stop,
-                    accept: Block::from_vec(vec![Statement::Break]),
-                    reject: Block::new(),
-                });
+                let b = lw.next_block_or_break(tc, bstart, b_end);
                 // This group's loads, made one step earlier, and the next
                 // group's, in flight while this step and group run.
                 let cur: Vec<H> = fetch.iter().map(|(_, v)| lw.var_load(v[0])).collect();
