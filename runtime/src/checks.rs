@@ -184,6 +184,8 @@ fn run_check(
         backend,
         precision: Precision::Exact,
         threads: on.threads,
+        // A check kernel is not the kernel tuned: the heuristic's size.
+        workgroup_size: None,
     };
     let ran = launch(ck, args, &options);
     let Some(Arg::Tensor(t)) = args.pop() else {

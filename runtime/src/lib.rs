@@ -24,6 +24,7 @@ pub mod checks;
 pub mod gpu;
 pub mod inputs;
 pub mod npy;
+pub mod tune;
 
 use phobos_core::interp;
 use phobos_core::ir::Kernel;
@@ -86,6 +87,10 @@ pub struct Options {
     pub precision: Precision,
     /// Threads for the CPU backend (default: every core).
     pub threads: Option<usize>,
+    /// Invocations per workgroup on the GPU: the tuner's choice, or `None`
+    /// for the launch heuristic's ([`gpu::Gpu::heuristic_workgroup_size`]).
+    /// Ignored by the other backends. Never changes the bits.
+    pub workgroup_size: Option<u32>,
 }
 
 /// How a result was produced.
@@ -106,6 +111,11 @@ pub struct Provenance {
     /// on the GPU, how each statement's Tandem draws were lowered (stepped,
     /// staged or direct, and why a slower path was taken).
     pub lowering: Vec<String>,
+    /// Invocations per workgroup, on the GPU.
+    pub workgroup_size: Option<u32>,
+    /// How the configuration was chosen (the launch heuristic, the caller,
+    /// or the tuner) and whether the tuning cache served it.
+    pub tuning: tune::Tuning,
 }
 
 #[derive(Debug)]
@@ -207,6 +217,8 @@ pub fn launch(
         compile_ms: None,
         cache_hit: None,
         lowering: Vec::new(),
+        workgroup_size: None,
+        tuning: tune::Tuning::default(),
     };
     match backend {
         Backend::Cpu => {
@@ -222,13 +234,14 @@ pub fn launch(
         }
         Backend::Gpu => {
             let g = gpu::Gpu::shared()?;
-            let run = g.run(kernel, args, options.precision)?;
+            let run = g.run_with(kernel, args, options.precision, options.workgroup_size)?;
             prov.device = g.describe();
             prov.precision = options.precision;
             prov.bound = run.bound;
             prov.compile_ms = Some(run.compile_ms);
             prov.cache_hit = Some(run.cache_hit);
             prov.lowering = run.notes;
+            prov.workgroup_size = Some(run.workgroup_size);
         }
         _ => {
             prov.bound = interp::run(kernel, args)?;

@@ -6,6 +6,8 @@
 //! - [`MAX_TUNE_CONFIGS`]: the checker counts an `@autotune` space before it
 //!   enumerates anything (`E0124`), so neither `check`, the tuner nor
 //!   `build` ever materialises a larger product.
+//! - [`MAX_TUNE_TRIALS`]: the configurations the tuner times at once,
+//!   lowering choices included; past it, it times a sum, not a product.
 //! - [`MAX_CHECK_NODES`]: the IR the checker builds for one kernel over its
 //!   whole space, estimated from the first configuration before the others
 //!   are checked (`E0124` too), so that a large kernel times a large space
@@ -32,6 +34,18 @@ use crate::types::Scalar;
 /// `check` checks every one, so a larger space is refused, with its count,
 /// before any configuration is built.
 pub const MAX_TUNE_CONFIGS: u64 = 4096;
+
+/// The most configurations the tuner times in one pass: `@autotune`
+/// configurations times the lowering's choices (workgroup sizes). A larger
+/// product is never formed: the tuner times each `@autotune`
+/// configuration with the launch heuristic's lowering, then the winner
+/// with each lowering choice, so it times a sum instead of a product.
+pub const MAX_TUNE_TRIALS: u64 = 256;
+
+/// The most `@autotune` configurations the launch heuristic looks at (in
+/// declared order) before it picks one: it checks each, so it looks at a
+/// few, and puts the first value of each list first.
+pub const HEURISTIC_LOOKS: usize = 16;
 
 /// The most IR expressions the checker may build for one kernel over all
 /// the configurations of its space (about 2.5 s of checking on one core of

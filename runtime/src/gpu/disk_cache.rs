@@ -106,7 +106,7 @@ impl Drop for DiskCache {
     }
 }
 
-fn dir() -> Option<PathBuf> {
+pub(crate) fn dir() -> Option<PathBuf> {
     if let Some(d) = std::env::var_os("PHOBOS_CACHE_DIR") {
         return (!d.is_empty() && d != "off").then(|| PathBuf::from(d));
     }
@@ -159,7 +159,7 @@ fn write(path: &Path, payload: &[u8]) -> std::io::Result<()> {
 }
 
 /// 64-bit FNV-1a: a checksum against damage, not an adversary.
-fn fnv1a(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })

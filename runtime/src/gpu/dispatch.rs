@@ -34,6 +34,8 @@ pub struct Prepared {
     pub cache_hit: bool,
     /// How the lowering took the kernel's Tandem draws.
     pub notes: Vec<String>,
+    /// Invocations per workgroup.
+    pub workgroup_size: u32,
 }
 
 fn bytes_of(data: &Data) -> Option<&[u8]> {
@@ -99,8 +101,36 @@ fn padded(bytes: u64) -> u64 {
 }
 
 impl Gpu {
+    /// A storage buffer holding `t`, for launches on buffers of the
+    /// runtime's own ([`Gpu::prepare_on`]); `name` names it in errors.
+    pub(crate) fn upload(
+        &self,
+        name: &str,
+        t: &phobos_core::tensor::Tensor,
+    ) -> Result<wgpu::Buffer, GpuError> {
+        let bytes = bytes_of(&t.data).ok_or_else(|| {
+            GpuError::Lower(format!(
+                "bool tensor `{name}`: not supported on the GPU yet"
+            ))
+        })?;
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(name),
+            size: padded(bytes.len() as u64),
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        if !bytes.is_empty() {
+            self.queue.write_buffer(&buffer, 0, bytes);
+        }
+        Ok(buffer)
+    }
+
     /// Binds, lowers (or takes the cached pipeline) and checks sizes: the
     /// part of a launch shared by host tensors and the caller's buffers.
+    /// `workgroup_size` is the tuner's choice; `None` is
+    /// [`Gpu::heuristic_workgroup_size`]'s.
     /// A tensor larger than [`Gpu::max_binding`] is split
     /// (`phobos_gpu::Split::plan`, pieces at offsets the device allows);
     /// one larger than a buffer may be is refused, naming it.
@@ -109,8 +139,18 @@ impl Gpu {
         kernel: &Kernel,
         shapes: &[ArgShape],
         precision: Precision,
+        workgroup_size: Option<u32>,
     ) -> Result<(Arc<Pipeline>, Bound, [u32; 3], bool), RuntimeError> {
         self.check_lost()?;
+        if let Some(w) = workgroup_size
+            && !(1..=self.max_workgroup_size()).contains(&w)
+        {
+            return Err(GpuError::Lower(format!(
+                "a workgroup size of {w}: this device and the lowering allow 1 to {}",
+                self.max_workgroup_size()
+            ))
+            .into());
+        }
         let bound = bind_shapes(kernel, shapes)?;
         let limits = self.device.limits();
         let max_binding = self.max_binding();
@@ -167,7 +207,9 @@ impl Gpu {
         }
         let workgroups = phobos_gpu::dispatch_size(bound.grid.map(|g| g as u32), max);
         let kernel = phobos_gpu::specialize(kernel, &bound.dims);
-        let (pipeline, cache_hit) = self.pipeline(&kernel, precision, &splits)?;
+        let workgroup_size =
+            workgroup_size.unwrap_or_else(|| self.heuristic_workgroup_size(&kernel));
+        let (pipeline, cache_hit) = self.pipeline(&kernel, precision, &splits, workgroup_size)?;
         Ok((pipeline, bound, workgroups, cache_hit))
     }
 
@@ -244,6 +286,18 @@ impl Gpu {
         args: &[Arg],
         precision: Precision,
     ) -> Result<Prepared, RuntimeError> {
+        self.prepare_with(kernel, args, precision, None)
+    }
+
+    /// [`Gpu::prepare`] with a workgroup size of the tuner's (`None`: the
+    /// heuristic's).
+    pub fn prepare_with(
+        &self,
+        kernel: &Kernel,
+        args: &[Arg],
+        precision: Precision,
+        workgroup_size: Option<u32>,
+    ) -> Result<Prepared, RuntimeError> {
         let shapes: Vec<ArgShape> = args
             .iter()
             .map(|a| match a {
@@ -255,7 +309,8 @@ impl Gpu {
             })
             .collect();
         bind(kernel, args)?;
-        let (pipeline, bound, workgroups, cache_hit) = self.plan(kernel, &shapes, precision)?;
+        let (pipeline, bound, workgroups, cache_hit) =
+            self.plan(kernel, &shapes, precision, workgroup_size)?;
         let mut owned = Vec::new();
         let mut scalars = Vec::new();
         for (p, a) in kernel.params.iter().zip(args) {
@@ -292,6 +347,7 @@ impl Gpu {
         let bind_group = self.bind_group(&pipeline, &uniform, &refs);
         let compile_ms = if cache_hit { 0.0 } else { pipeline.build_ms };
         let notes = pipeline.notes.clone();
+        let workgroup_size = pipeline.workgroup_size;
         Ok(Prepared {
             pipeline,
             bind_group,
@@ -301,18 +357,45 @@ impl Gpu {
             compile_ms,
             cache_hit,
             notes,
+            workgroup_size,
         })
     }
 
-    /// Dispatches `kernel` on the caller's buffers and submits the work; the
-    /// results are in the buffers once the queue has finished it (map one,
-    /// or poll the device). Buffer sizes must be at least the tensors' bytes.
-    pub fn dispatch(
+    /// Readies a launch on the caller's buffers without submitting it, for
+    /// [`Prepared::encode`]: what the tuner times, one [`Prepared`] per
+    /// configuration over one set of buffers.
+    pub fn prepare_on(
         &self,
         kernel: &Kernel,
         args: &[GpuArg],
         precision: Precision,
-    ) -> Result<GpuRun, RuntimeError> {
+        workgroup_size: Option<u32>,
+    ) -> Result<Prepared, RuntimeError> {
+        let (pipeline, bound, workgroups, cache_hit, bind_group) =
+            self.bind_caller_buffers(kernel, args, precision, workgroup_size)?;
+        Ok(Prepared {
+            compile_ms: if cache_hit { 0.0 } else { pipeline.build_ms },
+            notes: pipeline.notes.clone(),
+            workgroup_size: pipeline.workgroup_size,
+            pipeline,
+            bind_group,
+            workgroups,
+            owned: vec![None; kernel.params.len()],
+            bound,
+            cache_hit,
+        })
+    }
+
+    /// Plans a launch over the caller's buffers and makes its bind group,
+    /// after checking the buffers' sizes and usages.
+    #[allow(clippy::type_complexity)]
+    fn bind_caller_buffers(
+        &self,
+        kernel: &Kernel,
+        args: &[GpuArg],
+        precision: Precision,
+        workgroup_size: Option<u32>,
+    ) -> Result<(Arc<Pipeline>, Bound, [u32; 3], bool, wgpu::BindGroup), RuntimeError> {
         let shapes: Vec<ArgShape> = args
             .iter()
             .map(|a| match *a {
@@ -320,7 +403,8 @@ impl Gpu {
                 GpuArg::Scalar(v) => ArgShape::Scalar(v),
             })
             .collect();
-        let (pipeline, bound, workgroups, cache_hit) = self.plan(kernel, &shapes, precision)?;
+        let (pipeline, bound, workgroups, cache_hit) =
+            self.plan(kernel, &shapes, precision, workgroup_size)?;
         let mut buffers = Vec::new();
         let mut scalars = Vec::new();
         for (p, a) in kernel.params.iter().zip(args) {
@@ -360,6 +444,28 @@ impl Gpu {
         // kernel that silently does nothing.
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let bind_group = self.bind_group(&pipeline, &uniform, &buffers);
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(GpuError::Wgpu(format!(
+                "binding the caller's buffers to `{}`: {e}",
+                kernel.name
+            ))
+            .into());
+        }
+        Ok((pipeline, bound, workgroups, cache_hit, bind_group))
+    }
+
+    /// Dispatches `kernel` on the caller's buffers and submits the work; the
+    /// results are in the buffers once the queue has finished it (map one,
+    /// or poll the device). Buffer sizes must be at least the tensors' bytes.
+    pub fn dispatch(
+        &self,
+        kernel: &Kernel,
+        args: &[GpuArg],
+        precision: Precision,
+    ) -> Result<GpuRun, RuntimeError> {
+        let (pipeline, bound, workgroups, cache_hit, bind_group) =
+            self.bind_caller_buffers(kernel, args, precision, None)?;
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut encoder = self.device.create_command_encoder(&Default::default());
         record(&mut encoder, &pipeline, &bind_group, workgroups, None);
         self.queue.submit([encoder.finish()]);
@@ -375,6 +481,7 @@ impl Gpu {
             compile_ms: if cache_hit { 0.0 } else { pipeline.build_ms },
             cache_hit,
             notes: pipeline.notes.clone(),
+            workgroup_size: pipeline.workgroup_size,
         })
     }
 
@@ -386,7 +493,19 @@ impl Gpu {
         args: &mut [Arg],
         precision: Precision,
     ) -> Result<GpuRun, RuntimeError> {
-        let prepared = self.prepare(kernel, args, precision)?;
+        self.run_with(kernel, args, precision, None)
+    }
+
+    /// [`Gpu::run`] with a workgroup size of the tuner's (`None`: the
+    /// heuristic's).
+    pub fn run_with(
+        &self,
+        kernel: &Kernel,
+        args: &mut [Arg],
+        precision: Precision,
+        workgroup_size: Option<u32>,
+    ) -> Result<GpuRun, RuntimeError> {
+        let prepared = self.prepare_with(kernel, args, precision, workgroup_size)?;
         let mut encoder = self.device.create_command_encoder(&Default::default());
         prepared.encode(&mut encoder, None);
         self.queue.submit([encoder.finish()]);
@@ -396,6 +515,7 @@ impl Gpu {
             compile_ms: prepared.compile_ms,
             cache_hit: prepared.cache_hit,
             notes: prepared.notes.clone(),
+            workgroup_size: prepared.workgroup_size,
         })
     }
 

@@ -20,7 +20,7 @@
 //!   tensors split: a knob for tests and experiments, same bits either way.
 
 mod device;
-mod disk_cache;
+pub(crate) mod disk_cache;
 mod dispatch;
 mod fill;
 mod pipeline;
@@ -28,7 +28,7 @@ mod timing;
 
 pub use dispatch::{GpuArg, Prepared};
 pub use fill::{PreparedFill, fill_map};
-pub use timing::time_passes;
+pub use timing::{time_passes, time_rounds};
 
 use crate::Precision;
 use pipeline::Pipeline;
@@ -90,21 +90,31 @@ impl fmt::Display for GpuError {
 
 impl std::error::Error for GpuError {}
 
-/// The workgroup size for `kernel`: `PHOBOS_WORKGROUP_SIZE` when set (for
-/// tuning experiments; any size gives the same bits), else the lowering's
-/// heuristic.
+/// The workgroup size for `kernel` without a device: `PHOBOS_WORKGROUP_SIZE`
+/// when set (for experiments; any size gives the same bits), else the
+/// lowering's heuristic. [`Gpu::heuristic_workgroup_size`] also fits it to
+/// a device's limits.
 pub fn workgroup_size(kernel: &phobos_core::ir::Kernel) -> u32 {
+    env_workgroup_size().unwrap_or_else(|| phobos_gpu::workgroup_size(kernel))
+}
+
+/// `PHOBOS_WORKGROUP_SIZE`, when it holds a size the lowering accepts.
+fn env_workgroup_size() -> Option<u32> {
     std::env::var("PHOBOS_WORKGROUP_SIZE")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| phobos_gpu::workgroup_size(kernel))
+        .filter(|w| (1..=phobos_gpu::MAX_WORKGROUP_SIZE).contains(w))
 }
 
-/// A kernel (its printed IR and local shapes), the precision and the
-/// splits of its tensors by parameter index.
-/// A kernel's printed IR and local shapes, precision, splits, and whether
-/// `/` and `sqrt` are checked in f64.
-type PipelineKey = (String, Precision, Vec<Option<phobos_gpu::Split>>, bool);
+/// The workgroup sizes the tuner tries besides the heuristic's: powers of
+/// two from one NVIDIA warp to the lowering's largest size. Every size
+/// gives the same bits (invocation `i` of `n` takes elements, or chunk
+/// tasks, `i, i + n, ...`).
+pub const WORKGROUP_SIZE_CHOICES: [u32; 4] = [32, 64, 128, 256];
+
+/// A kernel's printed IR and local shapes, precision, splits, whether
+/// `/` and `sqrt` are checked in f64, and the workgroup size.
+type PipelineKey = (String, Precision, Vec<Option<phobos_gpu::Split>>, bool, u32);
 
 /// One opened device with its pipeline cache.
 pub struct Gpu {
@@ -133,6 +143,8 @@ pub struct GpuRun {
     /// How the lowering took the kernel's Tandem draws (stepped, staged or
     /// direct, and why a slower path).
     pub notes: Vec<String>,
+    /// Invocations per workgroup.
+    pub workgroup_size: u32,
 }
 
 impl Gpu {
@@ -268,6 +280,50 @@ impl Gpu {
         }
     }
 
+    /// The most invocations a workgroup may have here: the device's
+    /// limits and the lowering's.
+    pub fn max_workgroup_size(&self) -> u32 {
+        let l = self.device.limits();
+        l.max_compute_invocations_per_workgroup
+            .min(l.max_compute_workgroup_size_x)
+            .clamp(1, phobos_gpu::MAX_WORKGROUP_SIZE)
+    }
+
+    /// The launch heuristic's workgroup size for `kernel` on this device
+    /// (docs/language.md, "The launch heuristic"): `PHOBOS_WORKGROUP_SIZE`
+    /// when set, else [`phobos_gpu::workgroup_size`] (about 64 elements per
+    /// invocation, or one invocation per chunk task of a stepped Tandem
+    /// statement), lowered to a power of two within
+    /// [`Gpu::max_workgroup_size`], and raised to the device's largest
+    /// subgroup (warp) where that is within the limit, so that no
+    /// workgroup leaves part of a warp idle.
+    pub fn heuristic_workgroup_size(&self, kernel: &phobos_core::ir::Kernel) -> u32 {
+        if let Some(w) = env_workgroup_size() {
+            return w.min(self.max_workgroup_size());
+        }
+        let max = self.max_workgroup_size();
+        let max_pow2 = 1u32 << (31 - max.leading_zeros());
+        let warp = self.info.subgroup_max_size;
+        let mut w = phobos_gpu::workgroup_size(kernel).min(max_pow2);
+        if warp.is_power_of_two() && warp <= max_pow2 {
+            w = w.max(warp);
+        }
+        w
+    }
+
+    /// The workgroup sizes worth timing for `kernel` here: the heuristic's
+    /// first, then each of [`WORKGROUP_SIZE_CHOICES`] within
+    /// [`Gpu::max_workgroup_size`]. At most five; same bits for each.
+    pub fn workgroup_sizes(&self, kernel: &phobos_core::ir::Kernel) -> Vec<u32> {
+        let mut sizes = vec![self.heuristic_workgroup_size(kernel)];
+        for w in WORKGROUP_SIZE_CHOICES {
+            if w <= self.max_workgroup_size() && !sizes.contains(&w) {
+                sizes.push(w);
+            }
+        }
+        sizes
+    }
+
     fn check_lost(&self) -> Result<(), GpuError> {
         match &*self.lost.lock().unwrap() {
             Some(why) => Err(GpuError::Lost(why.clone())),
@@ -276,23 +332,36 @@ impl Gpu {
     }
 
     /// The pipeline for `kernel` at `precision` with its tensors split as
-    /// `splits` says, from the cache or built now; the flag says whether
-    /// the cache served it.
+    /// `splits` says and `workgroup_size` invocations per workgroup, from
+    /// the cache or built now; the flag says whether the cache served it.
     fn pipeline(
         &self,
         kernel: &phobos_core::ir::Kernel,
         precision: Precision,
         splits: &[Option<phobos_gpu::Split>],
+        workgroup_size: u32,
     ) -> Result<(Arc<Pipeline>, bool), GpuError> {
         let mut key = kernel.print();
         for l in &kernel.locals {
             key.push_str(&format!("\nlocal {}: {:?}", l.name, l.shape));
         }
-        let key = (key, precision, splits.to_vec(), self.wide_checks());
+        let key = (
+            key,
+            precision,
+            splits.to_vec(),
+            self.wide_checks(),
+            workgroup_size,
+        );
         if let Some(p) = self.pipelines.lock().unwrap().get(&key) {
             return Ok((p.clone(), true));
         }
-        let built = Arc::new(Pipeline::build(self, kernel, precision, splits)?);
+        let built = Arc::new(Pipeline::build(
+            self,
+            kernel,
+            precision,
+            splits,
+            workgroup_size,
+        )?);
         self.pipelines.lock().unwrap().insert(key, built.clone());
         Ok((built, false))
     }

@@ -14,6 +14,8 @@ pub(crate) struct Pipeline {
     pub build_ms: f64,
     /// How the lowering took the kernel's Tandem draws (`Compiled::notes`).
     pub notes: Vec<String>,
+    /// Invocations per workgroup.
+    pub workgroup_size: u32,
 }
 
 impl Pipeline {
@@ -22,6 +24,7 @@ impl Pipeline {
         kernel: &Kernel,
         precision: Precision,
         splits: &[Option<phobos_gpu::Split>],
+        workgroup_size: u32,
     ) -> Result<Pipeline, GpuError> {
         let started = Instant::now();
         if precision == Precision::Exact && !gpu.can_run_exact() {
@@ -37,7 +40,7 @@ impl Pipeline {
                 Precision::Exact => phobos_gpu::Precision::Exact,
                 Precision::Fast => phobos_gpu::Precision::Fast,
             },
-            workgroup_size: super::workgroup_size(kernel),
+            workgroup_size,
             // Lavapipe hangs on the branch (see `GpuOptions::branch_fallback`).
             branch_fallback: !gpu.info.name.contains("llvmpipe"),
             // `Gpu::set_wide_checks`: automatic unless asked. Lavapipe
@@ -140,6 +143,7 @@ impl Pipeline {
             bindings: compiled.layout,
             build_ms: started.elapsed().as_secs_f64() * 1e3,
             notes: compiled.notes,
+            workgroup_size,
         })
     }
 }
