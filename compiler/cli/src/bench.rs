@@ -11,8 +11,8 @@ use anyhow::Result;
 use clap::Args;
 use phobos_core::ir::ParamKind;
 use phobos_core::launch::Arg;
+use phobos_runtime::Backend;
 use phobos_runtime::gpu::{Gpu, time_passes};
-use phobos_runtime::{Backend, launch};
 use serde_json::json;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -28,11 +28,11 @@ pub struct BenchArgs {
 
 pub fn bench(a: &BenchArgs) -> Result<ExitCode> {
     let Prepared {
+        program,
         name,
         kernel,
         mut args,
         options,
-        ..
     } = match prepare(&a.run)? {
         Ok(p) => p,
         Err(code) => return Ok(code),
@@ -52,10 +52,21 @@ pub fn bench(a: &BenchArgs) -> Result<ExitCode> {
             bytes += t.len() * elem.size() * (usize::from(*read) + usize::from(*written));
         }
     }
-    let first = launch(&kernel, &mut args, &options)?;
+    // The configuration `run` would launch: tuned at first launch unless
+    // --config or --no-tune.
+    let (candidate, tuning) =
+        crate::tune::choose(&a.run, &program, &name, &kernel, &mut args, &options)?;
+    let (kernel, first) = phobos_runtime::tune::launch_candidate(
+        &program, &name, &candidate, tuning, &mut args, &options,
+    )?;
+    let options = phobos_runtime::Options {
+        workgroup_size: candidate.workgroup_size,
+        ..options
+    };
     let secs = if first.backend == Backend::Gpu {
         let gpu = Gpu::shared()?;
-        let prepared = gpu.prepare(&kernel, &args, options.precision)?;
+        let prepared =
+            gpu.prepare_with(&kernel, &args, options.precision, options.workgroup_size)?;
         time_passes(gpu, a.runs.max(1) as u32, 0.5, |enc, ts| {
             prepared.encode(enc, ts)
         })?
@@ -63,7 +74,7 @@ pub fn bench(a: &BenchArgs) -> Result<ExitCode> {
         let mut secs = Vec::with_capacity(a.runs.max(1));
         for _ in 0..a.runs.max(1) {
             let t = Instant::now();
-            launch(&kernel, &mut args, &options)?;
+            phobos_runtime::launch(&kernel, &mut args, &options)?;
             secs.push(t.elapsed().as_secs_f64());
         }
         secs.sort_by(f64::total_cmp);
@@ -79,6 +90,8 @@ pub fn bench(a: &BenchArgs) -> Result<ExitCode> {
         "timing": if first.backend == Backend::Gpu { "gpu timestamps" } else { "wall clock" },
         "threads": first.threads,
         "config": first.config.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
+        "workgroup_size": first.workgroup_size,
+        "tuning": first.tuning.to_json(),
         "compile_ms": first.compile_ms,
         "bytes": bytes,
         "runs": secs.len(),
@@ -104,8 +117,14 @@ pub fn bench(a: &BenchArgs) -> Result<ExitCode> {
                 if first.threads == 1 { "" } else { "s" }
             )
         };
+        let chosen = phobos_runtime::tune::Candidate {
+            config: first.config.clone(),
+            workgroup_size: first.workgroup_size,
+        };
         println!(
-            "{name} on {on}: median {:.3} ms, {:.2} GiB/s; fastest {:.3} ms, {:.2} GiB/s ({} bytes, {} runs{})",
+            "{name} [{}; {}] on {on}: median {:.3} ms, {:.2} GiB/s; fastest {:.3} ms, {:.2} GiB/s ({} bytes, {} runs{})",
+            chosen.describe(),
+            crate::tune::describe(&first.tuning),
             median * 1e3,
             gib(median),
             fastest * 1e3,

@@ -8,6 +8,7 @@ mod fill;
 mod preview;
 mod run;
 mod source;
+mod tune;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -37,6 +38,8 @@ enum Command {
     Run(run::RunArgs),
     /// Time a kernel: a warm-up launch, then the median of --runs launches, in GiB/s.
     Bench(bench::BenchArgs),
+    /// Time every configuration of a kernel (cached per device and shape bucket), print the table and the winner.
+    Tune(tune::TuneArgs),
     /// Write a Tandem random stream (raw little-endian or .npy) to a file or stdout.
     Fill(fill::FillArgs),
 }
@@ -69,6 +72,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(&args),
         Command::Bench(args) => bench::bench(&args),
         Command::Fill(args) => fill::fill(&args),
+        Command::Tune(args) => tune::tune(&args),
     };
     match result {
         Ok(code) => code,

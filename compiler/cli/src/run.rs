@@ -7,7 +7,7 @@ use phobos_core::ir::{Kernel, ParamKind};
 use phobos_core::launch::Arg;
 use phobos_core::tensor::Tensor;
 use phobos_core::types::{Dim, Scalar, Value};
-use phobos_runtime::{Backend, Options, Precision, Provenance, checks, inputs, launch, npy};
+use phobos_runtime::{Backend, Options, Precision, Provenance, checks, inputs, npy};
 use serde_json::json;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -32,16 +32,19 @@ pub struct RunArgs {
     inputs: Vec<String>,
     /// Save an output tensor to a .npy file, NAME=PATH, instead of previewing it.
     #[arg(long = "output", value_name = "NAME=PATH")]
-    outputs: Vec<String>,
+    pub outputs: Vec<String>,
     /// Where to run; `auto` picks the best backend present.
     #[arg(long, value_enum, default_value = "auto")]
     backend: BackendArg,
     /// `exact` gives the reference's bits; `fast` allows native approximations.
     #[arg(long, value_enum, default_value = "exact")]
     precision: PrecisionArg,
-    /// The value of an @autotune parameter, NAME=VALUE (default: its first value).
+    /// The value of an @autotune parameter, NAME=VALUE; fixes the configuration (no tuning).
     #[arg(long = "config", value_name = "NAME=VALUE")]
-    config: Vec<String>,
+    pub config: Vec<String>,
+    /// Launch the heuristic's configuration instead of tuning at first launch.
+    #[arg(long = "no-tune")]
+    pub no_tune: bool,
     /// Threads for the CPU backend (default: every core).
     #[arg(long)]
     threads: Option<usize>,
@@ -118,6 +121,7 @@ pub fn prepare(a: &RunArgs) -> Result<std::result::Result<Prepared, ExitCode>> {
             PrecisionArg::Fast => Precision::Fast,
         },
         threads: a.threads,
+        workgroup_size: None,
     };
     Ok(Ok(Prepared {
         program,
@@ -140,7 +144,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         Err(code) => return Ok(code),
     };
     let outputs = outputs_to_save(&kernel, &a.outputs)?;
-    let prov = launch(&kernel, &mut args, &options)?;
+    let (kernel, prov) = crate::tune::launch(a, &program, &name, kernel, &mut args, &options)?;
     for (param, path) in &outputs {
         let Arg::Tensor(t) = &args[*param] else {
             unreachable!("outputs are tensors")
@@ -475,10 +479,15 @@ fn provenance_lines(p: &Provenance, kernel: &Kernel) -> Vec<String> {
             _ => "compile    none (interpreted)".to_string(),
         },
         format!("config     {}", list_or_none(&cfg)),
+        format!("tuning     {}", crate::tune::describe(&p.tuning)),
         format!("dims       {}", list_or_none(&dims)),
         format!("grid       {} x {} x {} blocks", g[0], g[1], g[2]),
     ]
     .into_iter()
+    .chain(
+        p.workgroup_size
+            .map(|w| format!("workgroup  {w} invocations")),
+    )
     .chain(p.lowering.iter().map(|n| format!("lowering   {n}")))
     .collect()
 }
@@ -492,7 +501,9 @@ fn provenance_json(p: &Provenance, kernel: &Kernel, notes: &[String]) -> serde_j
         "config": p.config.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
         "dims": kernel.dims.iter().zip(&p.bound.dims).map(|(n, v)| (n.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
         "grid": p.bound.grid,
-        "tuning_cache": "not used",
+        "tuning_cache": p.tuning.cache.name(),
+        "tuning": p.tuning.to_json(),
+        "workgroup_size": p.workgroup_size,
         "compile_ms": p.compile_ms,
         "compile_cache_hit": p.cache_hit,
         "lowering": p.lowering,

@@ -483,6 +483,19 @@ pub fn tune(
     options: &Options,
     progress: &mut dyn FnMut(Step),
 ) -> Result<Tuned, RuntimeError> {
+    tune_with(program, name, args, options, false, progress)
+}
+
+/// [`tune`], measuring every configuration again when `fresh` (the cache
+/// is still written).
+pub fn tune_with(
+    program: &Program,
+    name: &str,
+    args: &mut [Arg],
+    options: &Options,
+    fresh: bool,
+    progress: &mut dyn FnMut(Step),
+) -> Result<Tuned, RuntimeError> {
     let started = Instant::now();
     let backend = crate::resolve(options.backend)?;
     if backend == Backend::Interp {
@@ -558,18 +571,15 @@ pub fn tune(
         .filter(|&i| !staged || i == 0 || rows[i].0.config != rows[i - 1].0.config)
         .collect();
     let mut counts = (0usize, 0usize);
-    run_stage(
-        &first_stage,
-        &rows,
-        &mut trials,
-        &keys,
-        &cache,
+    let stage = Stage {
+        rows: &rows,
+        keys: &keys,
+        cache: &cache,
+        fresh,
         backend,
-        args,
         options,
-        progress,
-        &mut counts,
-    )?;
+    };
+    stage.run(&first_stage, &mut trials, args, progress, &mut counts)?;
     if staged {
         let best = winner(&trials);
         if let Some(best) = best {
@@ -577,18 +587,7 @@ pub fn tune(
             let second: Vec<usize> = (0..rows.len())
                 .filter(|&i| rows[i].0.config == config && trials[i].is_none())
                 .collect();
-            run_stage(
-                &second,
-                &rows,
-                &mut trials,
-                &keys,
-                &cache,
-                backend,
-                args,
-                options,
-                progress,
-                &mut counts,
-            )?;
+            stage.run(&second, &mut trials, args, progress, &mut counts)?;
         }
     }
     let trials: Vec<Trial> = trials.into_iter().flatten().collect();
@@ -660,95 +659,112 @@ fn winner(trials: &[Option<Trial>]) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
-/// Fills `trials[i]` for each `i` of `which`: from the cache, or measured
-/// now (and stored). `counts` adds (reused, measured).
-#[allow(clippy::too_many_arguments)]
-fn run_stage(
-    which: &[usize],
-    rows: &[(Candidate, Result<Kernel, String>)],
-    trials: &mut [Option<Trial>],
-    keys: &Keys,
-    cache: &Result<TuneCache, NoCache>,
+/// What one stage of a tune measures over.
+struct Stage<'a> {
+    /// Each configuration, with its checked kernel or why it has none.
+    rows: &'a [(Candidate, Result<Kernel, String>)],
+    keys: &'a Keys,
+    cache: &'a Result<TuneCache, NoCache>,
+    /// Measure again what the cache has.
+    fresh: bool,
     backend: Backend,
-    args: &mut [Arg],
-    options: &Options,
-    progress: &mut dyn FnMut(Step),
-    counts: &mut (usize, usize),
-) -> Result<(), RuntimeError> {
-    let mut jobs: Vec<(usize, Value)> = Vec::new();
-    for &i in which {
-        let (candidate, kernel) = &rows[i];
-        let kernel = match kernel {
-            Ok(k) => k,
-            Err(why) => {
-                trials[i] = Some(Trial {
-                    candidate: candidate.clone(),
-                    outcome: Outcome::Skipped(why.clone()),
-                });
-                continue;
+    options: &'a Options,
+}
+
+impl Stage<'_> {
+    /// Fills `trials[i]` for each `i` of `which`: from the cache, or measured
+    /// now (and stored). `counts` adds (reused, measured).
+    fn run(
+        &self,
+        which: &[usize],
+        trials: &mut [Option<Trial>],
+        args: &mut [Arg],
+        progress: &mut dyn FnMut(Step),
+        counts: &mut (usize, usize),
+    ) -> Result<(), RuntimeError> {
+        let Stage {
+            rows,
+            keys,
+            cache,
+            fresh,
+            backend,
+            options,
+        } = *self;
+        let mut jobs: Vec<(usize, Value)> = Vec::new();
+        for &i in which {
+            let (candidate, kernel) = &rows[i];
+            let kernel = match kernel {
+                Ok(k) => k,
+                Err(why) => {
+                    trials[i] = Some(Trial {
+                        candidate: candidate.clone(),
+                        outcome: Outcome::Skipped(why.clone()),
+                    });
+                    continue;
+                }
+            };
+            let key = keys.trial(kernel, candidate.workgroup_size);
+            let found = match cache {
+                Ok(c) if !fresh => c.get(&key),
+                _ => Lookup::Missing,
+            };
+            let cached = match found {
+                Lookup::Found(v) => v.get("median_s").and_then(Value::as_f64).zip(
+                    v.get("runs")
+                        .and_then(Value::as_u64)
+                        .and_then(|r| u32::try_from(r).ok()),
+                ),
+                _ => None,
+            };
+            match cached {
+                Some((median_s, runs)) => {
+                    counts.0 += 1;
+                    trials[i] = Some(Trial {
+                        candidate: candidate.clone(),
+                        outcome: Outcome::Timed {
+                            median_s,
+                            runs,
+                            cached: true,
+                        },
+                    });
+                }
+                None => jobs.push((i, key)),
             }
-        };
-        let key = keys.trial(kernel, candidate.workgroup_size);
-        let found = match cache {
-            Ok(c) => c.get(&key),
-            Err(_) => Lookup::Missing,
-        };
-        let cached = match found {
-            Lookup::Found(v) => v.get("median_s").and_then(Value::as_f64).zip(
-                v.get("runs")
-                    .and_then(Value::as_u64)
-                    .and_then(|r| u32::try_from(r).ok()),
-            ),
-            _ => None,
-        };
-        match cached {
-            Some((median_s, runs)) => {
-                counts.0 += 1;
-                trials[i] = Some(Trial {
-                    candidate: candidate.clone(),
-                    outcome: Outcome::Timed {
-                        median_s,
-                        runs,
-                        cached: true,
-                    },
-                });
-            }
-            None => jobs.push((i, key)),
         }
-    }
-    if jobs.is_empty() {
-        return Ok(());
-    }
-    let work: Vec<measure::Job> = jobs
-        .iter()
-        .map(|(i, _)| measure::Job {
-            kernel: rows[*i].1.as_ref().expect("only checked rows are measured"),
-            workgroup_size: rows[*i].0.workgroup_size,
-        })
-        .collect();
-    let outcomes = match backend {
-        Backend::Gpu => measure::gpu(Gpu::shared()?, &work, args, options.precision, progress)?,
-        _ => measure::cpu(&work, args, options.threads, progress)?,
-    };
-    let mut warned = false;
-    for ((i, key), outcome) in jobs.into_iter().zip(outcomes) {
-        if let (Outcome::Timed { median_s, runs, .. }, Ok(c)) = (&outcome, cache) {
-            counts.1 += 1;
-            if let Err(e) = c.put(&key, json!({"median_s": median_s, "runs": runs}))
-                && !warned
-            {
-                warned = true;
-                warn_unsaved(c, &e);
-            }
-        } else if matches!(outcome, Outcome::Timed { .. }) {
-            counts.1 += 1;
+        if jobs.is_empty() {
+            return Ok(());
         }
-        trials[i] = Some(Trial {
-            candidate: rows[i].0.clone(),
-            outcome,
-        });
+        let work: Vec<measure::Job> = jobs
+            .iter()
+            .map(|(i, _)| measure::Job {
+                kernel: rows[*i].1.as_ref().expect("only checked rows are measured"),
+                workgroup_size: rows[*i].0.workgroup_size,
+            })
+            .collect();
+        let outcomes = match backend {
+            Backend::Gpu => measure::gpu(Gpu::shared()?, &work, args, options.precision, progress)?,
+            _ => measure::cpu(&work, args, options.threads, progress)?,
+        };
+        let mut warned = false;
+        for ((i, key), outcome) in jobs.into_iter().zip(outcomes) {
+            if let (Outcome::Timed { median_s, runs, .. }, Ok(c)) = (&outcome, cache) {
+                counts.1 += 1;
+                if let Err(e) = c.put(&key, json!({"median_s": median_s, "runs": runs}))
+                    && !warned
+                {
+                    warned = true;
+                    warn_unsaved(c, &e);
+                }
+            } else if matches!(outcome, Outcome::Timed { .. }) {
+                counts.1 += 1;
+            }
+            trials[i] = Some(Trial {
+                candidate: rows[i].0.clone(),
+                outcome,
+            });
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// The configuration a launch of `name` on `args` runs with, and how it
@@ -764,8 +780,9 @@ pub fn choose(
     tune_on: bool,
     progress: &mut dyn FnMut(Step),
 ) -> Result<(Candidate, Tuning), RuntimeError> {
-    let started = Instant::now();
+    // Opening the device is the launch's cost, not the lookup's.
     let backend = crate::resolve(options.backend)?;
+    let started = Instant::now();
     let untuned = |note: Option<String>, cache: CacheUse| -> Result<_, RuntimeError> {
         let c = heuristic(program, name, args, options)?;
         Ok((
