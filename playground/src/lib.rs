@@ -1,25 +1,131 @@
-//! The web playground's compiler entry points: strings in, strings out, so
-//! that a thin wasm wrapper and a static page can drive the compiler core.
-//! The page, its assets and `phobosc serve` come with the playground issue.
+//! The web playground's compiler: one entry point, [`handle`], that takes a
+//! JSON request and returns a JSON answer (plus a binary blob for tensor
+//! data), so that the page drives the compiler core through a string in and
+//! a string out. The same function is the wasm export (`wasm.rs`, raw
+//! `extern "C"` functions and 40 lines of JavaScript glue in
+//! `web/src/wasm.js`; no wasm-bindgen, see `playground/README.md`) and the
+//! host API the tests call.
+//!
+//! The requests (`op`):
+//! - `check { source }`: diagnostics as data, with spans in UTF-16 offsets
+//!   for the editor, and each kernel's parameters, dims and tuning space
+//!   (`diag.rs`);
+//! - `build { source, kernel?, config? }`: the kernel lowered to WGSL exactly
+//!   as `phobosc build` writes it, with the layout and the grid;
+//! - `run { source, kernel?, config?, dims?, args? }`: the kernel on the
+//!   reference interpreter, on generated inputs (`phobos_core::inputs`, as
+//!   `phobosc run`), with the file's `// check` lines; outputs are 32-bit
+//!   words in the blob (`launch.rs`);
+//! - `plan { ... }` (the same fields): everything the page needs to run the
+//!   kernel on WebGPU: the WGSL, the uniform block, the buffers and their
+//!   initial contents, and the workgroups to dispatch.
+//!
+//! Nothing here panics on any input: malformed requests, sources that do not
+//! compile and launches over the bounds (`launch::MAX_TENSOR_BYTES`,
+//! `launch::MAX_WORK`) are answered with `"ok": false` and a message.
 
-use phobos_core::{Program, render};
+mod diag;
+mod launch;
+#[cfg(target_arch = "wasm32")]
+mod wasm;
 
-/// Checks a source text and returns its diagnostics rendered as plain text
-/// (empty when the program is clean).
-pub fn diagnostics(name: &str, source: &str) -> String {
-    let (program, mut diags) = Program::parse(name, source);
-    diags.extend(program.check());
-    render(&diags, &program.sources, false)
+pub use launch::{MAX_TENSOR_BYTES, MAX_WORK};
+
+use serde::Deserialize;
+use serde_json::{Value as Json, json};
+use std::collections::BTreeMap;
+
+/// The name the user's source is shown under in diagnostics.
+pub const SOURCE_NAME: &str = "playground.ph";
+
+/// An answer: the JSON text and the binary data its `offset`/`bytes` fields
+/// point into.
+#[derive(Clone, Debug, Default)]
+pub struct Response {
+    pub json: Json,
+    pub blob: Vec<u8>,
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn reports_and_accepts() {
-        assert!(super::diagnostics("a.ph", "kernel k(Y: tensor<f32>[4]) { Y = 1.0 }").is_empty());
-        assert!(
-            super::diagnostics("b.ph", "kernel k(Y: tensor<f32>[4]) { Y = 1 + true }")
-                .contains("E0")
-        );
+impl Response {
+    fn fail(message: impl Into<String>) -> Response {
+        Response {
+            json: json!({ "ok": false, "error": message.into() }),
+            blob: Vec::new(),
+        }
     }
+
+    /// The answer as the wasm export returns it: the JSON's length as a
+    /// little-endian u32, the JSON, padding to a multiple of 4 bytes, then
+    /// the blob (whose offsets count from its own start).
+    pub fn encode(&self) -> Vec<u8> {
+        let text = self.json.to_string();
+        let mut out = Vec::with_capacity(8 + text.len() + self.blob.len());
+        out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+        out.extend_from_slice(text.as_bytes());
+        while out.len() % 4 != 0 {
+            out.push(b' ');
+        }
+        out.extend_from_slice(&self.blob);
+        out
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+enum Request {
+    Check {
+        source: String,
+    },
+    Build {
+        source: String,
+        #[serde(default)]
+        kernel: Option<String>,
+        #[serde(default)]
+        config: BTreeMap<String, i64>,
+    },
+    Run(LaunchRequest),
+    Plan(LaunchRequest),
+}
+
+/// A launch: the kernel, its configuration, the extent of each symbolic dim
+/// and the scalar arguments (those left out are 0, as in `phobosc run`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchRequest {
+    pub source: String,
+    #[serde(default)]
+    pub kernel: Option<String>,
+    #[serde(default)]
+    pub config: BTreeMap<String, i64>,
+    #[serde(default)]
+    pub dims: BTreeMap<String, Json>,
+    #[serde(default)]
+    pub args: BTreeMap<String, Json>,
+}
+
+/// Answers one JSON request (see the crate documentation).
+pub fn handle(request: &str) -> Response {
+    let request: Request = match serde_json::from_str(request) {
+        Ok(r) => r,
+        Err(e) => return Response::fail(format!("malformed request: {e}")),
+    };
+    match request {
+        Request::Check { source } => Response {
+            json: diag::check(&source),
+            blob: Vec::new(),
+        },
+        Request::Build {
+            source,
+            kernel,
+            config,
+        } => launch::build(&source, kernel.as_deref(), &config),
+        Request::Run(r) => launch::run(&r),
+        Request::Plan(r) => launch::plan(&r),
+    }
+}
+
+/// [`handle`] for a request given as JSON, answering JSON only: what tests
+/// and the server's own checks use when they need no blob.
+pub fn handle_json(request: &Json) -> Json {
+    handle(&request.to_string()).json
 }

@@ -22,7 +22,8 @@
 
 pub mod checks;
 pub mod gpu;
-pub mod inputs;
+/// Generated inputs (in the core, so that the playground shares them).
+pub use phobos_core::inputs;
 pub mod npy;
 pub mod tune;
 

@@ -99,6 +99,61 @@ impl SeedOf {
     }
 }
 
+impl Layout {
+    /// The uniform block of a launch, as the lowering laid it out: scalar
+    /// parameters (a bool as the u32 0 or 1), dims, the grid and the
+    /// host-derived Tandem keys, four bytes each, little-endian.
+    /// `scalars[i]` is the value of parameter `i` (`None` for a tensor);
+    /// `dims` and `grid` are what `phobos_core::launch::bind` bound. A field
+    /// whose value is missing or of a type the layout has no field for
+    /// (a 64-bit scalar, which `layout` refuses) is an error naming it.
+    pub fn uniform_block(
+        &self,
+        scalars: &[Option<Value>],
+        dims: &[u64],
+        grid: [u64; 3],
+    ) -> Result<Vec<u8>, LowerError> {
+        let mut bytes = vec![0u8; self.uniform_size.max(16) as usize];
+        let missing = |f: &UniformField| {
+            LowerError::Internal(format!("no 32-bit value for uniform field `{}`", f.name))
+        };
+        for f in &self.uniform_fields {
+            let word: u32 = match f.kind {
+                FieldKind::Scalar { param_index, .. } => {
+                    match scalars.get(param_index).copied().flatten() {
+                        Some(Value::Bool(b)) => b as u32,
+                        Some(Value::I32(x)) => x as u32,
+                        Some(Value::U32(x)) => x,
+                        Some(Value::F32(x)) => x.to_bits(),
+                        _ => return Err(missing(f)),
+                    }
+                }
+                FieldKind::Dim { dim_index } => {
+                    *dims.get(dim_index).ok_or_else(|| missing(f))? as u32
+                }
+                FieldKind::Grid { axis } => grid[axis as usize % 3] as u32,
+                FieldKind::TandemKey {
+                    param_index,
+                    word,
+                    seed,
+                } => {
+                    let seed = scalars
+                        .get(param_index)
+                        .copied()
+                        .flatten()
+                        .and_then(|v| seed.seed(v))
+                        .ok_or_else(|| missing(f))?;
+                    phobos_core::interp::ops::tandem_key(seed)[word as usize % 4]
+                }
+            };
+            let at = f.offset as usize;
+            let slot = bytes.get_mut(at..at + 4).ok_or_else(|| missing(f))?;
+            slot.copy_from_slice(&word.to_le_bytes());
+        }
+        Ok(bytes)
+    }
+}
+
 /// The seed parameter of a key node's seed `seed`, when the key can be
 /// derived by the host: a u32 scalar parameter, or an i32 one through a
 /// bitcast or conversion to u32.

@@ -1,5 +1,7 @@
-//! Generated inputs: what `phobosc run` passes for a tensor or scalar the
-//! user did not give. Deterministic, and documented in docs/language.md.
+//! Generated inputs: what `phobosc run` and the playground pass for a tensor
+//! or scalar the user did not give. Deterministic, and documented in
+//! docs/language.md. (Here in the core, not the runtime, so that the
+//! playground's wasm build generates the same inputs.)
 //!
 //! Element `i` (the row-major flat index) of a generated tensor is
 //! - for floats: `1 + h(i) / 2^32`, rounded to the element type, where
@@ -10,9 +12,9 @@
 //!
 //! A generated scalar is 0 (or false).
 
-use phobos_core::interp::ops;
-use phobos_core::tensor::Tensor;
-use phobos_core::types::{Scalar, Value};
+use crate::interp::ops;
+use crate::tensor::Tensor;
+use crate::types::{Scalar, Value};
 
 /// The generated tensor of one element type and shape.
 pub fn tensor(elem: Scalar, shape: &[usize]) -> Tensor {

@@ -1,0 +1,460 @@
+//! Launches from the page: binding a request's dims and scalars to a kernel
+//! (tensors are generated as `phobosc run` generates them), running it on
+//! the reference interpreter, and planning the same launch for WebGPU with
+//! the WGSL `phobosc build` writes.
+//!
+//! Bounds, checked before anything runs: the tensors of one launch hold at
+//! most [`MAX_TENSOR_BYTES`] together (a browser tab's memory, and WebGPU's
+//! default largest storage binding), and an interpreter run evaluates at
+//! most [`MAX_WORK`] expression nodes (about ten seconds of the wasm
+//! interpreter; the page also stops a run that takes longer).
+
+use crate::{LaunchRequest, Response, SOURCE_NAME, diag};
+use phobos_core::Program;
+use phobos_core::inputs;
+use phobos_core::interp;
+use phobos_core::ir::{Index, Kernel, ParamKind, Stmt};
+use phobos_core::launch::{Arg, Bound, bind};
+use phobos_core::tensor::{Data, Tensor};
+use phobos_core::types::{Dim, Scalar, Value};
+use serde_json::{Value as Json, json};
+use std::collections::BTreeMap;
+
+/// The most bytes the tensors of one launch may hold together: 128 MiB,
+/// WebGPU's default `maxStorageBufferBindingSize`.
+pub const MAX_TENSOR_BYTES: u64 = 128 << 20;
+
+/// The most expression-node evaluations an interpreter run may take
+/// (elements of every statement's tile, times the kernel's nodes, times
+/// the blocks): 2^28, about ten seconds of the wasm interpreter.
+pub const MAX_WORK: u64 = 1 << 28;
+
+/// A checked kernel with its arguments bound.
+struct Prepared {
+    program: Program,
+    name: String,
+    kernel: Kernel,
+    args: Vec<Arg>,
+    bound: Bound,
+}
+
+fn diagnostics_failure(program: &Program, diags: &[phobos_core::Diagnostic]) -> Response {
+    Response {
+        json: json!({
+            "ok": false,
+            "error": diags.first().map_or(String::new(), |d| format!("{}: {}", d.code, d.message)),
+            "diagnostics": diag::to_json(diags, program),
+        }),
+        blob: Vec::new(),
+    }
+}
+
+/// Parses and checks `source`, and picks the kernel: the one named, else
+/// the first of the file.
+fn kernel(
+    source: &str,
+    name: Option<&str>,
+    config: &BTreeMap<String, i64>,
+) -> Result<(Program, String, Kernel), Response> {
+    let (program, diags) = Program::parse(SOURCE_NAME, source);
+    if !diags.is_empty() {
+        return Err(diagnostics_failure(&program, &diags));
+    }
+    let name = match name {
+        Some(n) => n.to_string(),
+        None => match program.kernel_names().first() {
+            Some(n) => n.to_string(),
+            None => return Err(Response::fail("this source defines no kernel")),
+        },
+    };
+    let config: Vec<(String, i64)> = config.iter().map(|(n, v)| (n.clone(), *v)).collect();
+    match program.kernel(&name, &config) {
+        Ok(k) => Ok((program, name, k)),
+        Err(d) => Err(diagnostics_failure(&program, &d)),
+    }
+}
+
+fn prepare(r: &LaunchRequest) -> Result<Prepared, Response> {
+    let (program, name, kernel) = kernel(&r.source, r.kernel.as_deref(), &r.config)?;
+    for d in r.dims.keys() {
+        if !kernel.dims.contains(d) {
+            return Err(Response::fail(format!(
+                "`{name}` has no dimension `{d}`; its dimensions are {}",
+                list(&kernel.dims)
+            )));
+        }
+    }
+    let mut dims = Vec::new();
+    for d in &kernel.dims {
+        let Some(v) = r.dims.get(d) else {
+            return Err(Response::fail(format!(
+                "dimension `{d}` of `{name}` is not bound: give it an extent"
+            )));
+        };
+        match v.as_u64() {
+            Some(v) => dims.push(v),
+            None => {
+                return Err(Response::fail(format!(
+                    "dimension `{d}`: `{v}` is not a non-negative integer"
+                )));
+            }
+        }
+    }
+    let scalars: Vec<&str> = kernel
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::Scalar(_)))
+        .map(|p| p.name.as_str())
+        .collect();
+    for a in r.args.keys() {
+        if !scalars.contains(&a.as_str()) {
+            return Err(Response::fail(format!(
+                "`{name}` has no scalar parameter `{a}`; its scalar parameters are {}",
+                list(&scalars)
+            )));
+        }
+    }
+    let mut total: u64 = 0;
+    let mut args = Vec::new();
+    for p in &kernel.params {
+        args.push(match &p.kind {
+            ParamKind::Scalar(ty) => Arg::Scalar(match r.args.get(&p.name) {
+                Some(v) => scalar(&p.name, v, *ty).map_err(Response::fail)?,
+                None => inputs::scalar(*ty),
+            }),
+            ParamKind::Tensor {
+                elem, shape, read, ..
+            } => {
+                let extents: Vec<u64> = shape
+                    .iter()
+                    .map(|d| match d {
+                        Dim::Const(v) => *v,
+                        Dim::Sym(s) => dims[*s],
+                    })
+                    .collect();
+                let bytes = extents
+                    .iter()
+                    .try_fold(elem.size() as u64, |n, e| n.checked_mul(*e));
+                total = match bytes.and_then(|b| total.checked_add(b)) {
+                    Some(t) if t <= MAX_TENSOR_BYTES => t,
+                    _ => {
+                        return Err(Response::fail(format!(
+                            "`{}` with shape {extents:?} would take the launch's tensors past {} MiB, \
+                             the playground's bound; use smaller dims",
+                            p.name,
+                            MAX_TENSOR_BYTES >> 20
+                        )));
+                    }
+                };
+                let extents: Vec<usize> = extents.iter().map(|&e| e as usize).collect();
+                Arg::Tensor(if *read {
+                    inputs::tensor(*elem, &extents)
+                } else {
+                    Tensor::zeros(*elem, &extents)
+                })
+            }
+        });
+    }
+    let bound = bind(&kernel, &args).map_err(|e| Response::fail(e.to_string()))?;
+    Ok(Prepared {
+        program,
+        name,
+        kernel,
+        args,
+        bound,
+    })
+}
+
+fn list<S: AsRef<str>>(names: &[S]) -> String {
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names
+            .iter()
+            .map(|n| format!("`{}`", n.as_ref()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// A scalar argument from JSON: a number, a bool, or a string holding one.
+fn scalar(name: &str, v: &Json, ty: Scalar) -> Result<Value, String> {
+    let text = match v {
+        Json::String(s) => s.trim().to_string(),
+        Json::Number(_) | Json::Bool(_) => v.to_string(),
+        _ => String::new(),
+    };
+    let bad = || format!("`{name}`: `{v}` is not a valid {ty}");
+    Ok(match ty {
+        Scalar::Bool => Value::Bool(text.parse().map_err(|_| bad())?),
+        Scalar::I32 => Value::I32(text.parse().map_err(|_| bad())?),
+        Scalar::U32 => Value::U32(text.parse().map_err(|_| bad())?),
+        Scalar::I64 => Value::I64(text.parse().map_err(|_| bad())?),
+        Scalar::U64 => Value::U64(text.parse().map_err(|_| bad())?),
+        Scalar::F32 => Value::F32(text.parse().map_err(|_| bad())?),
+        Scalar::F64 => Value::F64(text.parse().map_err(|_| bad())?),
+    })
+}
+
+/// The expression-node evaluations an interpreter run takes, at most: every
+/// statement's tile, times the kernel's nodes, times the blocks.
+pub fn work(kernel: &Kernel, bound: &Bound) -> u64 {
+    let extent = |d: &Dim| match d {
+        Dim::Const(v) => *v,
+        Dim::Sym(s) => bound.dims.get(*s).copied().unwrap_or(0),
+    };
+    let tile = |shape: &mut dyn Iterator<Item = u64>| shape.fold(1u64, |n, e| n.saturating_mul(e));
+    let mut elements: u64 = 0;
+    for s in &kernel.body {
+        let n = match s {
+            Stmt::Let { local, .. } | Stmt::Var { local, .. } => {
+                tile(&mut kernel.locals[*local].shape.iter().map(extent))
+            }
+            Stmt::Store { index, .. } => tile(&mut index.iter().map(|i| match i {
+                Index::Range { len, .. } => extent(len),
+                Index::Single(_) => 1,
+            })),
+        };
+        elements = elements.saturating_add(n);
+    }
+    let blocks = bound.grid.iter().fold(1u64, |n, g| n.saturating_mul(*g));
+    elements
+        .saturating_mul(kernel.exprs.len().max(1) as u64)
+        .saturating_mul(blocks)
+}
+
+/// The 32-bit little-endian words of a tensor's data (a bool as one word, 0
+/// or 1; a 64-bit element as two words, low first).
+fn words(t: &Tensor) -> Vec<u8> {
+    let mut out = Vec::with_capacity(t.len() * 4);
+    match &t.data {
+        Data::Bool(v) => v
+            .iter()
+            .for_each(|&b| out.extend_from_slice(&(b as u32).to_le_bytes())),
+        Data::I32(v) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        Data::U32(v) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        Data::F32(v) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        Data::I64(v) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        Data::U64(v) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        Data::F64(v) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+    }
+    out
+}
+
+fn dims_json(kernel: &Kernel, bound: &Bound) -> Json {
+    kernel
+        .dims
+        .iter()
+        .zip(&bound.dims)
+        .map(|(n, v)| (n.clone(), json!(v)))
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
+/// `build`: the kernel in one configuration as `phobosc build` lowers it.
+pub fn build(source: &str, name: Option<&str>, config: &BTreeMap<String, i64>) -> Response {
+    let (_, name, kernel) = match kernel(source, name, config) {
+        Ok(k) => k,
+        Err(r) => return r,
+    };
+    let options = phobos_gpu::GpuOptions::for_kernel(&kernel);
+    match phobos_gpu::compile(&kernel, &options) {
+        Ok(c) => Response {
+            json: json!({
+                "ok": true,
+                "kernel": name,
+                "config": kernel.config.iter().cloned().collect::<BTreeMap<_, _>>(),
+                "wgsl": c.wgsl(),
+                "workgroup_size": options.workgroup_size,
+                "grid": kernel.grid.clone().map(|g| g.display(&kernel.dims)),
+                "layout": c.layout,
+                "notes": c.notes,
+            }),
+            blob: Vec::new(),
+        },
+        Err(e) => Response::fail(e.to_string()),
+    }
+}
+
+/// `run`: the kernel on the reference interpreter, then its check lines.
+pub fn run(r: &LaunchRequest) -> Response {
+    let mut p = match prepare(r) {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    let work = work(&p.kernel, &p.bound);
+    if work > MAX_WORK {
+        return Response::fail(format!(
+            "this launch would evaluate about {work} expression nodes on the interpreter, \
+             more than the playground's bound of {MAX_WORK}; use smaller dims"
+        ));
+    }
+    if let Err(e) = interp::run(&p.kernel, &mut p.args) {
+        return Response::fail(e.to_string());
+    }
+    let mut blob = Vec::new();
+    let mut outputs = Vec::new();
+    for (param, arg) in p.kernel.params.iter().zip(&p.args) {
+        if let (ParamKind::Tensor { written: true, .. }, Arg::Tensor(t)) = (&param.kind, arg) {
+            let data = words(t);
+            outputs.push(json!({
+                "name": param.name,
+                "elem": t.elem().name(),
+                "shape": t.shape,
+                "offset": blob.len(),
+                "bytes": data.len(),
+            }));
+            blob.extend_from_slice(&data);
+        }
+    }
+    let checks = checks(&p);
+    Response {
+        json: json!({
+            "ok": true,
+            "kernel": p.name,
+            "dims": dims_json(&p.kernel, &p.bound),
+            "grid": p.bound.grid,
+            "work": work,
+            "outputs": outputs,
+            "checks": checks,
+        }),
+        blob,
+    }
+}
+
+/// The file's `// check` lines for the kernel, each run as its own kernel on
+/// the interpreter over the arguments after the run (as `phobosc run`
+/// does): for how many elements each holds, or why it could not run.
+fn checks(p: &Prepared) -> Vec<Json> {
+    let mut out = Vec::new();
+    for check in p.program.checks_for(&p.name) {
+        let result = (|| {
+            let ck = p
+                .program
+                .check_kernel(&p.name, &p.kernel.config, check)
+                .map_err(|d| d.first().map_or(String::new(), |d| d.message.clone()))?;
+            let Some(ParamKind::Tensor { elem, shape, .. }) = ck.params.last().map(|p| &p.kind)
+            else {
+                return Err("the check kernel has no output".to_string());
+            };
+            let extents: Vec<usize> = shape.iter().map(|d| d.extent(&p.bound.dims)).collect();
+            let mut args = p.args.clone();
+            args.push(Arg::Tensor(Tensor::zeros(*elem, &extents)));
+            interp::run(&ck, &mut args).map_err(|e| e.to_string())?;
+            let Some(Arg::Tensor(t)) = args.pop() else {
+                return Err("the check kernel has no output".to_string());
+            };
+            let holds = (0..t.len()).filter(|&i| t.get(i).as_f64() != 0.0).count();
+            Ok((holds, t.len()))
+        })();
+        out.push(match result {
+            Ok((holds, total)) => json!({ "name": check.name, "holds": holds, "total": total }),
+            Err(why) => json!({ "name": check.name, "error": why }),
+        });
+    }
+    out
+}
+
+/// `plan`: the launch for WebGPU. The WGSL is `phobosc build`'s for this
+/// configuration unless the kernel has tiles whose extent is a dim, which
+/// are made constant for this launch first (`phobos_gpu::specialize`, as
+/// the runtime does; `specialized` says so).
+pub fn plan(r: &LaunchRequest) -> Response {
+    let p = match prepare(r) {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    let specialized = phobos_gpu::specialize(&p.kernel, &p.bound.dims);
+    let is_specialized = matches!(specialized, std::borrow::Cow::Owned(_));
+    let options = phobos_gpu::GpuOptions::for_kernel(&specialized);
+    let compiled = match phobos_gpu::compile(&specialized, &options) {
+        Ok(c) => c,
+        Err(e) => return Response::fail(e.to_string()),
+    };
+    // WebGPU's default limits: 65,535 workgroups per dimension, blocks
+    // numbered in u32.
+    let max = 65_535u64;
+    let blocks = p.bound.grid.iter().fold(1u64, |n, g| n.saturating_mul(*g));
+    if blocks >= 1 << 32 || blocks > max * max {
+        return Response::fail(format!(
+            "the grid has {blocks} blocks, more than one WebGPU dispatch runs"
+        ));
+    }
+    let workgroups = phobos_gpu::dispatch_size(p.bound.grid.map(|g| g as u32), max as u32);
+    let scalars: Vec<Option<Value>> = p
+        .args
+        .iter()
+        .map(|a| match a {
+            Arg::Scalar(v) => Some(*v),
+            Arg::Tensor(_) => None,
+        })
+        .collect();
+    let uniform = match compiled
+        .layout
+        .uniform_block(&scalars, &p.bound.dims, p.bound.grid)
+    {
+        Ok(u) => u,
+        Err(e) => return Response::fail(e.to_string()),
+    };
+    let mut blob = uniform.clone();
+    let mut buffers = Vec::new();
+    for t in &compiled.layout.tensors {
+        let Some(Arg::Tensor(data)) = p.args.get(t.param_index) else {
+            return Response::fail(format!("no tensor for `{}`", t.name));
+        };
+        let ParamKind::Tensor { read, written, .. } = p.kernel.params[t.param_index].kind else {
+            return Response::fail(format!("`{}` is not a tensor", t.name));
+        };
+        let bytes = words(data);
+        // Storage buffers are at least 16 bytes and a multiple of 4.
+        let size = (bytes.len() as u64).next_multiple_of(4).max(16);
+        let init = if read {
+            let at = blob.len();
+            blob.extend_from_slice(&bytes);
+            json!({ "offset": at, "bytes": bytes.len() })
+        } else {
+            Json::Null
+        };
+        buffers.push(json!({
+            "name": t.name,
+            "param_index": t.param_index,
+            "binding": t.binding,
+            "read_only": t.read_only,
+            "written": written,
+            "elem": t.elem.name(),
+            "shape": data.shape,
+            "bytes": bytes.len(),
+            "size": size,
+            "init": init,
+        }));
+    }
+    Response {
+        json: json!({
+            "ok": true,
+            "kernel": p.name,
+            "wgsl": compiled.wgsl(),
+            "specialized": is_specialized,
+            "entry_point": phobos_gpu::ENTRY_POINT,
+            "workgroup_size": options.workgroup_size,
+            "workgroups": workgroups,
+            "dims": dims_json(&p.kernel, &p.bound),
+            "grid": p.bound.grid,
+            "uniform": { "offset": 0, "bytes": uniform.len() },
+            "buffers": buffers,
+            "notes": compiled.notes,
+        }),
+        blob,
+    }
+}

@@ -1,0 +1,237 @@
+//! The playground's requests on the host: the same `handle` the wasm build
+//! exports.
+
+use phobos_playground::{Response, handle, handle_json};
+use serde_json::{Value as Json, json};
+
+const RANDOM_TILE: &str = include_str!("../examples/random_tile.ph");
+const TANDEM_NOISE: &str = include_str!("../examples/tandem_noise.ph");
+const DROPOUT_ROWS: &str = include_str!("../../examples/dropout_rows.ph");
+
+fn words(r: &Response, output: &Json) -> Vec<u32> {
+    let at = output["offset"].as_u64().unwrap() as usize;
+    let n = output["bytes"].as_u64().unwrap() as usize;
+    r.blob[at..at + n]
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn tile(seed: i32, rows: u64, cols: u64) -> Response {
+    let r = handle(
+        &json!({"op": "run", "source": RANDOM_TILE, "dims": {"ROWS": rows, "COLS": cols}, "args": {"seed": seed}})
+            .to_string(),
+    );
+    assert_eq!(r.json["ok"], true, "{}", r.json);
+    r
+}
+
+fn mean(r: &Response, name: &str) -> f64 {
+    let out = r.json["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["name"] == name)
+        .unwrap();
+    let w = words(r, out);
+    w.iter().map(|&b| f32::from_bits(b) as f64).sum::<f64>() / w.len() as f64
+}
+
+#[test]
+fn the_seed_caption_holds_for_seed_1() {
+    // The seed's caption: `uniform: 256 counters, mean 0.513`.
+    let r = tile(1, 8, 32);
+    assert_eq!(format!("{:.3}", mean(&r, "uniform")), "0.513");
+    let checks = r.json["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 3);
+    for c in checks {
+        assert_eq!(c["holds"], 256, "{c}");
+        assert_eq!(c["total"], 256, "{c}");
+    }
+    // The narrow layout draws 192 counters, 0 to 191: the first 192 of the wide tile.
+    let narrow = tile(1, 12, 16);
+    let wide_out = &r.json["outputs"][0];
+    let narrow_out = &narrow.json["outputs"][0];
+    assert_eq!(narrow_out["shape"], json!([12, 16]));
+    assert_eq!(words(&narrow, narrow_out)[..], words(&r, wide_out)[..192]);
+    // Other seeds draw other tiles.
+    assert_ne!(
+        words(&tile(2, 8, 32), &tile(2, 8, 32).json["outputs"][0]),
+        words(&r, wide_out)
+    );
+}
+
+#[test]
+fn plan_runs_the_wgsl_phobosc_build_writes() {
+    let build = handle_json(&json!({"op": "build", "source": RANDOM_TILE}));
+    assert_eq!(build["ok"], true, "{build}");
+    let plan = handle(
+        &json!({"op": "plan", "source": RANDOM_TILE, "dims": {"ROWS": 8, "COLS": 32}, "args": {"seed": 3}})
+            .to_string(),
+    );
+    assert_eq!(plan.json["ok"], true, "{}", plan.json);
+    assert_eq!(plan.json["wgsl"], build["wgsl"]);
+    assert_eq!(plan.json["specialized"], false);
+    assert_eq!(plan.json["workgroups"], json!([1, 1, 1]));
+    // The uniform block: seed 3, then ROWS and COLS, then the grid.
+    let u = &plan.blob[..plan.json["uniform"]["bytes"].as_u64().unwrap() as usize];
+    let word = |i: usize| u32::from_le_bytes(u[4 * i..4 * i + 4].try_into().unwrap());
+    assert_eq!(
+        (word(0), word(1), word(2), word(3), word(4), word(5)),
+        (3, 8, 32, 1, 1, 1)
+    );
+    let buffers = plan.json["buffers"].as_array().unwrap();
+    assert_eq!(buffers.len(), 3);
+    assert!(
+        buffers
+            .iter()
+            .all(|b| b["init"].is_null() && b["size"] == 1024)
+    );
+}
+
+#[test]
+fn inputs_are_those_phobosc_run_generates() {
+    let plan = handle(
+        &json!({"op": "plan", "source": DROPOUT_ROWS, "dims": {"M": 20}, "args": {"seed": 1}})
+            .to_string(),
+    );
+    assert_eq!(plan.json["ok"], true, "{}", plan.json);
+    let x = &plan.json["buffers"][0];
+    assert_eq!(x["name"], "X");
+    let data = &plan.blob[x["init"]["offset"].as_u64().unwrap() as usize..];
+    let expected = phobos_core::inputs::tensor(phobos_core::types::Scalar::F32, &[20, 256]);
+    for i in [0usize, 1, 5119] {
+        let got = f32::from_le_bytes(data[4 * i..4 * i + 4].try_into().unwrap());
+        assert_eq!(phobos_core::types::Value::F32(got), expected.get(i));
+    }
+    // cdiv(20, 16) blocks.
+    assert_eq!(plan.json["grid"], json!([2, 1, 1]));
+}
+
+#[test]
+fn tandem_noise_checks_on_the_interpreter() {
+    let r = handle_json(
+        &json!({"op": "run", "source": TANDEM_NOISE, "dims": {"M": 4}, "args": {"seed": 7}, "config": {"R": 64}}),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    assert_eq!(r["checks"][0]["holds"], 1024, "{r}");
+}
+
+#[test]
+fn diagnostics_point_into_the_source_in_utf16() {
+    let source = "// é\nkernel k(Y: tensor<f32>[4]) {\n  Y[:] = 1.0 + true\n}\n";
+    let r = handle_json(&json!({"op": "check", "source": source}));
+    assert_eq!(r["ok"], false);
+    let d = &r["diagnostics"][0];
+    assert_eq!(d["code"], "E0103", "{d}");
+    let label = &d["labels"][0];
+    assert_eq!(label["user"], true);
+    assert_eq!(label["line"], 3);
+    let from = label["from"].as_u64().unwrap() as usize;
+    let to = label["to"].as_u64().unwrap() as usize;
+    let units: Vec<u16> = source.encode_utf16().collect();
+    let text = String::from_utf16(&units[from..to]).unwrap();
+    // The literal that cannot be bool, after a two-byte `é` on line 1.
+    assert_eq!(text, "1.0", "in {d}");
+    assert_eq!(label["col"], 10);
+    assert!(d["rendered"].as_str().unwrap().contains("E0103"));
+    // A clean file: no diagnostics, and the kernel described.
+    let ok = handle_json(&json!({"op": "check", "source": RANDOM_TILE}));
+    assert_eq!(ok["ok"], true, "{ok}");
+    assert_eq!(ok["kernels"][0]["dims"], json!(["ROWS", "COLS"]));
+    assert_eq!(ok["kernels"][0]["params"][3]["kind"], "scalar");
+}
+
+#[test]
+fn bad_requests_are_answered_not_panicked() {
+    for bad in [
+        "",
+        "{",
+        "null",
+        r#"{"op": "nope"}"#,
+        r#"{"op": "check"}"#,
+        r#"{"op": "check", "source": 3}"#,
+        r#"{"op": "check", "source": "", "extra": 1}"#,
+    ] {
+        let r = handle(bad);
+        assert_eq!(r.json["ok"], false, "{bad}");
+        assert!(
+            r.json["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("malformed request")
+        );
+    }
+    let cases = [
+        (json!({"op": "run", "source": RANDOM_TILE}), "not bound"),
+        (
+            json!({"op": "run", "source": RANDOM_TILE, "dims": {"ROWS": -1, "COLS": 2}}),
+            "non-negative",
+        ),
+        (
+            json!({"op": "run", "source": RANDOM_TILE, "dims": {"ROWS": 1, "COLS": 2, "Q": 1}}),
+            "no dimension `Q`",
+        ),
+        (
+            json!({"op": "run", "source": RANDOM_TILE, "dims": {"ROWS": 1, "COLS": 2}, "args": {"seed": "x"}}),
+            "not a valid i32",
+        ),
+        (
+            json!({"op": "run", "source": RANDOM_TILE, "dims": {"ROWS": 1, "COLS": 2}, "args": {"nope": 1}}),
+            "no scalar parameter",
+        ),
+        (
+            json!({"op": "run", "source": RANDOM_TILE, "kernel": "other", "dims": {}}),
+            "no kernel named",
+        ),
+        (
+            json!({"op": "run", "source": RANDOM_TILE, "config": {"R": 2}, "dims": {}}),
+            "not a tuning parameter",
+        ),
+        (json!({"op": "run", "source": "// nothing"}), "no kernel"),
+        (
+            json!({"op": "build", "source": "kernel k(Y: tensor<f32>[4]) { Y = }"}),
+            "E0002",
+        ),
+        // A huge tensor is refused before anything is allocated.
+        (
+            json!({"op": "plan", "source": RANDOM_TILE, "dims": {"ROWS": 1u64 << 40, "COLS": 1u64 << 40}}),
+            "bound",
+        ),
+        (
+            json!({"op": "run", "source": DROPOUT_ROWS, "dims": {"M": 1u64 << 24}}),
+            "bound",
+        ),
+    ];
+    for (req, want) in cases {
+        let r = handle_json(&req);
+        assert_eq!(r["ok"], false, "{req}");
+        let e = r["error"].as_str().unwrap();
+        assert!(e.contains(want), "{e:?} should say {want:?}");
+    }
+}
+
+#[test]
+fn a_long_run_is_refused_before_it_starts() {
+    // 65,536 rows of dropout_rows: 64 MiB of tensors, within the memory
+    // bound, but about 2^30 node evaluations.
+    let r = handle_json(&json!({"op": "run", "source": DROPOUT_ROWS, "dims": {"M": 65536}}));
+    assert_eq!(r["ok"], false);
+    assert!(
+        r["error"].as_str().unwrap().contains("expression nodes"),
+        "{r}"
+    );
+    // The GPU plan of the same launch is fine.
+    let p = handle_json(&json!({"op": "plan", "source": DROPOUT_ROWS, "dims": {"M": 65536}}));
+    assert_eq!(p["ok"], true, "{}", p["error"]);
+}
+
+#[test]
+fn encoded_responses_are_aligned() {
+    let r = handle(r#"{"op": "check", "source": "kernel"}"#);
+    let e = r.encode();
+    let n = u32::from_le_bytes(e[..4].try_into().unwrap()) as usize;
+    let text = std::str::from_utf8(&e[4..4 + n]).unwrap();
+    assert_eq!(serde_json::from_str::<Json>(text).unwrap(), r.json);
+    assert_eq!(e.len() % 4, 0);
+}
