@@ -2,8 +2,8 @@
 //! for, lowered to WGSL and SPIR-V, with a `manifest.json` that tells a
 //! runtime how to bind and dispatch each one.
 
-use crate::PrecisionArg;
 use crate::source;
+use crate::{BackendArg, PrecisionArg};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, ValueEnum};
 use phobos_core::Program;
@@ -45,6 +45,19 @@ pub struct BuildArgs {
     /// or flushes; fast mode leaves float operations to the driver.
     #[arg(long, value_enum, default_value = "exact")]
     precision: PrecisionArg,
+    /// Also tune each kernel here (on --backend, at the --dim extents given)
+    /// and write tuning.json and the winners' shaders beside the others.
+    #[arg(long)]
+    tuned: bool,
+    /// With --tuned: the extent of a symbolic dimension, NAME=N.
+    #[arg(long = "dim", value_name = "NAME=N", requires = "tuned")]
+    dims: Vec<String>,
+    /// With --tuned: a scalar argument, NAME=VALUE (others are 0).
+    #[arg(long = "arg", value_name = "NAME=VALUE", requires = "tuned")]
+    args: Vec<String>,
+    /// With --tuned: where to tune.
+    #[arg(long, value_enum, default_value = "auto", requires = "tuned")]
+    backend: BackendArg,
 }
 
 #[derive(Serialize)]
@@ -158,6 +171,83 @@ fn selected(
             })
         })
         .collect())
+}
+
+/// Tunes kernel `name` as `phobosc tune` would (the cache first), and
+/// writes the winner's shaders when its workgroup size is not the one the
+/// build used (`KERNEL.NAMEVALUE....wgN.wgsl`): what `tuning.json` lists.
+fn tuned(
+    a: &BuildArgs,
+    name: &str,
+    precision: phobos_gpu::Precision,
+    written: &mut Vec<String>,
+) -> Result<serde_json::Value> {
+    let run = crate::run::RunArgs::for_tuning(
+        a.file.clone(),
+        name.to_string(),
+        a.dims.clone(),
+        a.args.clone(),
+        a.backend,
+        a.precision,
+    );
+    let prepared = match crate::run::prepare(&run)? {
+        Ok(p) => p,
+        Err(_) => bail!("--tuned: `{name}` does not check"),
+    };
+    let crate::run::Prepared {
+        program,
+        mut args,
+        options,
+        ..
+    } = prepared;
+    let t = phobos_runtime::tune::tune(&program, name, &mut args, &options, &mut |_| {})
+        .map_err(|e| anyhow!("--tuned: tuning `{name}`: {e}"))?;
+    let mut entry = t.to_json();
+    if let Some(w) = t.chosen.workgroup_size {
+        let kernel = program.kernel(name, &t.chosen.config).map_err(|_| {
+            anyhow!(
+                "--tuned: `{name}` in {} does not check",
+                t.chosen.describe()
+            )
+        })?;
+        let options = phobos_gpu::GpuOptions {
+            precision,
+            workgroup_size: w,
+            ..phobos_gpu::GpuOptions::for_kernel(&kernel)
+        };
+        let stem = if options.workgroup_size
+            == phobos_gpu::GpuOptions::for_kernel(&kernel).workgroup_size
+        {
+            file_stem(name, &t.chosen.config)
+        } else {
+            format!("{}.wg{w}", file_stem(name, &t.chosen.config))
+        };
+        let compiled = phobos_gpu::compile(&kernel, &options)
+            .map_err(|e| anyhow!("--tuned: `{name}` in {}: {e}", t.chosen.describe()))?;
+        let mut files = Vec::new();
+        if a.target.contains(&Target::Wgsl) {
+            let file = format!("{stem}.wgsl");
+            write(&a.out.join(&file), compiled.wgsl().as_bytes())?;
+            files.push(file);
+        }
+        if a.target.contains(&Target::Spirv) {
+            let file = format!("{stem}.spv");
+            let bytes: Vec<u8> = compiled
+                .spirv()
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect();
+            write(&a.out.join(&file), &bytes)?;
+            files.push(file);
+        }
+        for f in &files {
+            if !written.contains(f) {
+                written.push(f.clone());
+            }
+        }
+        entry["files"] = serde_json::json!(files);
+    }
+    Ok(entry)
 }
 
 /// `dropout_rows.R16` for the configuration `[R=16]`.
@@ -284,6 +374,19 @@ pub fn build(a: &BuildArgs) -> Result<ExitCode> {
     let json = serde_json::to_string_pretty(&manifest)?;
     write(&a.out.join("manifest.json"), format!("{json}\n").as_bytes())?;
     written.push("manifest.json".to_string());
+    if a.tuned {
+        let mut results = Vec::new();
+        for name in &names {
+            results.push(tuned(a, name, precision, &mut written)?);
+        }
+        let json = serde_json::to_string_pretty(&serde_json::json!({
+            "phobosc": env!("CARGO_PKG_VERSION"),
+            "source": a.file.display().to_string(),
+            "kernels": results,
+        }))?;
+        write(&a.out.join("tuning.json"), format!("{json}\n").as_bytes())?;
+        written.push("tuning.json".to_string());
+    }
     eprintln!(
         "wrote {} files to {}: {}",
         written.len(),

@@ -53,6 +53,34 @@ pub struct RunArgs {
     pub json: bool,
 }
 
+impl RunArgs {
+    /// The arguments of a launch of `kernel` in `file` that `build --tuned`
+    /// tunes: dims, scalars and backend as given, inputs generated.
+    pub fn for_tuning(
+        file: PathBuf,
+        kernel: String,
+        dims: Vec<String>,
+        args: Vec<String>,
+        backend: BackendArg,
+        precision: PrecisionArg,
+    ) -> RunArgs {
+        RunArgs {
+            file,
+            kernel: Some(kernel),
+            dims,
+            args,
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            backend,
+            precision,
+            config: Vec::new(),
+            no_tune: false,
+            threads: None,
+            json: true,
+        }
+    }
+}
+
 fn split<'a>(flag: &str, s: &'a str) -> Result<(&'a str, &'a str)> {
     match s.split_once('=') {
         Some((n, v)) if !n.is_empty() && !v.is_empty() => Ok((n.trim(), v.trim())),

@@ -1,0 +1,123 @@
+//! Tuning never changes bits: every `@autotune` configuration of every
+//! example and fixture, and on the GPU every workgroup size the tuner may
+//! choose, gives the interpreter's bits, and the interpreter gives the same
+//! bits in every configuration whose tensors have the same shapes.
+//! Without a GPU adapter the GPU part skips and says so
+//! (`PHOBOS_REQUIRE_GPU=1` makes that a failure).
+
+use phobos_core::launch::{Arg, bind};
+use phobos_runtime::gpu::Gpu;
+use phobos_runtime::{Backend, Options, launch};
+use phobos_tests::{fixture_dims, gpu_available, gpu_may_refuse, make_args, ph_files, root};
+
+/// The first element whose bits differ between two argument lists.
+fn differs(want: &[Arg], got: &[Arg]) -> Option<String> {
+    for (i, (a, b)) in want.iter().zip(got).enumerate() {
+        if let (Arg::Tensor(a), Arg::Tensor(b)) = (a, b) {
+            if a.shape != b.shape {
+                return Some(format!(
+                    "argument {i}: shapes {:?} and {:?}",
+                    a.shape, b.shape
+                ));
+            }
+            if let Some(j) = (0..a.len()).find(|&j| a.get(j).bits() != b.get(j).bits()) {
+                return Some(format!(
+                    "argument {i} element {j}: {} and {}",
+                    a.get(j),
+                    b.get(j)
+                ));
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn every_configuration_and_workgroup_size_gives_the_same_bits_on_every_backend() {
+    let gpu = gpu_available().then(|| Gpu::shared().expect("available"));
+    let mut files = ph_files(&root().join("tests/fixtures/ok"));
+    files.extend(ph_files(&root().join("examples")));
+    let (mut configs, mut gpu_runs, mut refused) = (0, 0, 0);
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let dims = fixture_dims(&text);
+        let program = phobos_tests::program(&path.display().to_string(), &text);
+        for name in program.kernel_names() {
+            let mut first: Option<Vec<Arg>> = None;
+            for config in program.configs(name) {
+                configs += 1;
+                let at = format!("{} `{name}` {config:?}", path.display());
+                let started = std::time::Instant::now();
+                let kernel = program.kernel(name, &config).expect("checks");
+                let inputs = make_args(&kernel, &dims, &[]);
+                let mut want = inputs.clone();
+                let bound = phobos_core::interp::run(&kernel, &mut want)
+                    .unwrap_or_else(|e| panic!("{at}: interp: {e}"));
+                match &first {
+                    None => first = Some(want.clone()),
+                    Some(f) => {
+                        let same_shapes = f.iter().zip(&want).all(|(a, b)| match (a, b) {
+                            (Arg::Tensor(a), Arg::Tensor(b)) => a.shape == b.shape,
+                            _ => true,
+                        });
+                        if same_shapes && let Some(d) = differs(f, &want) {
+                            panic!(
+                                "{at}: the interpreter differs from the first configuration: {d}"
+                            );
+                        }
+                    }
+                }
+                let mut cpu = inputs.clone();
+                let options = Options {
+                    backend: Backend::Cpu,
+                    ..Options::default()
+                };
+                launch(&kernel, &mut cpu, &options).unwrap_or_else(|e| panic!("{at}: cpu: {e}"));
+                if let Some(d) = differs(&want, &cpu) {
+                    panic!("{at}: cpu: {d}");
+                }
+                let Some(gpu) = gpu else { continue };
+                assert_eq!(bind(&kernel, &inputs).unwrap(), bound);
+                let specialized = phobos_gpu::specialize(&kernel, &bound.dims);
+                let sizes = gpu.workgroup_sizes(&specialized);
+                assert!(sizes.len() >= 2, "{at}: the tuner has a choice: {sizes:?}");
+                for w in sizes {
+                    let mut got = inputs.clone();
+                    let options = Options {
+                        backend: Backend::Gpu,
+                        workgroup_size: Some(w),
+                        ..Options::default()
+                    };
+                    let t = std::time::Instant::now();
+                    let ran = launch(&kernel, &mut got, &options);
+                    if t.elapsed().as_secs_f64() > 5.0 {
+                        eprintln!(
+                            "{at}: gpu, workgroup {w}: {:.1} s",
+                            t.elapsed().as_secs_f64()
+                        );
+                    }
+                    match ran {
+                        Ok(prov) => assert_eq!(prov.workgroup_size, Some(w), "{at}"),
+                        Err(e) if gpu_may_refuse(&e.to_string()) => {
+                            refused += 1;
+                            break;
+                        }
+                        Err(e) => panic!("{at}: gpu, workgroup {w}: {e}"),
+                    }
+                    gpu_runs += 1;
+                    if let Some(d) = differs(&want, &got) {
+                        panic!("{at}: gpu, workgroup {w}: {d}");
+                    }
+                }
+                eprintln!("{at}: {:.1} s", started.elapsed().as_secs_f64());
+            }
+        }
+    }
+    eprintln!(
+        "{configs} configurations; {gpu_runs} GPU launches; {refused} refused by the GPU (types it has no storage for)"
+    );
+    assert!(configs >= 15, "the fixtures have configurations: {configs}");
+    if gpu.is_some() {
+        assert!(gpu_runs >= 4 * configs / 2, "{gpu_runs} GPU launches");
+    }
+}
