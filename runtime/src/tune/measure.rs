@@ -34,15 +34,18 @@ pub(super) struct Job<'k> {
 }
 
 /// Runs `f` on every job, on up to one thread per core, and returns the
-/// results in order; `progress` hears of each one as it finishes.
+/// results in order; `progress` hears of each one as it finishes. A job
+/// that panics (a compiler bug) is an `Err` naming the panic, so that one
+/// configuration cannot bring the tune down.
 fn in_parallel<T: Send>(
     jobs: &[Job],
     f: impl Fn(&Job) -> T + Sync,
     progress: &mut dyn FnMut(Step),
-) -> Vec<T> {
+) -> Vec<Result<T, String>> {
     let total = jobs.len();
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<T>>> = Mutex::new((0..total).map(|_| None).collect());
+    let results: Mutex<Vec<Option<Result<T, String>>>> =
+        Mutex::new((0..total).map(|_| None).collect());
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(total)
@@ -58,8 +61,16 @@ fn in_parallel<T: Send>(
                     if i >= total {
                         break;
                     }
-                    let r = f(&jobs[i]);
-                    results.lock().unwrap()[i] = Some(r);
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&jobs[i])))
+                        .map_err(|p| {
+                            let why = p
+                                .downcast_ref::<String>()
+                                .map(String::as_str)
+                                .or_else(|| p.downcast_ref::<&str>().copied())
+                                .unwrap_or("a panic");
+                            format!("internal compiler error (please report it): {why}")
+                        });
+                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
                     let _ = tx.send(());
                 }
             });
@@ -73,7 +84,7 @@ fn in_parallel<T: Send>(
     });
     results
         .into_inner()
-        .unwrap()
+        .unwrap_or_else(|e| e.into_inner())
         .into_iter()
         .map(|r| r.expect("every job ran"))
         .collect()
@@ -113,11 +124,14 @@ pub(super) fn gpu(
             (Arg::Tensor(_), None) => unreachable!("every tensor was uploaded"),
         })
         .collect();
-    let prepared = in_parallel(
+    let prepared: Vec<Result<_, String>> = in_parallel(
         jobs,
         |j| gpu.prepare_on(j.kernel, &gpu_args, precision, j.workgroup_size),
         progress,
-    );
+    )
+    .into_iter()
+    .map(|r| r.and_then(|p| p.map_err(|e| e.to_string())))
+    .collect();
     let ready: Vec<(usize, &crate::gpu::Prepared)> = prepared
         .iter()
         .enumerate()
@@ -127,7 +141,7 @@ pub(super) fn gpu(
         .iter()
         .map(|p| match p {
             Ok(_) => Outcome::Skipped(String::new()),
-            Err(e) => Outcome::Skipped(e.to_string()),
+            Err(e) => Outcome::Skipped(e.clone()),
         })
         .collect();
     if ready.is_empty() {
@@ -179,12 +193,16 @@ pub(super) fn cpu(
         })
         .map(|(i, _)| (i, args[i].clone()))
         .collect();
-    let compiled = in_parallel(jobs, |j| phobos_cpu::compile(j.kernel), progress);
+    let compiled: Vec<Result<_, String>> =
+        in_parallel(jobs, |j| phobos_cpu::compile(j.kernel), progress)
+            .into_iter()
+            .map(|r| r.and_then(|c| c.map_err(|e| format!("does not compile: {}", e.0))))
+            .collect();
     let mut outcomes: Vec<Outcome> = compiled
         .iter()
         .map(|c| match c {
             Ok(_) => Outcome::Skipped(String::new()),
-            Err(e) => Outcome::Skipped(format!("does not compile: {}", e.0)),
+            Err(e) => Outcome::Skipped(e.clone()),
         })
         .collect();
     let ready: Vec<usize> = (0..jobs.len()).filter(|&i| compiled[i].is_ok()).collect();

@@ -496,8 +496,9 @@ pub fn tune_with(
     fresh: bool,
     progress: &mut dyn FnMut(Step),
 ) -> Result<Tuned, RuntimeError> {
-    let started = Instant::now();
+    // Opening the device is the launch's cost, not the tune's.
     let backend = crate::resolve(options.backend)?;
+    let started = Instant::now();
     if backend == Backend::Interp {
         return Err(RuntimeError::Unavailable {
             backend,
