@@ -95,6 +95,25 @@ fn uniform_block(layout: &phobos_gpu::Layout, bound: &Bound, scalars: &[Option<V
     bytes
 }
 
+/// The bytes moved between host and device at once: uploads and readbacks
+/// of larger tensors go in pieces of this size, so that staging memory
+/// stays small beside the tensors (a multiple of
+/// `wgpu::COPY_BUFFER_ALIGNMENT`).
+const TRANSFER_PIECE: usize = 64 << 20;
+
+/// Whether every element's bits are zero.
+fn all_zero(data: &Data) -> bool {
+    match data {
+        Data::Bool(v) => v.iter().all(|b| !b),
+        Data::I32(v) => v.iter().all(|x| *x == 0),
+        Data::U32(v) => v.iter().all(|x| *x == 0),
+        Data::I64(v) => v.iter().all(|x| *x == 0),
+        Data::U64(v) => v.iter().all(|x| *x == 0),
+        Data::F32(v) => v.iter().all(|x| x.to_bits() == 0),
+        Data::F64(v) => v.iter().all(|x| x.to_bits() == 0),
+    }
+}
+
 /// Storage buffers are padded to a multiple of 4 bytes and at least 16.
 fn padded(bytes: u64) -> u64 {
     bytes.next_multiple_of(4).max(16)
@@ -121,8 +140,22 @@ impl Gpu {
                 | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        if !bytes.is_empty() {
-            self.queue.write_buffer(&buffer, 0, bytes);
+        // wgpu zero-fills a buffer nothing was written to (WebGPU requires
+        // it), so a tensor of zeros, such as an output that starts empty,
+        // is not copied at all.
+        if all_zero(&t.data) {
+            return Ok(buffer);
+        }
+        // In pieces, each submitted and finished before the next ones, so
+        // that wgpu's staging copies hold at most a few pieces rather than
+        // a whole tensor more in host memory.
+        for (k, piece) in bytes.chunks(TRANSFER_PIECE).enumerate() {
+            self.queue
+                .write_buffer(&buffer, (k * TRANSFER_PIECE) as u64, piece);
+            if k % 4 == 3 {
+                self.queue.submit([]);
+                self.wait()?;
+            }
         }
         Ok(buffer)
     }
@@ -316,24 +349,7 @@ impl Gpu {
         for (p, a) in kernel.params.iter().zip(args) {
             match a {
                 Arg::Tensor(t) => {
-                    let bytes = bytes_of(&t.data).ok_or_else(|| {
-                        GpuError::Lower(format!(
-                            "bool tensor `{}`: not supported on the GPU yet",
-                            p.name
-                        ))
-                    })?;
-                    let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some(&p.name),
-                        size: padded(bytes.len() as u64),
-                        usage: wgpu::BufferUsages::STORAGE
-                            | wgpu::BufferUsages::COPY_DST
-                            | wgpu::BufferUsages::COPY_SRC,
-                        mapped_at_creation: false,
-                    });
-                    if !bytes.is_empty() {
-                        self.queue.write_buffer(&buffer, 0, bytes);
-                    }
-                    owned.push(Some(buffer));
+                    owned.push(Some(self.upload(&p.name, t)?));
                     scalars.push(None);
                 }
                 Arg::Scalar(v) => {
@@ -563,12 +579,17 @@ impl Gpu {
     ) -> Result<(), RuntimeError> {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         let mut staged = Vec::new();
+        let mut large = Vec::new();
         for (i, p) in kernel.params.iter().enumerate() {
             let (ParamKind::Tensor { written: true, .. }, Some(buffer)) =
                 (&p.kind, &prepared.owned[i])
             else {
                 continue;
             };
+            if buffer.size() > TRANSFER_PIECE as u64 {
+                large.push((i, buffer));
+                continue;
+            }
             let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("phobos readback"),
                 size: buffer.size(),
@@ -592,6 +613,35 @@ impl Gpu {
                 .get_mapped_range(..)
                 .map_err(|e| GpuError::Wgpu(format!("mapping `{}`: {e}", kernel.params[i].name)))?;
             out.copy_from_slice(&view[..out.len()]);
+        }
+        // Larger tensors one piece at a time through one staging buffer.
+        for (i, buffer) in large {
+            let Arg::Tensor(t) = &mut args[i] else {
+                unreachable!("bound as a tensor")
+            };
+            let out = bytes_of_mut(&mut t.data).expect("bool tensors are refused when prepared");
+            let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("phobos readback"),
+                size: TRANSFER_PIECE as u64,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            for (k, piece) in out.chunks_mut(TRANSFER_PIECE).enumerate() {
+                let at = (k * TRANSFER_PIECE) as u64;
+                let len = (piece.len() as u64).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+                let mut encoder = self.device.create_command_encoder(&Default::default());
+                encoder.copy_buffer_to_buffer(buffer, at, &staging, 0, len.min(buffer.size() - at));
+                self.queue.submit([encoder.finish()]);
+                staging.map_async(wgpu::MapMode::Read, .., |_| {});
+                self.wait()?;
+                {
+                    let view = staging.get_mapped_range(..).map_err(|e| {
+                        GpuError::Wgpu(format!("mapping `{}`: {e}", kernel.params[i].name))
+                    })?;
+                    piece.copy_from_slice(&view[..piece.len()]);
+                }
+                staging.unmap();
+            }
         }
         Ok(())
     }
