@@ -29,13 +29,13 @@ pub const MAX_TENSOR_BYTES: u64 = 128 << 20;
 /// the blocks): 2^28, about ten seconds of the wasm interpreter.
 pub const MAX_WORK: u64 = 1 << 28;
 
-/// A checked kernel with its arguments bound.
-struct Prepared {
-    program: Program,
-    name: String,
-    kernel: Kernel,
-    args: Vec<Arg>,
-    bound: Bound,
+/// A checked kernel with its arguments bound, within the bounds.
+pub struct Prepared {
+    pub program: Program,
+    pub name: String,
+    pub kernel: Kernel,
+    pub args: Vec<Arg>,
+    pub bound: Bound,
 }
 
 fn diagnostics_failure(program: &Program, diags: &[phobos_core::Diagnostic]) -> Response {
@@ -74,7 +74,11 @@ fn kernel(
     }
 }
 
-fn prepare(r: &LaunchRequest) -> Result<Prepared, Response> {
+/// Checks the source, picks the kernel and binds the request's dims and
+/// scalars, generating the tensors; refuses a launch whose tensors exceed
+/// [`MAX_TENSOR_BYTES`]. `Err` is the answer to give instead (diagnostics or
+/// a message). `phobosc serve` binds its runs here too.
+pub fn prepare(r: &LaunchRequest) -> Result<Prepared, Response> {
     let (program, name, kernel) = kernel(&r.source, r.kernel.as_deref(), &r.config)?;
     for d in r.dims.keys() {
         if !kernel.dims.contains(d) {
@@ -225,7 +229,7 @@ pub fn work(kernel: &Kernel, bound: &Bound) -> u64 {
 
 /// The 32-bit little-endian words of a tensor's data (a bool as one word, 0
 /// or 1; a 64-bit element as two words, low first).
-fn words(t: &Tensor) -> Vec<u8> {
+pub fn words(t: &Tensor) -> Vec<u8> {
     let mut out = Vec::with_capacity(t.len() * 4);
     match &t.data {
         Data::Bool(v) => v

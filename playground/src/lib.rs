@@ -29,7 +29,7 @@ mod launch;
 #[cfg(target_arch = "wasm32")]
 mod wasm;
 
-pub use launch::{MAX_TENSOR_BYTES, MAX_WORK};
+pub use launch::{MAX_TENSOR_BYTES, MAX_WORK, Prepared, prepare, words, work};
 
 use serde::Deserialize;
 use serde_json::{Value as Json, json};
@@ -47,7 +47,8 @@ pub struct Response {
 }
 
 impl Response {
-    fn fail(message: impl Into<String>) -> Response {
+    /// `{"ok": false, "error": message}`.
+    pub fn fail(message: impl Into<String>) -> Response {
         Response {
             json: json!({ "ok": false, "error": message.into() }),
             blob: Vec::new(),

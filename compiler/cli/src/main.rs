@@ -7,6 +7,7 @@ mod check;
 mod fill;
 mod preview;
 mod run;
+mod serve;
 mod source;
 mod tune;
 
@@ -42,6 +43,8 @@ enum Command {
     Tune(tune::TuneArgs),
     /// Write a Tandem random stream (raw little-endian or .npy) to a file or stdout.
     Fill(fill::FillArgs),
+    /// Serve the playground page (built into this binary) on loopback.
+    Serve(serve::ServeArgs),
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -73,6 +76,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::bench(&args),
         Command::Fill(args) => fill::fill(&args),
         Command::Tune(args) => tune::tune(&args),
+        Command::Serve(args) => serve::serve(&args),
     };
     match result {
         Ok(code) => code,

@@ -115,7 +115,7 @@ function readFragment() {
   const hash = window.location.hash.slice(1);
   if (!hash) return null;
   if (hash.length > MAX_FRAGMENT) {
-    return { error: `the link's source is longer than ${MAX_FRAGMENT} characters; the default example is shown instead` };
+    return { error: `its source is longer than ${MAX_FRAGMENT} characters; the default example is shown instead` };
   }
   const params = new URLSearchParams(hash);
   const code = params.get('code');
@@ -127,11 +127,11 @@ function readFragment() {
     out.example = example;
     return out;
   }
-  if (code === null) return { error: 'the link has no source (#code=...); the default example is shown instead' };
+  if (code === null) return { error: 'it has no source (#code=...); the default example is shown instead' };
   try {
     out.source = decodeSource(code);
   } catch {
-    return { error: "the link's source is not valid base64url UTF-8; the default example is shown instead" };
+    return { error: 'its source is not valid base64url UTF-8; the default example is shown instead' };
   }
   return out;
 }
@@ -251,8 +251,15 @@ const lintSource = (view) => {
 };
 
 function onChecked(source, json) {
-  state.check = json;
   renderDiagnostics(json);
+  syncFragment();
+  if (!json.ok) {
+    // Keep the last good kernel's launch form and seeds while the source
+    // is broken; the figure keeps the last good run.
+    setStatus('The source has errors: see the diagnostics. The figure shows the last good run.', 'error');
+    return;
+  }
+  state.check = json;
   const kernels = json.kernels || [];
   const sel = $('kernel');
   const previous = sel.value;
@@ -261,9 +268,8 @@ function onChecked(source, json) {
   sel.disabled = kernels.length < 2;
   state.kernel = kernels.find((k) => k.name === sel.value) || null;
   renderLaunchForm(source);
-  syncFragment();
-  if (json.ok) updateWgsl(source);
-  else setStatus('The source has errors: see the diagnostics. The figure shows the last good run.', 'error');
+  updateWgsl(source);
+  if (!state.running && $('status').dataset.kind === 'error') setStatus('', 'info');
 }
 
 function renderDiagnostics(json) {
@@ -402,6 +408,7 @@ async function run() {
   const check = call({ op: 'check', source }).json;
   if (!check.ok) {
     setStatus('Not run: the source has errors (see the diagnostics). The figure shows the last good run.', 'error');
+    document.body.dataset.state = 'error';
     return;
   }
   state.running = true;
@@ -444,6 +451,7 @@ async function runOnce() {
   } catch (err) {
     interpWhy = err.message;
   }
+  const host = await hostRun(request);
   if (!gpuRun && !interp) throw new Error(interpWhy || gpuWhy);
   // The figure shows what ran on the GPU when it ran, else the interpreter's.
   const outputs = gpuRun
@@ -467,7 +475,63 @@ async function runOnce() {
   if (!outputs.some((o) => o.name === state.shown)) state.shown = outputs.length ? outputs[0].name : null;
   renderFigure();
   renderRunInfo(gpu, gpuRun, gpuWhy, interp, interpWhy);
+  renderHost(host, interp);
   setStatus('Ran.', 'ok');
+}
+
+// The same launch on the machine that serves the page (`phobosc serve`'s
+// POST /api/run: its GPU through wgpu in exact mode, else Cranelift), or
+// null when the page is served by something else.
+async function hostRun(request) {
+  const { op, ...launch } = request;
+  let response;
+  try {
+    response = await fetch('api/run', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(launch),
+    });
+  } catch (err) {
+    return { ok: false, error: err.message };
+  }
+  if ([404, 405, 501].includes(response.status)) return null;
+  try {
+    return await response.json();
+  } catch {
+    return { ok: false, error: `${response.status} ${response.statusText}` };
+  }
+}
+
+function renderHost(host, interp) {
+  const box = $('host');
+  box.replaceChildren();
+  delete box.dataset.total;
+  delete box.dataset.identical;
+  if (!host) return;
+  const b = document.createElement('b');
+  b.textContent = 'This host ';
+  const span = document.createElement('span');
+  box.append(b, span);
+  if (!host.ok) {
+    span.textContent = `not run: ${host.error}`;
+    return;
+  }
+  let text = `phobosc serve on ${host.backend} (${host.device}): ${host.ms.toFixed(2)} ms`;
+  if (interp && host.outputs.every((o) => o.words)) {
+    let total = 0;
+    let same = 0;
+    for (const ref of interp.outputs) {
+      const got = host.outputs.find((o) => o.name === ref.name);
+      for (let i = 0; i < ref.words.length; i++) {
+        total++;
+        if (got && got.words[i] === ref.words[i]) same++;
+      }
+    }
+    box.dataset.total = String(total);
+    box.dataset.identical = String(same);
+    text += `; bit-identical to the interpreter on ${same} of ${total} words`;
+  }
+  span.textContent = text;
 }
 
 function renderRunInfo(gpu, gpuRun, gpuWhy, interp, interpWhy) {
@@ -691,7 +755,9 @@ async function main() {
   const fragment = readFragment();
   let source = EXAMPLES[0].source;
   if (fragment && fragment.error) {
-    setStatus(fragment.error, 'error');
+    const notice = $('notice');
+    notice.textContent = `This link could not be opened: ${fragment.error}.`;
+    notice.hidden = false;
   } else if (fragment) {
     source = fragment.source;
     state.seed = fragment.seed;
