@@ -1,4 +1,8 @@
 //! `.npy` files in and out, through npyz. Errors name the parameter.
+//!
+//! Both directions stream through a buffer of the file: neither holds a
+//! second copy of the tensor's bytes, which at 3 GiB tensors is the
+//! difference between fitting in memory and not.
 
 use phobos_core::tensor::{Data, Tensor};
 use phobos_core::types::Scalar;
@@ -40,8 +44,9 @@ pub fn read(param: &str, path: &Path, elem: Scalar) -> Result<Tensor, NpyError> 
         path: path.display().to_string(),
         why,
     };
-    let bytes = std::fs::read(path).map_err(|e| err(format!("cannot read the file: {e}")))?;
-    let npy = npyz::NpyFile::new(&bytes[..]).map_err(|e| err(format!("not a .npy file: {e}")))?;
+    let file = std::fs::File::open(path).map_err(|e| err(format!("cannot read the file: {e}")))?;
+    let npy = npyz::NpyFile::new(std::io::BufReader::with_capacity(1 << 20, file))
+        .map_err(|e| err(format!("not a .npy file: {e}")))?;
     let got = match npy.dtype() {
         npyz::DType::Plain(ts) => ts.to_string(),
         other => other.descr(),
@@ -77,7 +82,9 @@ pub fn write(param: &str, path: &Path, t: &Tensor) -> Result<(), NpyError> {
         path: path.display().to_string(),
         why,
     };
-    let mut out = Vec::new();
+    let file =
+        std::fs::File::create(path).map_err(|e| err(format!("cannot write the file: {e}")))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     let shape: Vec<u64> = t.shape.iter().map(|&d| d as u64).collect();
     macro_rules! put {
         ($v:expr) => {{
@@ -102,5 +109,7 @@ pub fn write(param: &str, path: &Path, t: &Tensor) -> Result<(), NpyError> {
         Data::F32(v) => put!(v),
         Data::F64(v) => put!(v),
     }
-    std::fs::write(path, out).map_err(|e| err(format!("cannot write the file: {e}")))
+    use std::io::Write;
+    out.flush()
+        .map_err(|e| err(format!("cannot write the file: {e}")))
 }
