@@ -161,6 +161,8 @@ pub fn prepare(a: &RunArgs) -> Result<std::result::Result<Prepared, ExitCode>> {
 }
 
 pub fn run(a: &RunArgs) -> Result<ExitCode> {
+    let activity = crate::tune::Activity::start(a.json);
+    activity.phase("reading and generating inputs");
     let Prepared {
         program,
         name,
@@ -172,11 +174,15 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         Err(code) => return Ok(code),
     };
     let outputs = outputs_to_save(&kernel, &a.outputs)?;
-    let (kernel, prov) = crate::tune::launch(a, &program, &name, kernel, &mut args, &options)?;
+    activity.phase("running");
+    // The tuner draws its own bar, if it tunes.
+    let (kernel, prov) = activity
+        .suspend(|| crate::tune::launch(a, &program, &name, kernel, &mut args, &options))?;
     for (param, path) in &outputs {
         let Arg::Tensor(t) = &args[*param] else {
             unreachable!("outputs are tensors")
         };
+        activity.phase(&format!("saving {}", path.display()));
         npy::write(&kernel.params[*param].name, path, t)?;
     }
     // Checks run where the kernel ran, compiled like it.
@@ -184,7 +190,9 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         backend: prov.backend,
         ..options
     };
+    activity.phase("evaluating the check lines");
     let checks = checks::evaluate_on(&program, &name, &kernel, &mut args, &on)?;
+    activity.done();
     if a.json {
         let report = json!({
             "kernel": name,

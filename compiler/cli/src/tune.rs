@@ -30,7 +30,7 @@ pub struct TuneArgs {
 fn bar(json: bool) -> ProgressBar {
     let shown = !json && std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
     let bar = ProgressBar::with_draw_target(
-        Some(0),
+        Some(1),
         if shown {
             ProgressDrawTarget::stderr()
         } else {
@@ -42,7 +42,54 @@ fn bar(json: bool) -> ProgressBar {
             .expect("a valid template")
             .progress_chars("=> "),
     );
+    bar.set_prefix("tuning");
     bar
+}
+
+/// A spinner naming what `run` is doing, on stderr once the run has taken
+/// a second (when both stdout and stderr are terminals and the output is
+/// not JSON); quick runs never show it.
+pub struct Activity {
+    bar: ProgressBar,
+}
+
+impl Activity {
+    pub fn start(json: bool) -> Activity {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("a valid template"),
+        );
+        if !json && std::io::stdout().is_terminal() && std::io::stderr().is_terminal() {
+            let later = bar.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_secs(1));
+                if !later.is_finished() {
+                    later.set_draw_target(ProgressDrawTarget::stderr());
+                    later.enable_steady_tick(std::time::Duration::from_millis(120));
+                }
+            });
+        }
+        Activity { bar }
+    }
+
+    pub fn phase(&self, what: &str) {
+        self.bar.set_message(what.to_string());
+    }
+
+    /// Runs `f` with the spinner hidden (for work that draws its own bar).
+    pub fn suspend<T>(&self, f: impl FnOnce() -> T) -> T {
+        self.bar.suspend(f)
+    }
+
+    pub fn done(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+impl Drop for Activity {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
+    }
 }
 
 /// Moves `bar` along with the tuner's steps.
