@@ -4,12 +4,29 @@
 // written tensors read back as 32-bit words.
 
 let gpuPromise = null;
+let abandoned = null;
 
-// The adapter and device, once per page; null when the browser has no
-// WebGPU or gives no adapter. `lost` is set when the device is lost.
+// The adapter and device, once per page; `{ error }` when the browser has
+// no WebGPU, gives no adapter, or WebGPU was abandoned. `lost` is set when
+// the device is lost.
 export function openGpu() {
+  if (abandoned) return Promise.resolve({ error: abandoned });
   if (!gpuPromise) gpuPromise = open();
   return gpuPromise;
+}
+
+// Stops using WebGPU for the rest of the page's life: a pipeline that takes
+// minutes to create keeps the browser's GPU process busy (SwiftShader has
+// been seen to drop the whole WebGPU instance after 150 s), so later runs
+// would only queue behind it. Reloading the page tries again.
+export function abandonGpu(gpu, reason) {
+  abandoned = reason;
+  gpuPromise = null;
+  try {
+    gpu.device.destroy();
+  } catch {
+    // Already lost.
+  }
 }
 
 async function open() {

@@ -18,7 +18,7 @@ import { linter, lintGutter, setDiagnostics } from '@codemirror/lint';
 import { searchKeymap } from '@codemirror/search';
 import { phobos } from './lang.js';
 import { Compiler, loadModule } from './wasm.js';
-import { openGpu, runPlan } from './gpu.js';
+import { openGpu, runPlan, abandonGpu } from './gpu.js';
 import { values, caption, draw, kindOf } from './figure.js';
 import randomTile from '../../examples/random_tile.ph';
 import tandemNoise from '../../examples/tandem_noise.ph';
@@ -33,6 +33,10 @@ const SEEDS = [1, 2, 3];
 // The interpreter's run is stopped after this long (the compiler also
 // refuses launches over its work bound before they start).
 const RUN_TIMEOUT_MS = 20000;
+// WebGPU is given this long to create the pipeline and run; past it the
+// page stops using WebGPU (gpu.js, abandonGpu) and shows the interpreter's
+// result.
+const GPU_TIMEOUT_MS = 20000;
 // The largest source a permalink may carry, in characters of the fragment.
 const MAX_FRAGMENT = 256 * 1024;
 const NARROW = window.matchMedia('(max-width: 640px)');
@@ -406,6 +410,9 @@ async function run() {
   if (state.running) return;
   const source = state.view.state.doc.toString();
   const check = call({ op: 'check', source }).json;
+  // The linter checks after a pause in typing; a run right after an edit
+  // takes the kernels, dims and parameters of the text it runs.
+  onChecked(source, check);
   if (!check.ok) {
     setStatus('Not run: the source has errors (see the diagnostics). The figure shows the last good run.', 'error');
     document.body.dataset.state = 'error';
@@ -435,11 +442,22 @@ async function runOnce() {
   if (gpu.device) {
     const plan = call({ ...request, op: 'plan' });
     if (!plan.json.ok) throw new Error(plan.json.error);
+    let timer;
+    const slow = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error('slow')), GPU_TIMEOUT_MS);
+    });
     try {
-      gpuRun = await runPlan(gpu, plan.json, plan.blob);
+      gpuRun = await Promise.race([runPlan(gpu, plan.json, plan.blob), slow]);
       gpuRun.specialized = plan.json.specialized;
     } catch (err) {
-      gpuWhy = err.message;
+      if (err.message === 'slow') {
+        gpuWhy = `the browser took more than ${GPU_TIMEOUT_MS / 1000} s to create the pipeline and run it, so this page stops using WebGPU until it is reloaded`;
+        abandonGpu(gpu, gpuWhy);
+      } else {
+        gpuWhy = err.message;
+      }
+    } finally {
+      clearTimeout(timer);
     }
   }
   let interp = null;
@@ -612,10 +630,13 @@ function renderRunInfo(gpu, gpuRun, gpuWhy, interp, interpWhy) {
   checks.replaceChildren();
   for (const c of (interp && interp.json.checks) || []) {
     const li = document.createElement('li');
+    // As `phobosc run` reports them: a check may state a fraction (about
+    // 90% kept), so only one that could not run is marked.
+    const pct = c.total > 0 ? ((100 * c.holds) / c.total).toFixed(2) : '100.00';
     li.textContent = c.error
       ? `check \`${c.name}\`: not run: ${c.error}`
-      : `check \`${c.name}\`: true for ${c.holds} of ${c.total}`;
-    li.className = c.error || c.holds !== c.total ? 'check-fail' : 'check-ok';
+      : `check \`${c.name}\`: true for ${c.holds} of ${c.total} (${pct}%)${c.holds === c.total ? ' (all)' : ''}`;
+    li.className = c.error ? 'check-fail' : 'check-ok';
     checks.appendChild(li);
   }
   return lines;

@@ -40,10 +40,7 @@ before(async () => {
     server.on('exit', (code) => reject(new Error(`phobosc serve exited with ${code}: ${out}`)));
     setTimeout(() => reject(new Error(`phobosc serve did not start: ${out}`)), 30000);
   });
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader', '--no-sandbox'],
-  });
+  browser = await launchBrowser();
 });
 
 after(async () => {
@@ -51,9 +48,16 @@ after(async () => {
   server?.kill();
 });
 
+function launchBrowser() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--enable-unsafe-webgpu', '--no-sandbox'],
+  });
+}
+
 // A page that records what must never happen.
-async function open(t, { width = 1280, height = 1060, hash = '' } = {}) {
-  const context = await browser.newContext({ viewport: { width, height } });
+async function open(t, { width = 1280, height = 1060, hash = '', on = browser } = {}) {
+  const context = await on.newContext({ viewport: { width, height } });
   const page = await context.newPage();
   const problems = [];
   const origin = new URL(base).origin;
@@ -64,7 +68,7 @@ async function open(t, { width = 1280, height = 1060, hash = '' } = {}) {
     if (!u.startsWith(origin) && !u.startsWith('data:') && !u.startsWith('blob:')) problems.push(`off-host request: ${u}`);
   });
   t.after(async () => {
-    await context.close();
+    await context.close().catch(() => {});
     assert.deepEqual(problems, [], 'the page logged errors or left the host');
   });
   await page.goto(base + hash);
@@ -157,6 +161,37 @@ test('every example runs on WebGPU and agrees with the interpreter', async (t) =
     assert.equal(await page.getAttribute('#host', 'data-identical'), String(total));
     await page.screenshot({ path: path.join(shots, `example-${example}.png`) });
   }
+});
+
+test('every fixture and example: WebGPU agrees with the interpreter or says why it did not run', async (t) => {
+  // A browser of its own: examples/random_tile.ph keeps SwiftShader
+  // compiling for minutes after the page gives up on it, and closing the
+  // browser ends that instead of slowing the other tests' WebGPU.
+  const own = await launchBrowser();
+  const page = await open(t, { on: own });
+  t.after(() => own.close());
+  const files = [
+    ...fs.readdirSync(path.join(repo, 'tests/fixtures/ok')).map((f) => `tests/fixtures/ok/${f}`),
+    ...fs.readdirSync(path.join(repo, 'examples')).filter((f) => f.endsWith('.ph')).map((f) => `examples/${f}`),
+  ].filter((f) => f.endsWith('.ph'));
+  const report = [];
+  for (const file of files) {
+    await page.click('.cm-content');
+    await page.keyboard.press('Control+a');
+    await page.keyboard.insertText(fs.readFileSync(path.join(repo, file), 'utf8'));
+    await page.waitForFunction(() => !document.getElementById('status').textContent.startsWith('The source has errors'));
+    await page.evaluate(() => { document.body.dataset.state = 'ready'; });
+    await page.keyboard.press('Control+Enter');
+    await settled(page);
+    const info = await page.textContent('#run-info');
+    const total = Number(await page.getAttribute('#agreement', 'data-total'));
+    const same = Number(await page.getAttribute('#agreement', 'data-identical'));
+    report.push(`${file}: ${total ? `${same} of ${total} identical` : info}`);
+    assert.doesNotMatch(info, /lost|refused the WGSL|WebGPU: /, `${file}: ${info}`);
+    assert.equal(await page.getAttribute('body', 'data-state'), 'done', `${file}: ${await page.textContent('#status')}`);
+    if (total) assert.equal(same, total, `${file}: ${await page.textContent('#agreement')}`);
+  }
+  t.diagnostic(report.join('\n'));
 });
 
 test('an error shows its diagnostic at the right place and keeps the figure', async (t) => {
