@@ -282,7 +282,11 @@ fn report(t: &Tuned) -> String {
     let _ = write!(out, "winner: {}", t.chosen.describe());
     match t.margin() {
         Some(_) if t.chosen == t.heuristic => {
-            let _ = writeln!(out, " (the heuristic's choice)");
+            let _ = writeln!(
+                out,
+                " (the heuristic's choice: nothing beat it by more than {:.0}%)",
+                tune::KEEP_HEURISTIC_WITHIN * 100.0
+            );
         }
         Some(m) => {
             let _ = writeln!(

@@ -37,6 +37,10 @@ use phobos_core::launch::{Arg, ArgShape, Bound, bind_shapes};
 use serde_json::{Value, json};
 use std::time::Instant;
 
+/// The fraction by which a configuration must beat the heuristic's median
+/// to be chosen over it.
+pub const KEEP_HEURISTIC_WITHIN: f64 = 0.02;
+
 /// How a launch's configuration was chosen.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Source {
@@ -592,12 +596,21 @@ pub fn tune_with(
         }
     }
     let trials: Vec<Trial> = trials.into_iter().flatten().collect();
-    let Some(chosen) = trials
+    let fastest = trials
         .iter()
         .filter_map(|t| t.median_s().map(|s| (s, t)))
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, t)| t.candidate.clone())
-    else {
+        .min_by(|a, b| a.0.total_cmp(&b.0));
+    // The heuristic's configuration stays unless another beats it by more
+    // than KEEP_HEURISTIC_WITHIN: a difference within the noise of the
+    // medians is no reason to leave it.
+    let heuristic_s = trials
+        .iter()
+        .find(|t| t.candidate == heuristic)
+        .and_then(Trial::median_s);
+    let Some(chosen) = fastest.map(|(s, t)| match heuristic_s {
+        Some(h) if s >= h * (1.0 - KEEP_HEURISTIC_WITHIN) => heuristic.clone(),
+        _ => t.candidate.clone(),
+    }) else {
         let why: Vec<String> = trials
             .iter()
             .take(8)
