@@ -422,7 +422,7 @@ pub fn fill(a: &FillArgs) -> Result<ExitCode> {
         ))
     };
     let t0 = Instant::now();
-    let written = match stream(&engine, &dist, start, count, a.format, &mut *sink) {
+    let (written, phases) = match stream(&engine, &dist, start, count, a.format, &mut *sink) {
         Ok(n) => n,
         // A reader that stops early (`| head`, dieharder) is not an error.
         Err(e) if is_broken_pipe(&e) => return Ok(ExitCode::SUCCESS),
@@ -442,6 +442,34 @@ pub fn fill(a: &FillArgs) -> Result<ExitCode> {
             secs,
             bytes as f64 / secs.max(1e-9) / f64::from(1u32 << 30),
         );
+        if a.verbose {
+            let gib = |s: f64| bytes as f64 / s.max(1e-9) / f64::from(1u32 << 30);
+            let making = if backend == "gpu" {
+                "making them (GPU dispatch and readback)"
+            } else {
+                "making them"
+            };
+            let bound = if phases.writing > phases.making {
+                format!(
+                    "bounded by the writes to {} (the disk, or the reader of the pipe)",
+                    if to_stdout {
+                        "stdout".to_string()
+                    } else {
+                        a.output.as_ref().expect("a path").display().to_string()
+                    }
+                )
+            } else {
+                "bounded by making the numbers, not by the writes".to_string()
+            };
+            eprintln!(
+                "fill {}: {making} {:.3} s ({:.2} GiB/s), writing {:.3} s ({:.2} GiB/s), overlapped: {bound}",
+                a.ty,
+                phases.making,
+                gib(phases.making),
+                phases.writing,
+                gib(phases.writing),
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -453,7 +481,19 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// Writes elements `start .. start + count` piece by piece; returns how many.
+/// How long a fill spent making its elements and writing them.
+struct Phases {
+    /// Seconds generating pieces (on the GPU: dispatching and reading back).
+    making: f64,
+    /// Seconds in the writes to the output (the disk, or the reader of a
+    /// pipe, and the format's header).
+    writing: f64,
+}
+
+/// Writes elements `start .. start + count` piece by piece; returns how
+/// many. The next piece is made on another thread while this one is being
+/// written (two buffers), so the whole takes about the slower of the two,
+/// not their sum; [`Phases`] says which that was.
 fn stream(
     engine: &Engine,
     dist: &Dist,
@@ -461,22 +501,65 @@ fn stream(
     count: u128,
     format: Format,
     out: &mut dyn Write,
-) -> Result<u128> {
+) -> Result<(u128, Phases)> {
     let size = dist.elem_size();
+    let mut phases = Phases {
+        making: 0.0,
+        writing: 0.0,
+    };
+    let t = Instant::now();
     if format == Format::Npy {
         out.write_all(&npy_header(dist, count as u64)?)?;
     }
+    phases.writing += t.elapsed().as_secs_f64();
     let per_piece = (engine.piece_bytes() / size) as u128;
-    let mut buf = vec![0u8; (per_piece.min(count) as usize) * size];
-    let mut done = 0u128;
-    while done < count {
-        let n = (count - done).min(per_piece) as usize;
-        let piece = &mut buf[..n * size];
-        // start + done < 2^64 because done < count <= 2^64 - start.
-        engine.fill(dist, (u128::from(start) + done) as u64, piece)?;
-        out.write_all(piece)?;
-        done += n as u128;
+    let piece_len = (per_piece.min(count) as usize) * size;
+    let (to_maker, empty) = std::sync::mpsc::channel::<Vec<u8>>();
+    let (to_writer, full) = std::sync::mpsc::sync_channel::<Result<(Vec<u8>, usize, f64)>>(1);
+    for _ in 0..2 {
+        to_maker
+            .send(vec![0u8; piece_len])
+            .expect("the channel is open");
     }
+    let mut done = 0u128;
+    std::thread::scope(|scope| -> Result<()> {
+        scope.spawn(move || {
+            let mut made = 0u128;
+            while made < count {
+                let Ok(mut buf) = empty.recv() else { return };
+                let n = (count - made).min(per_piece) as usize;
+                let t = Instant::now();
+                // start + made < 2^64 because made < count <= 2^64 - start.
+                let r = engine.fill(
+                    dist,
+                    (u128::from(start) + made) as u64,
+                    &mut buf[..n * size],
+                );
+                let secs = t.elapsed().as_secs_f64();
+                let failed = r.is_err();
+                if to_writer.send(r.map(|()| (buf, n, secs))).is_err() || failed {
+                    return;
+                }
+                made += n as u128;
+            }
+        });
+        // Owned here, so that an early return (a failed write) drops them
+        // and the maker, blocked on either channel, stops.
+        let (full, to_maker) = (full, to_maker);
+        while done < count {
+            let (buf, n, secs) = full.recv().expect("the maker sends every piece")?;
+            phases.making += secs;
+            let t = Instant::now();
+            out.write_all(&buf[..n * size])?;
+            phases.writing += t.elapsed().as_secs_f64();
+            done += n as u128;
+            // The maker may have finished; a closed channel is fine.
+            let _ = to_maker.send(buf);
+        }
+        Ok(())
+    })?;
+    let t = Instant::now();
     out.flush()?;
-    Ok(done)
+    phases.writing += t.elapsed().as_secs_f64();
+    Ok((done, phases))
 }
