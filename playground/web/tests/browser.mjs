@@ -159,6 +159,12 @@ test('every example runs on WebGPU and agrees with the interpreter', async (t) =
     assert.ok(total > 0, `${example}: compared ${total} (${await page.textContent('#run-info')})`);
     assert.equal(same, total, `${example}: ${await page.textContent('#agreement')}`);
     assert.equal(await page.getAttribute('#host', 'data-identical'), String(total));
+    if (example !== 'random_tile') {
+      // 64 rows of 256: a heat map on a canvas, with a value scale.
+      assert.equal(await page.locator('#fig-tile canvas.heat-canvas').count(), 1);
+      assert.equal(await page.locator('#fig-legend .bar-heat').count(), 1);
+      assert.match(await caption(page), /^Y: 16384 values, mean \d/);
+    }
     await page.screenshot({ path: path.join(shots, `example-${example}.png`) });
   }
 });
