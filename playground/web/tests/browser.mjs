@@ -56,9 +56,10 @@ function launchBrowser() {
 }
 
 // A page that records what must never happen.
-async function open(t, { width = 1280, height = 1060, hash = '', on = browser } = {}) {
+async function open(t, { width = 1280, height = 1060, hash = '', on = browser, noGpu = false } = {}) {
   const context = await on.newContext({ viewport: { width, height } });
   const page = await context.newPage();
+  if (noGpu) await page.addInitScript(() => delete Navigator.prototype.gpu);
   const problems = [];
   const origin = new URL(base).origin;
   page.on('console', (m) => m.type() === 'error' && problems.push(`console error: ${m.text()}`));
@@ -254,6 +255,15 @@ test('a permalink carries the source and the seed', async (t) => {
   assert.match(await html.textContent('#diagnostics'), /E0002/);
   const long = await open(t, { hash: `#code=${'A'.repeat(300 * 1024)}` });
   assert.match(await long.textContent('#notice'), /longer than/);
+});
+
+test('without WebGPU the interpreter draws the figure and the page says so', async (t) => {
+  const page = await open(t, { noGpu: true });
+  assert.equal(await caption(page), 'uniform: 256 counters, mean 0.513; each a multiple of 2^-23 in [0, 1).');
+  assert.match(await page.textContent('#run-info'), /WebGPU not used: this browser has no WebGPU/);
+  assert.match(await page.textContent('#agreement'), /Ran on the interpreter only/);
+  assert.equal(await page.getAttribute('#host', 'data-identical'), '768');
+  assert.match(await page.textContent('#adapter'), /No WebGPU/);
 });
 
 test('dark mode', async (t) => {
