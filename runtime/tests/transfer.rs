@@ -24,7 +24,8 @@ fn large_tensors_move_in_pieces_with_the_same_bits() {
     // Blocks of 1024 elements (a whole-tensor statement of 2^24 elements or
     // more in one block loses its last elements on lavapipe, a lowering
     // problem of its own).
-    let src = "kernel k(X: tensor<u32>[N], Y: tensor<u32>[N], W: tensor<u32>[N], Z: tensor<u32>[N]) {
+    let src =
+        "kernel k(X: tensor<u32>[N], Y: tensor<u32>[N], W: tensor<u32>[N], Z: tensor<u32>[N]) {
   let b = ctx.block.x * 1024
   Y[b :+ 8] = X[b :+ 8]
   W[b + 8 :+ 4] = W[b + 8 :+ 4] + X[b :+ 4]
