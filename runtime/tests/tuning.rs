@@ -9,7 +9,7 @@ use phobos_core::Program;
 use phobos_core::launch::Arg;
 use phobos_core::tensor::Tensor;
 use phobos_core::types::{Scalar, Value};
-use phobos_runtime::tune::{self, CacheUse, Candidate, Source, Tuning};
+use phobos_runtime::tune::{self, CacheUse, Candidate, Outcome, Source, Trial, Tuning};
 use phobos_runtime::{Backend, Options, launch};
 
 fn source(values: &str, body: &str) -> String {
@@ -145,8 +145,24 @@ fn the_tuning_cache_hits_misses_rebuilds_and_degrades() {
     unsafe { std::env::set_var("PHOBOS_CACHE_DIR", "off") };
     assert_eq!(choose(&two, Backend::Cpu).1.cache, CacheUse::Off);
 
-    // On the GPU the workgroup size is part of the configuration.
+    // A configuration that does not fit the arguments (a parameter in a
+    // tensor's shape) is reported in the table and skipped.
     unsafe { std::env::set_var("PHOBOS_CACHE_DIR", &dir) };
+    let shaped = "@autotune(C in [64, 32])
+kernel k(X: tensor<f32>[M, C], Y: tensor<f32>[M, C]) {
+  let r = ctx.block.x * 4
+  Y[r :+ 4, :] = X[r :+ 4, :] + 1.0
+}";
+    let (program, diags) = Program::parse("k.ph", shaped);
+    assert!(diags.is_empty(), "{diags:?}");
+    let tuned = tune::tune(&program, "k", &mut args(), &opts, &mut |_| {}).unwrap();
+    assert_eq!(tuned.chosen.config, [("C".to_string(), 64)]);
+    match &tuned.trials[1].outcome {
+        Outcome::Skipped(why) => assert!(why.contains("does not fit these arguments"), "{why}"),
+        other => panic!("C=32 does not fit [256, 64] tensors, yet {other:?}"),
+    }
+
+    // On the GPU the workgroup size is part of the configuration.
     match phobos_runtime::gpu::Gpu::shared() {
         Ok(gpu) => {
             let (program, _) = Program::parse("k.ph", &two);
@@ -183,6 +199,32 @@ fn the_tuning_cache_hits_misses_rebuilds_and_degrades() {
             )
             .unwrap();
             assert_eq!(got, want);
+
+            // A configuration over the device's workgroup memory (a 2 MiB
+            // tile) is skipped, with the device's reason, at every
+            // workgroup size; the other one wins.
+            let big = "@autotune(R in [8, 8192])
+kernel k(X: tensor<f32>[M, 64], Y: tensor<f32>[M, 64]) {
+  let r = ctx.block.x * R
+  var t: tile<f32>[R, 64] = X[r :+ R, :] * 2.0
+  Y[r :+ R, :] = t + 1.0
+}";
+            let (program, diags) = Program::parse("k.ph", big);
+            assert!(diags.is_empty(), "{diags:?}");
+            let tuned = tune::tune(&program, "k", &mut args(), &opts, &mut |_| {}).unwrap();
+            assert_eq!(tuned.chosen.config, [("R".to_string(), 8)]);
+            let skipped: Vec<&Trial> = tuned
+                .trials
+                .iter()
+                .filter(|t| t.candidate.config == [("R".to_string(), 8192)])
+                .collect();
+            assert!(!skipped.is_empty());
+            for t in skipped {
+                match &t.outcome {
+                    Outcome::Skipped(why) => assert!(why.contains("workgroup memory"), "{why}"),
+                    other => panic!("R=8192 fits no workgroup memory, yet {other:?}"),
+                }
+            }
         }
         Err(e) => {
             assert!(
