@@ -275,6 +275,47 @@ fn the_cpu_tunes_by_wall_time_and_damage_is_rebuilt_with_a_warning() {
 }
 
 #[test]
+fn processes_tuning_at_once_leave_a_sound_cache() {
+    let cache = cache_dir("race");
+    std::fs::create_dir_all(&cache).unwrap();
+    let file = cache.join("two.ph");
+    std::fs::write(&file, TWO).unwrap();
+    let f = file.to_str().unwrap();
+    let spawn = || {
+        Command::new(env!("CARGO_BIN_EXE_phobosc"))
+            .args(["tune", f, "--dim", "M=512", "--backend", "cpu", "--json"])
+            .env("PHOBOS_CACHE_DIR", &cache)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("phobosc starts")
+    };
+    let racers: Vec<_> = (0..4).map(|_| spawn()).collect();
+    for r in racers {
+        let o = r.wait_with_output().unwrap();
+        let (_, err) = text(&o);
+        assert!(o.status.success(), "{err}");
+        assert!(!err.contains("damaged") && !err.contains("stale"), "{err}");
+    }
+    // Whole files only (no temporary left behind), and a later process is
+    // served by them without a warning.
+    let names: Vec<String> = std::fs::read_dir(cache.join("tuning"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| n.ends_with(".json")), "{names:?}");
+    assert_eq!(names.len(), 3, "two trials and a decision: {names:?}");
+    let o = phobosc(
+        &cache,
+        &["run", f, "--dim", "M=512", "--backend", "cpu", "--json"],
+    );
+    assert!(!text(&o).1.contains("warning"), "{}", text(&o).1);
+    assert_eq!(json(&o)["provenance"]["tuning"]["cache"], "hit");
+    std::fs::remove_dir_all(&cache).unwrap();
+}
+
+#[test]
 fn bad_tune_requests_are_errors_that_say_why() {
     let cache = cache_dir("bad");
     let interp = phobosc(
