@@ -184,11 +184,13 @@ fn tuned(
 ) -> Result<serde_json::Value> {
     let run = crate::run::RunArgs::for_tuning(
         a.file.clone(),
-        name.to_string(),
+        Some(name.to_string()),
         a.dims.clone(),
         a.args.clone(),
+        Vec::new(),
         a.backend,
         a.precision,
+        None,
     );
     let prepared = match crate::run::prepare(&run)? {
         Ok(p) => p,

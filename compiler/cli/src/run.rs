@@ -54,28 +54,32 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
-    /// The arguments of a launch of `kernel` in `file` that `build --tuned`
-    /// tunes: dims, scalars and backend as given, inputs generated.
+    /// The arguments of a launch that `tune` and `build --tuned` measure:
+    /// what to launch as given, inputs not given generated, no outputs
+    /// saved, no configuration fixed.
+    #[allow(clippy::too_many_arguments)]
     pub fn for_tuning(
         file: PathBuf,
-        kernel: String,
+        kernel: Option<String>,
         dims: Vec<String>,
         args: Vec<String>,
+        inputs: Vec<String>,
         backend: BackendArg,
         precision: PrecisionArg,
+        threads: Option<usize>,
     ) -> RunArgs {
         RunArgs {
             file,
-            kernel: Some(kernel),
+            kernel,
             dims,
             args,
-            inputs: Vec::new(),
+            inputs,
             outputs: Vec::new(),
             backend,
             precision,
             config: Vec::new(),
             no_tune: false,
-            threads: None,
+            threads,
             json: true,
         }
     }

@@ -4,7 +4,8 @@
 //! when stdout is piped).
 
 use crate::run::{Prepared, RunArgs, prepare};
-use anyhow::{Result, bail};
+use crate::{BackendArg, PrecisionArg};
+use anyhow::Result;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use phobos_core::Program;
@@ -14,12 +15,37 @@ use phobos_runtime::tune::{self, CacheUse, Candidate, Outcome, Source, Step, Tun
 use phobos_runtime::{Options, Provenance};
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write as _};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Args)]
 pub struct TuneArgs {
-    #[command(flatten)]
-    run: RunArgs,
+    /// The .ph file.
+    file: PathBuf,
+    /// The kernel to tune; may be left out when the file has one.
+    #[arg(long)]
+    kernel: Option<String>,
+    /// The extent of a symbolic dimension, NAME=N (the shape bucket tuned for).
+    #[arg(long = "dim", value_name = "NAME=N")]
+    dims: Vec<String>,
+    /// A scalar argument, NAME=VALUE; scalars not given are 0.
+    #[arg(long = "arg", value_name = "NAME=VALUE")]
+    args: Vec<String>,
+    /// A tensor argument from a .npy file, NAME=PATH; tensors not given are generated.
+    #[arg(long = "input", value_name = "NAME=PATH")]
+    inputs: Vec<String>,
+    /// Where to tune: `cpu` (wall time) or `gpu` (GPU timestamps); `auto` picks the best present.
+    #[arg(long, value_enum, default_value = "auto")]
+    backend: BackendArg,
+    /// `exact` gives the reference's bits; `fast` allows native approximations.
+    #[arg(long, value_enum, default_value = "exact")]
+    precision: PrecisionArg,
+    /// Threads for the CPU backend (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Print the table as JSON on stdout.
+    #[arg(long)]
+    json: bool,
     /// Measure every configuration again, even those the cache has a time for.
     #[arg(long)]
     fresh: bool,
@@ -174,28 +200,27 @@ pub fn describe(t: &Tuning) -> String {
 }
 
 pub fn tune(a: &TuneArgs) -> Result<ExitCode> {
-    if !a.run.config.is_empty() {
-        bail!(
-            "--config fixes a configuration; `phobosc tune` measures them all (use `phobosc run --config` to run one)"
-        );
-    }
-    if a.run.no_tune {
-        bail!("--no-tune: `phobosc tune` always tunes");
-    }
-    if !a.run.outputs.is_empty() {
-        bail!("--output: `phobosc tune` saves no outputs (use `phobosc run`)");
-    }
+    let run = RunArgs::for_tuning(
+        a.file.clone(),
+        a.kernel.clone(),
+        a.dims.clone(),
+        a.args.clone(),
+        a.inputs.clone(),
+        a.backend,
+        a.precision,
+        a.threads,
+    );
     let Prepared {
         program,
         name,
         mut args,
         options,
         ..
-    } = match prepare(&a.run)? {
+    } = match prepare(&run)? {
         Ok(p) => p,
         Err(code) => return Ok(code),
     };
-    let bar = bar(a.run.json);
+    let bar = bar(a.json);
     let tuned = tune::tune_with(
         &program,
         &name,
@@ -206,7 +231,7 @@ pub fn tune(a: &TuneArgs) -> Result<ExitCode> {
     );
     bar.finish_and_clear();
     let tuned = tuned?;
-    let text = if a.run.json {
+    let text = if a.json {
         format!("{}\n", serde_json::to_string_pretty(&tuned.to_json())?)
     } else {
         report(&tuned)

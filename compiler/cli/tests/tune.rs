@@ -346,8 +346,9 @@ fn bad_tune_requests_are_errors_that_say_why() {
             "R=16",
         ],
     );
-    assert_eq!(fixed.status.code(), Some(1));
-    assert!(text(&fixed).1.contains("--config fixes a configuration"));
+    // `tune` takes no --config (clap's usage error, exit 2).
+    assert_eq!(fixed.status.code(), Some(2));
+    assert!(text(&fixed).1.contains("--config"), "{}", text(&fixed).1);
     let unbound = phobosc(&cache, &["tune", "examples/dropout_rows.ph"]);
     assert_eq!(unbound.status.code(), Some(1));
     assert!(
