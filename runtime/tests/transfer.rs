@@ -21,9 +21,11 @@ fn large_tensors_move_in_pieces_with_the_same_bits() {
     }
     // Y is only written and W is read and written, both in part of each
     // block: their zeros must survive where nothing writes.
-    // Blocks of 1024 elements (a whole-tensor statement of 2^24 elements or
-    // more in one block loses its last elements on lavapipe, a lowering
-    // problem of its own).
+    // Blocks of 1024 elements: on lavapipe an invocation's loop stops after
+    // about 65,535 iterations (llvmpipe bounds loops; it looks like
+    // gallivm's LP_MAX_TGSI_LOOP_ITERATIONS), so one block over 2^24
+    // elements with 256 invocations loses its last 256 elements, and with
+    // 64 invocations three quarters of them. Not a problem of transfers.
     let src =
         "kernel k(X: tensor<u32>[N], Y: tensor<u32>[N], W: tensor<u32>[N], Z: tensor<u32>[N]) {
   let b = ctx.block.x * 1024
