@@ -69,7 +69,7 @@ export function caption(name, vals) {
   if (kind === 'dropout') {
     const kept = vals.filter((v) => v !== 0).length;
     const distinct = [...new Set(vals.filter((v) => v !== 0))];
-    const each = distinct.length === 1 ? `, each kept one ${fmt(distinct[0], 1)}` : '';
+    const each = distinct.length === 1 ? `; every kept value is ${fmt(distinct[0], 1)}` : '';
     return `dropout: ${n} counters, ${kept} kept (${fmt((100 * kept) / n, 1)}%)${each}.`;
   }
   let lo = Infinity;
