@@ -9,10 +9,13 @@
 //! itself checks that the payload was written for this adapter and driver
 //! version, and otherwise starts empty (`fallback: true`). The file is
 //! rewritten (to a temporary name, then renamed, so readers never see half
-//! a file) after the first pipeline a process builds, then at most once a
-//! second while it builds more, and when the device is dropped: a test
-//! suite that builds thousands of pipelines must not rewrite a growing
-//! file thousands of times. Data beyond [`MAX_BYTES`] is not saved.
+//! a file) once the work that follows the first pipeline a process builds
+//! is submitted (so the write overlaps the device's work instead of
+//! delaying the first dispatch), then at most once a second while it
+//! builds more, and when the device is dropped: a test suite that builds
+//! thousands of pipelines must not rewrite a growing file thousands of
+//! times. Data equal to what the file holds (every pipeline came from the
+//! cache) is not written again, and data beyond [`MAX_BYTES`] is not saved.
 //!
 //! The directory is `PHOBOS_CACHE_DIR`, else `$XDG_CACHE_HOME/phobos`, else
 //! `$HOME/.cache/phobos`; `PHOBOS_CACHE_DIR=off` turns the cache off. It
@@ -35,6 +38,8 @@ pub(crate) struct DiskCache {
     /// When the file was last written, and whether pipelines were built
     /// since.
     saved: Mutex<(Option<Instant>, bool)>,
+    /// The FNV-1a hash of the payload the file holds (loaded or written).
+    on_disk: Mutex<Option<u64>>,
 }
 
 impl DiskCache {
@@ -60,6 +65,7 @@ impl DiskCache {
             cache,
             path,
             saved: Mutex::new((None, false)),
+            on_disk: Mutex::new(data.as_deref().map(fnv1a)),
         })
     }
 
@@ -67,12 +73,16 @@ impl DiskCache {
         &self.cache
     }
 
-    /// Notes that a pipeline was built, and writes the cache's data if the
-    /// last write is old enough (see the module's documentation).
+    /// Notes that a pipeline was built; [`DiskCache::flush`] saves it.
     pub fn built(&self) {
+        self.saved.lock().unwrap().1 = true;
+    }
+
+    /// Writes the cache's data if pipelines were built since the last
+    /// write and that write is old enough (see the module's documentation).
+    pub fn flush(&self) {
         let mut saved = self.saved.lock().unwrap();
-        if saved.0.is_some_and(|t| t.elapsed() < SAVE_EVERY) {
-            saved.1 = true;
+        if !saved.1 || saved.0.is_some_and(|t| t.elapsed() < SAVE_EVERY) {
             return;
         }
         *saved = (Some(Instant::now()), false);
@@ -80,8 +90,8 @@ impl DiskCache {
         self.save();
     }
 
-    /// Writes the cache's current data; a failure is a warning, never an
-    /// error of the launch.
+    /// Writes the cache's current data unless the file holds it already; a
+    /// failure is a warning, never an error of the launch.
     fn save(&self) {
         let Some(data) = self.cache.get_data() else {
             return;
@@ -89,6 +99,13 @@ impl DiskCache {
         if data.len() > MAX_BYTES {
             return;
         }
+        let hash = fnv1a(&data);
+        let mut on_disk = self.on_disk.lock().unwrap();
+        if *on_disk == Some(hash) {
+            return;
+        }
+        *on_disk = Some(hash);
+        drop(on_disk);
         if let Err(e) = write(&self.path, &data) {
             eprintln!(
                 "phobos: warning: could not save the pipeline cache {}: {e}",

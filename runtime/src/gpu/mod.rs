@@ -274,7 +274,7 @@ impl Gpu {
     }
 
     /// Tells the on-disk pipeline cache that a pipeline was built.
-    pub(crate) fn save_disk_cache(&self) {
+    pub(crate) fn note_pipeline_built(&self) {
         if let Some(d) = &self.disk {
             d.built();
         }
@@ -322,6 +322,15 @@ impl Gpu {
             }
         }
         sizes
+    }
+
+    /// Saves the on-disk pipeline cache if pipelines were built since it
+    /// was last saved (and that was long enough ago): called once the work
+    /// that uses them is submitted, so the write overlaps it.
+    pub(crate) fn flush_disk_cache(&self) {
+        if let Some(d) = &self.disk {
+            d.flush();
+        }
     }
 
     fn check_lost(&self) -> Result<(), GpuError> {

@@ -16,6 +16,8 @@ pub(crate) struct Pipeline {
     pub notes: Vec<String>,
     /// Invocations per workgroup.
     pub workgroup_size: u32,
+    /// `Compiled::blocks_per_workgroup`.
+    pub blocks_per_workgroup: u32,
 }
 
 impl Pipeline {
@@ -136,7 +138,7 @@ impl Pipeline {
             )));
         }
         gpu.check_lost()?;
-        gpu.save_disk_cache();
+        gpu.note_pipeline_built();
         Ok(Pipeline {
             pipeline,
             layout,
@@ -144,6 +146,7 @@ impl Pipeline {
             build_ms: started.elapsed().as_secs_f64() * 1e3,
             notes: compiled.notes,
             workgroup_size,
+            blocks_per_workgroup: compiled.blocks_per_workgroup,
         })
     }
 }
