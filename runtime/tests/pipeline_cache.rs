@@ -72,6 +72,15 @@ fn pipelines_are_cached_on_disk_and_damage_is_ignored() {
     let before = inode(&path);
     assert_eq!(run(&Gpu::new().unwrap()), want);
     assert_eq!(inode(&path), before, "an unchanged cache is not rewritten");
+    // A pipeline the file does not list is added to it.
+    {
+        let gpu = Gpu::new().unwrap();
+        let (program, _) = Program::parse("u.ph", "kernel u(Y: tensor<f32>[N]) { Y = 2.5 }");
+        let kernel = program.kernel("u", &[]).expect("checks");
+        let mut args = vec![Arg::Tensor(Tensor::zeros(Scalar::F32, &[10]))];
+        gpu.run(&kernel, &mut args, Precision::Exact).expect("runs");
+    }
+    assert_ne!(inode(&path), before, "a new pipeline is saved");
 
     // A damaged file is ignored (with a warning) and rewritten.
     let mut bytes = std::fs::read(&path).unwrap();

@@ -62,6 +62,8 @@ fn run(dir: &std::path::Path, kernel: &str, backend: &str) -> (serde_json::Value
             "--backend",
             backend,
             "--json",
+            // The heuristic's workgroup size, so the lowering notes are known.
+            "--no-tune",
         ])
         .arg("--output")
         .arg(format!("{output}={}", out_npy.display()))

@@ -273,10 +273,12 @@ impl Gpu {
         self.disk.as_ref().map(|d| d.cache())
     }
 
-    /// Tells the on-disk pipeline cache that a pipeline was built.
-    pub(crate) fn note_pipeline_built(&self) {
+    /// Tells the on-disk pipeline cache that a pipeline was built, of
+    /// this SPIR-V where the caller has it (a pipeline the file lists does
+    /// not make the cache write itself again).
+    pub(crate) fn note_pipeline_built(&self, spirv: Option<&[u32]>) {
         if let Some(d) = &self.disk {
-            d.built();
+            d.built(spirv.map(|w| d.key(w)));
         }
     }
 

@@ -97,9 +97,12 @@ impl Pipeline {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
+        // The SPIR-V is the pipeline's key in the disk cache; fast mode
+        // hands wgpu the module itself, whose SPIR-V stands for it there.
+        let key_words = gpu.disk_cache().map(|_| compiled.spirv());
         let shader = match precision {
             Precision::Exact => {
-                let words = compiled.spirv();
+                let words = key_words.clone().unwrap_or_else(|| compiled.spirv());
                 let entry = wgpu::PassthroughShaderEntryPoint {
                     name: Cow::Borrowed(phobos_gpu::ENTRY_POINT),
                     workgroup_size: (options.workgroup_size, 1, 1),
@@ -138,7 +141,7 @@ impl Pipeline {
             )));
         }
         gpu.check_lost()?;
-        gpu.note_pipeline_built();
+        gpu.note_pipeline_built(key_words.as_deref());
         Ok(Pipeline {
             pipeline,
             layout,

@@ -300,7 +300,7 @@ impl Gpu {
             )));
         }
         self.check_lost()?;
-        self.note_pipeline_built();
+        self.note_pipeline_built(None);
         self.flush_disk_cache();
         let p = Arc::new(FillPipeline {
             fill,
