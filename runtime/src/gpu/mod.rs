@@ -55,6 +55,10 @@ pub enum GpuError {
     NotExact(String),
     /// The kernel does not lower to the GPU (the message names what).
     Lower(String),
+    /// The kernel's workgroup tiles need more workgroup memory than the
+    /// device has (the message names the tiles and the limit).
+    /// [`crate::launch`] runs such a kernel on the CPU backend instead.
+    WorkgroupMemory(String),
     /// wgpu reported an error: a bug in Phobos, with its message.
     Wgpu(String),
     /// A Tandem fill the GPU cannot make (a type without a GPU port yet, or
@@ -81,7 +85,7 @@ impl fmt::Display for GpuError {
                 "tensor `{param}` is {bytes} bytes, more than fits in its buffer ({limit} bytes)"
             ),
             GpuError::NotExact(why) => write!(f, "{why}"),
-            GpuError::Lower(why) => write!(f, "{why}"),
+            GpuError::Lower(why) | GpuError::WorkgroupMemory(why) => write!(f, "{why}"),
             GpuError::Wgpu(why) => write!(f, "internal error in the GPU runtime: {why}"),
             GpuError::Fill(why) => write!(f, "{why}"),
         }

@@ -181,7 +181,7 @@ fn check_workgroup_memory(
         .iter()
         .map(|(name, bytes)| format!("`{name}` {bytes} bytes"))
         .collect();
-    Err(GpuError::Lower(format!(
+    Err(GpuError::WorkgroupMemory(format!(
         "`{}` needs {used} bytes of workgroup memory ({}), more than the {limit} bytes {} has \
          per workgroup; use smaller `let`/`var` tiles, or another backend",
         kernel.name,
