@@ -392,7 +392,9 @@ fn kernels(gpu: &Gpu, ceilings: &mut Ceilings, n: usize) -> Vec<Row> {
 }
 
 /// One compile measurement in this process (the child of
-/// [`compile_rows`]): prints `COMPILE\t<wall ms>\t<runtime's compile ms>\t<device open ms>`.
+/// [`compile_rows`]): prints `COMPILE\t<wall ms>\t<runtime's compile ms>\t<device open ms>\t<parse
+/// and check ms>\t<ms until the dispatch was submitted>`, all from before the parse but the
+/// device's opening.
 fn compile_child(which: Which, r: i64, log2: u32) {
     let opened = Instant::now();
     let gpu = Gpu::new().unwrap_or_else(|e| panic!("{e}"));
@@ -410,6 +412,7 @@ fn compile_child(which: Which, r: i64, log2: u32) {
 
     let t0 = Instant::now();
     let kernel = which.kernel(r);
+    let parse_ms = t0.elapsed().as_secs_f64() * 1e3;
     let args = [
         GpuArg::Tensor {
             buffer: &x,
@@ -426,20 +429,24 @@ fn compile_child(which: Which, r: i64, log2: u32) {
     let run = gpu
         .dispatch(&kernel, &args, Precision::Exact)
         .unwrap_or_else(|e| panic!("{e}"));
+    let submitted_ms = t0.elapsed().as_secs_f64() * 1e3;
     gpu.wait().expect("the first dispatch");
     let ms = t0.elapsed().as_secs_f64() * 1e3;
-    println!("COMPILE\t{ms:.2}\t{:.2}\t{open_ms:.0}", run.compile_ms);
+    println!(
+        "COMPILE\t{ms:.2}\t{:.2}\t{open_ms:.0}\t{parse_ms:.2}\t{submitted_ms:.2}",
+        run.compile_ms
+    );
 }
 
 /// One child run of [`compile_child`] with the caches in `caches`:
-/// (wall ms, runtime's compile ms, device open ms), or why not.
+/// The times of [`compile_child`], or why not.
 fn spawn_compile(
     which: Which,
     r: i64,
     log2: u32,
     phobos_cache: &Path,
     driver_cache: &Path,
-) -> Result<(f64, f64, f64), String> {
+) -> Result<Compile, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let out = Command::new(exe)
         .args([
@@ -459,7 +466,13 @@ fn spawn_compile(
         Some(l) if out.status.success() => {
             let f: Vec<f64> = l.split('\t').filter_map(|v| v.parse().ok()).collect();
             match f[..] {
-                [a, b, c] => Ok((a, b, c)),
+                [wall, pipeline, open, parse, submitted] => Ok(Compile {
+                    wall,
+                    pipeline,
+                    open,
+                    parse,
+                    submitted,
+                }),
                 _ => Err(format!("unreadable child output: {l}")),
             }
         }
@@ -475,12 +488,26 @@ fn spawn_compile(
     }
 }
 
+/// The times of one compile child, in ms.
+struct Compile {
+    /// From the parse to the first dispatch's completion.
+    wall: f64,
+    /// The runtime's lowering and pipeline creation.
+    pipeline: f64,
+    /// Opening the device (before the wall time starts).
+    open: f64,
+    /// Parsing and checking the source.
+    parse: f64,
+    /// From the parse to the dispatch's submission.
+    submitted: f64,
+}
+
 /// A compile row: cold, warm from Phobos's cache, warm from both caches.
 struct CompileRow {
     name: String,
-    cold: Result<(f64, f64, f64), String>,
-    warm: Result<(f64, f64, f64), String>,
-    warm_both: Result<(f64, f64, f64), String>,
+    cold: Result<Compile, String>,
+    warm: Result<Compile, String>,
+    warm_both: Result<Compile, String>,
     /// Whether the cold run left a file in Phobos's cache directory.
     cache_written: bool,
 }
@@ -510,16 +537,19 @@ fn compile_rows(log2: u32) -> Vec<CompileRow> {
     rows
 }
 
-fn ms_cell(r: &Result<(f64, f64, f64), String>) -> String {
+fn ms_cell(r: &Result<Compile, String>) -> String {
     match r {
-        Ok((ms, compile, _)) => format!("{ms:.1} (pipeline {compile:.1})"),
+        Ok(c) => format!(
+            "{:.1} (parse {:.1}, pipeline {:.1}, submitted at {:.1})",
+            c.wall, c.parse, c.pipeline, c.submitted
+        ),
         Err(e) => format!("n/a ({e})"),
     }
 }
 
-fn ms_tsv(r: &Result<(f64, f64, f64), String>) -> String {
+fn ms_tsv(r: &Result<Compile, String>) -> String {
     match r {
-        Ok((ms, _, _)) => format!("{ms:.2}"),
+        Ok(c) => format!("{:.2}", c.wall),
         Err(_) => "n/a".to_string(),
     }
 }
@@ -647,7 +677,8 @@ fn main() {
     if !compiles.is_empty() {
         println!(
             "\nCompile to the first dispatch's completion, wall ms from Program::parse (in parentheses: the \
-             runtime's lowering + pipeline creation), each in a fresh process, exact mode, 2^{log2} elements\n"
+             parse and check, the runtime's lowering + pipeline creation, and when the dispatch was \
+             submitted), each in a fresh process, exact mode, 2^{log2} elements\n"
         );
         println!(
             "| kernel | cold (empty caches) | warm from Phobos's pipeline cache (driver's empty) | warm from both | device open, ms |"
@@ -657,7 +688,7 @@ fn main() {
             let open = c
                 .cold
                 .as_ref()
-                .map_or(String::from("n/a"), |t| format!("{:.0}", t.2));
+                .map_or(String::from("n/a"), |t| format!("{:.0}", t.open));
             println!(
                 "| {} | {} | {}{} | {} | {open} |",
                 c.name,

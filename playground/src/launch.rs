@@ -397,7 +397,9 @@ pub fn plan(r: &LaunchRequest) -> Response {
             "the grid has {blocks} blocks, more than one WebGPU dispatch runs"
         ));
     }
-    let workgroups = phobos_gpu::dispatch_size(p.bound.grid.map(|g| g as u32), max as u32);
+    // A workgroup may run several blocks (`Compiled::blocks_per_workgroup`).
+    let per = u64::from(compiled.blocks_per_workgroup);
+    let workgroups = phobos_gpu::dispatch_size([blocks.div_ceil(per) as u32, 1, 1], max as u32);
     let scalars: Vec<Option<Value>> = p
         .args
         .iter()

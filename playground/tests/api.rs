@@ -235,3 +235,18 @@ fn encoded_responses_are_aligned() {
     assert_eq!(serde_json::from_str::<Json>(text).unwrap(), r.json);
     assert_eq!(e.len() % 4, 0);
 }
+
+/// Stepped Tandem blocks of 32 invocations run two to a workgroup
+/// (`Compiled::blocks_per_workgroup`), so the plan dispatches half as many
+/// workgroups as blocks, rounded up.
+#[test]
+fn plan_dispatches_the_workgroups_of_shared_blocks() {
+    let source = include_str!("../examples/tandem_noise.ph");
+    let plan = handle(
+        &json!({"op": "plan", "source": source, "dims": {"M": 80}, "config": {"R": 16}, "args": {"seed": 1}})
+            .to_string(),
+    );
+    assert_eq!(plan.json["ok"], true, "{}", plan.json);
+    // 80 rows of 256 in blocks of 16 rows: 5 blocks, 3 workgroups.
+    assert_eq!(plan.json["workgroups"], json!([3, 1, 1]));
+}

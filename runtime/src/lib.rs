@@ -235,14 +235,30 @@ pub fn launch(
         }
         Backend::Gpu => {
             let g = gpu::Gpu::shared()?;
-            let run = g.run_with(kernel, args, options.precision, options.workgroup_size)?;
-            prov.device = g.describe();
-            prov.precision = options.precision;
-            prov.bound = run.bound;
-            prov.compile_ms = Some(run.compile_ms);
-            prov.cache_hit = Some(run.cache_hit);
-            prov.lowering = run.notes;
-            prov.workgroup_size = Some(run.workgroup_size);
+            match g.run_with(kernel, args, options.precision, options.workgroup_size) {
+                Ok(run) => {
+                    prov.device = g.describe();
+                    prov.precision = options.precision;
+                    prov.bound = run.bound;
+                    prov.compile_ms = Some(run.compile_ms);
+                    prov.cache_hit = Some(run.cache_hit);
+                    prov.lowering = run.notes;
+                    prov.workgroup_size = Some(run.workgroup_size);
+                }
+                // Refused before anything was uploaded: the same bits from
+                // the CPU backend, slower, and the provenance says why.
+                Err(RuntimeError::Gpu(gpu::GpuError::WorkgroupMemory(why))) => {
+                    let cpu = Options {
+                        backend: Backend::Cpu,
+                        ..options.clone()
+                    };
+                    let mut p = launch(kernel, args, &cpu)?;
+                    p.lowering
+                        .push(format!("ran on the CPU backend instead (same bits): {why}"));
+                    return Ok(p);
+                }
+                Err(e) => return Err(e),
+            }
         }
         _ => {
             prov.bound = interp::run(kernel, args)?;

@@ -1,5 +1,6 @@
 //! The on-disk pipeline cache: written after a build, read by the next
-//! device, and a damaged file ignored with the same results. One test in its
+//! device (and not rewritten when nothing was added), and a damaged file
+//! ignored with the same results. One test in its
 //! own binary, because it sets `PHOBOS_CACHE_DIR` for the process.
 
 use phobos_core::Program;
@@ -62,9 +63,24 @@ fn pipelines_are_cached_on_disk_and_damage_is_ignored() {
     let len = std::fs::metadata(&path).unwrap().len();
     assert!(len > 24, "the file holds pipeline data ({len} bytes)");
 
-    // A second device reads it and gives the same bits.
+    // A second device reads it and gives the same bits, and leaves the
+    // file alone: every pipeline came from it, so there is nothing to add
+    // (a rewrite would be a rename onto a new inode).
     drop(gpu);
+    let inode =
+        |p: &std::path::Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(p).unwrap());
+    let before = inode(&path);
     assert_eq!(run(&Gpu::new().unwrap()), want);
+    assert_eq!(inode(&path), before, "an unchanged cache is not rewritten");
+    // A pipeline the file does not list is added to it.
+    {
+        let gpu = Gpu::new().unwrap();
+        let (program, _) = Program::parse("u.ph", "kernel u(Y: tensor<f32>[N]) { Y = 2.5 }");
+        let kernel = program.kernel("u", &[]).expect("checks");
+        let mut args = vec![Arg::Tensor(Tensor::zeros(Scalar::F32, &[10]))];
+        gpu.run(&kernel, &mut args, Precision::Exact).expect("runs");
+    }
+    assert_ne!(inode(&path), before, "a new pipeline is saved");
 
     // A damaged file is ignored (with a warning) and rewritten.
     let mut bytes = std::fs::read(&path).unwrap();

@@ -1,14 +1,16 @@
 //! A kernel whose `let`/`var` tiles need more workgroup memory than the
 //! device has is refused before its pipeline is made, with an error that
 //! names the tiles and the limit (SPIR-V passthrough skips wgpu's own
-//! check, and lavapipe then runs out of memory instead of failing).
+//! check, and lavapipe then runs out of memory instead of failing); a
+//! launch through `phobos_runtime::launch` runs it on the CPU instead and
+//! says so in the provenance.
 
 use phobos_core::Program;
 use phobos_core::launch::Arg;
 use phobos_core::tensor::Tensor;
 use phobos_core::types::Scalar;
-use phobos_runtime::Precision;
 use phobos_runtime::gpu::Gpu;
+use phobos_runtime::{Backend, Options, Precision, launch};
 
 fn kernel(elements: u32) -> phobos_core::ir::Kernel {
     let src = format!(
@@ -45,4 +47,35 @@ fn workgroup_tiles_beyond_the_device_are_refused_by_name() {
     let mut args = vec![Arg::Tensor(Tensor::zeros(Scalar::F32, &[4]))];
     gpu.run(&kernel(64), &mut args, Precision::Exact)
         .expect("a small tile runs");
+}
+
+#[test]
+fn a_launch_the_gpu_refuses_runs_on_the_cpu_and_says_so() {
+    let gpu = match Gpu::shared() {
+        Ok(gpu) => gpu,
+        Err(e) if std::env::var_os("PHOBOS_REQUIRE_GPU").is_none() => {
+            eprintln!("skipped: no GPU adapter ({e})");
+            return;
+        }
+        Err(e) => panic!("PHOBOS_REQUIRE_GPU is set and there is no adapter: {e}"),
+    };
+    let limit = gpu.device().limits().max_compute_workgroup_storage_size;
+    let k = kernel(limit / 4 + 1);
+    let mut got = vec![Arg::Tensor(Tensor::zeros(Scalar::F32, &[4]))];
+    let options = Options {
+        backend: Backend::Gpu,
+        ..Options::default()
+    };
+    let prov = launch(&k, &mut got, &options).expect("runs elsewhere");
+    assert_eq!(prov.backend, Backend::Cpu);
+    assert!(
+        prov.lowering
+            .iter()
+            .any(|n| n.contains("ran on the CPU backend instead") && n.contains("workgroup memory")),
+        "{:?}",
+        prov.lowering
+    );
+    let mut want = vec![Arg::Tensor(Tensor::zeros(Scalar::F32, &[4]))];
+    phobos_core::interp::run(&k, &mut want).unwrap();
+    assert_eq!(got, want, "the interpreter's bits");
 }

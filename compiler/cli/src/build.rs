@@ -95,6 +95,7 @@ struct ConfigEntry {
     config: BTreeMap<String, i64>,
     grid: [String; 3],
     workgroup_size: u32,
+    blocks_per_workgroup: u32,
     layout: phobos_gpu::Layout,
     #[serde(skip_serializing_if = "Option::is_none")]
     wgsl: Option<String>,
@@ -326,6 +327,7 @@ pub fn build(a: &BuildArgs) -> Result<ExitCode> {
                 config: config.iter().cloned().collect(),
                 grid: kernel.grid.clone().map(|g| g.display(&kernel.dims)),
                 workgroup_size: options.workgroup_size,
+                blocks_per_workgroup: compiled.blocks_per_workgroup,
                 layout: compiled.layout.clone(),
                 wgsl: None,
                 spirv: None,
@@ -369,8 +371,8 @@ pub fn build(a: &BuildArgs) -> Result<ExitCode> {
             phobos_gpu::Precision::Fast => "fast",
         },
         entry_point: phobos_gpu::ENTRY_POINT,
-        dispatch: "workgroups [min(B, 65535), cdiv(B, 65535), 1] for B = grid.x * grid.y * grid.z blocks; \
-                   bind group 0: the uniform block at `layout.uniform_fields`, tensors at their bindings",
+        dispatch: "workgroups [cdiv(W, rows), rows, 1] for W = cdiv(B, blocks_per_workgroup) of the \
+                   B = grid.x * grid.y * grid.z blocks and rows = cdiv(W, 65535); bind group 0: the uniform block at `layout.uniform_fields`, tensors at their bindings",
         kernels,
     };
     let json = serde_json::to_string_pretty(&manifest)?;

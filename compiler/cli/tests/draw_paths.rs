@@ -62,6 +62,8 @@ fn run(dir: &std::path::Path, kernel: &str, backend: &str) -> (serde_json::Value
             "--backend",
             backend,
             "--json",
+            // The heuristic's workgroup size, so the lowering notes are known.
+            "--no-tune",
         ])
         .arg("--output")
         .arg(format!("{output}={}", out_npy.display()))
@@ -79,15 +81,17 @@ fn provenance_names_each_draw_path_and_bits_agree() {
     }
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("k.ph"), KERNELS).unwrap();
-    for (kernel, want) in [
-        ("stepped", "statement 2: Tandem draws stepped"),
+    for (kernel, want, packed) in [
+        // Blocks of 32 stepped invocations run two to a workgroup.
+        ("stepped", "statement 2: Tandem draws stepped", true),
         // Rows of 37 are not groups of 4: stepped one element at a time.
-        ("stepped_rows", "statement 2: Tandem draws stepped"),
+        ("stepped_rows", "statement 2: Tandem draws stepped", true),
         // A tile whose extent is a dim: windows in workgroup memory.
-        ("staged", "statement 1: Tandem draws staged"),
+        ("staged", "statement 1: Tandem draws staged", false),
         (
             "direct",
             "statement 2: Tandem draws direct (slower): their counters are not seen",
+            false,
         ),
     ] {
         let (gpu, gpu_bytes) = run(dir.path(), kernel, "gpu");
@@ -95,9 +99,17 @@ fn provenance_names_each_draw_path_and_bits_agree() {
         let lowering = gpu["provenance"]["lowering"]
             .as_array()
             .unwrap_or_else(|| panic!("{kernel}: no lowering in {gpu}"));
-        assert_eq!(lowering.len(), 1, "{kernel}: {lowering:?}");
+        assert_eq!(
+            lowering.len(),
+            1 + usize::from(packed),
+            "{kernel}: {lowering:?}"
+        );
         let note = lowering[0].as_str().unwrap();
         assert!(note.starts_with(want), "{kernel}: {note}");
+        if packed {
+            let note = lowering[1].as_str().unwrap();
+            assert!(note.starts_with("2 blocks a workgroup"), "{kernel}: {note}");
+        }
         assert_eq!(gpu_bytes, interp_bytes, "{kernel}: the GPU's bits");
     }
 }

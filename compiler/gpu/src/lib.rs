@@ -186,15 +186,18 @@ impl GpuOptions {
 /// invocation per chunk of the stream, `lower/tandem_draw/stepped.rs`)
 /// gets one invocation per chunk task of its largest such tile instead,
 /// as a power of two from 32 (one NVIDIA warp) to 256: a block of 4,096
-/// elements steps 32 chunks, and more invocations would only wait. On the
-/// H200 (bench/RESULTS.md, 2026-12-01) this is what takes a fused Tandem
-/// dropout to the copy ceiling.
+/// elements steps 32 chunks, and more invocations would only wait. Blocks
+/// smaller than [`STEPPED_WORKGROUP_SIZE`] invocations run several to a
+/// workgroup ([`Compiled::blocks_per_workgroup`]), since a GPU keeps only
+/// so many workgroups resident (32 a multiprocessor on the H200, so
+/// 32-invocation workgroups use at most half of its 64 warps). On the H200
+/// (bench/RESULTS.md, 2026-12-01) Tandem dropout over blocks of 4,096
+/// elements ran at 2908-2928 GiB/s with 32 invocations a workgroup and
+/// 3085-3107 with 64 (two blocks); 128 and 256 were no better.
 pub fn workgroup_size(kernel: &Kernel) -> u32 {
     if let Some(n) = lower::largest_stepped_tile(kernel) {
-        let tasks = lower::stepped_tasks(n) - 8;
-        return tasks
-            .next_power_of_two()
-            .clamp(32, MAX_WORKGROUP_SIZE as u64) as u32;
+        let per_block = lower::stepped_block_invocations(n);
+        return per_block.max(STEPPED_WORKGROUP_SIZE);
     }
     let mut most: u64 = 1;
     for e in &kernel.exprs {
@@ -227,6 +230,11 @@ fn elements(shape: &[Dim]) -> u64 {
         Dim::Sym(_) => n.saturating_mul(1 << 20),
     })
 }
+
+/// The smallest workgroup [`workgroup_size`] gives a kernel of stepped
+/// Tandem draws: blocks with fewer invocations run several to a workgroup
+/// ([`Compiled::blocks_per_workgroup`]).
+const STEPPED_WORKGROUP_SIZE: u32 = 64;
 
 /// The name of the compute entry point.
 pub const ENTRY_POINT: &str = "main";
@@ -312,6 +320,11 @@ pub struct Compiled {
     /// How the lowering took each statement's Tandem draws (stepped,
     /// staged or direct, and why a slower path), for the provenance.
     pub notes: Vec<String>,
+    /// How many blocks one workgroup runs (1 but for kernels of stepped
+    /// Tandem draws given a larger workgroup, see [`workgroup_size`]): a
+    /// runtime dispatches [`dispatch_size`] of the grid's blocks divided
+    /// by this, rounded up.
+    pub blocks_per_workgroup: u32,
 }
 
 impl Compiled {
@@ -339,14 +352,15 @@ pub fn compile_split(
     options: &GpuOptions,
     splits: &[Option<Split>],
 ) -> Result<Compiled, LowerError> {
-    let (module, notes) = lower::lower_noted(kernel, options, splits)?;
-    let info = validate(kernel, &module)?;
+    let lowered = lower::lower_noted(kernel, options, splits)?;
+    let info = validate(kernel, &lowered.module)?;
     Ok(Compiled {
-        module,
+        module: lowered.module,
         info,
         layout: layout_split(kernel, splits)?,
         options: *options,
-        notes,
+        notes: lowered.notes,
+        blocks_per_workgroup: lowered.blocks_per_workgroup,
     })
 }
 

@@ -65,6 +65,55 @@ fn workgroup_size_grows_with_the_block() {
     assert_eq!(workgroup_size(&whole), 256);
 }
 
+/// Stepped Tandem blocks smaller than a workgroup run several to one
+/// (`Compiled::blocks_per_workgroup`), unless the lowering needs workgroup
+/// memory or a barrier, and the workgroup size heuristic asks for that.
+#[test]
+fn small_stepped_blocks_share_a_workgroup() {
+    let stepped = |rows: u32, extra: &str| {
+        kernel(&format!(
+            "@grid(cdiv(M, {rows}))\nkernel t(X: tensor<f32>[M, 256], Y: tensor<f32>[M, 256], key: u32) {{\n  let r = ctx.block.x * {rows}\n  Y[r :+ {rows}, :] = X[r :+ {rows}, :] + tandem_normal(key, (r + iota(0)) * 256 + iota(1))\n{extra}}}"
+        ))
+    };
+    let blocks = |k: &phobos_core::ir::Kernel, size: u32| {
+        let options = GpuOptions {
+            workgroup_size: size,
+            ..GpuOptions::default()
+        };
+        phobos_gpu::compile(k, &options)
+            .unwrap()
+            .blocks_per_workgroup
+    };
+    // 1,024 elements: 8 chunk tasks, one warp of 32 invocations a block.
+    let small = stepped(4, "");
+    assert_eq!(workgroup_size(&small), 64);
+    assert_eq!(blocks(&small, 32), 1);
+    assert_eq!(blocks(&small, 64), 2);
+    assert_eq!(blocks(&small, 96), 3);
+    assert_eq!(blocks(&small, 256), 8);
+    assert_eq!(blocks(&small, 48), 1);
+    let c = phobos_gpu::compile(&small, &GpuOptions::for_kernel(&small)).unwrap();
+    assert!(
+        c.notes.iter().any(|n| n.contains("2 blocks a workgroup")),
+        "{:?}",
+        c.notes
+    );
+    // 16,384 elements: 128 tasks, a workgroup of its own.
+    let large = stepped(64, "");
+    assert_eq!(workgroup_size(&large), 128);
+    assert_eq!(blocks(&large, 128), 1);
+    assert_eq!(blocks(&large, 256), 2);
+    // A `var` tile lives in workgroup memory, which blocks cannot share.
+    let shared = stepped(
+        4,
+        "  var u: tile<f32>[4, 256] = X[r :+ 4, :]\n  Y[r :+ 4, :] = u\n",
+    );
+    assert_eq!(blocks(&shared, 64), 1);
+    // Kernels without stepped draws run one block a workgroup.
+    let plain = kernel("kernel t(X: tensor<f32>[N], Y: tensor<f32>[N]) { Y = X }");
+    assert_eq!(blocks(&plain, 256), 1);
+}
+
 #[test]
 fn workgroup_sizes_out_of_range_are_refused() {
     let k = kernel("kernel t(X: tensor<f32>[N], Y: tensor<f32>[N]) { Y = X }");

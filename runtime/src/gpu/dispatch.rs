@@ -238,11 +238,13 @@ impl Gpu {
             ))
             .into());
         }
-        let workgroups = phobos_gpu::dispatch_size(bound.grid.map(|g| g as u32), max);
         let kernel = phobos_gpu::specialize(kernel, &bound.dims);
         let workgroup_size =
             workgroup_size.unwrap_or_else(|| self.heuristic_workgroup_size(&kernel));
         let (pipeline, cache_hit) = self.pipeline(&kernel, precision, &splits, workgroup_size)?;
+        // A workgroup may run several blocks (`Compiled::blocks_per_workgroup`).
+        let per = u64::from(pipeline.blocks_per_workgroup);
+        let workgroups = phobos_gpu::dispatch_size([total.div_ceil(per) as u32, 1, 1], max);
         Ok((pipeline, bound, workgroups, cache_hit))
     }
 
@@ -485,6 +487,7 @@ impl Gpu {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         record(&mut encoder, &pipeline, &bind_group, workgroups, None);
         self.queue.submit([encoder.finish()]);
+        self.flush_disk_cache();
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(GpuError::Wgpu(format!(
                 "dispatching `{}` on the caller's buffers: {e}",
@@ -525,6 +528,7 @@ impl Gpu {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         prepared.encode(&mut encoder, None);
         self.queue.submit([encoder.finish()]);
+        self.flush_disk_cache();
         self.read_back(kernel, &prepared, args)?;
         Ok(GpuRun {
             bound: prepared.bound.clone(),
@@ -648,6 +652,8 @@ impl Gpu {
 
     /// Waits for all submitted work; a lost device is an error.
     pub fn wait(&self) -> Result<(), GpuError> {
+        // Pipelines built for the work submitted are saved while it runs.
+        self.flush_disk_cache();
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| GpuError::Lost(e.to_string()))?;

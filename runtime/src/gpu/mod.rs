@@ -55,6 +55,10 @@ pub enum GpuError {
     NotExact(String),
     /// The kernel does not lower to the GPU (the message names what).
     Lower(String),
+    /// The kernel's workgroup tiles need more workgroup memory than the
+    /// device has (the message names the tiles and the limit).
+    /// [`crate::launch`] runs such a kernel on the CPU backend instead.
+    WorkgroupMemory(String),
     /// wgpu reported an error: a bug in Phobos, with its message.
     Wgpu(String),
     /// A Tandem fill the GPU cannot make (a type without a GPU port yet, or
@@ -81,7 +85,7 @@ impl fmt::Display for GpuError {
                 "tensor `{param}` is {bytes} bytes, more than fits in its buffer ({limit} bytes)"
             ),
             GpuError::NotExact(why) => write!(f, "{why}"),
-            GpuError::Lower(why) => write!(f, "{why}"),
+            GpuError::Lower(why) | GpuError::WorkgroupMemory(why) => write!(f, "{why}"),
             GpuError::Wgpu(why) => write!(f, "internal error in the GPU runtime: {why}"),
             GpuError::Fill(why) => write!(f, "{why}"),
         }
@@ -273,10 +277,12 @@ impl Gpu {
         self.disk.as_ref().map(|d| d.cache())
     }
 
-    /// Tells the on-disk pipeline cache that a pipeline was built.
-    pub(crate) fn save_disk_cache(&self) {
+    /// Tells the on-disk pipeline cache that a pipeline was built, of
+    /// this SPIR-V where the caller has it (a pipeline the file lists does
+    /// not make the cache write itself again).
+    pub(crate) fn note_pipeline_built(&self, spirv: Option<&[u32]>) {
         if let Some(d) = &self.disk {
-            d.built();
+            d.built(spirv.map(|w| d.key(w)));
         }
     }
 
@@ -322,6 +328,15 @@ impl Gpu {
             }
         }
         sizes
+    }
+
+    /// Saves the on-disk pipeline cache if pipelines were built since it
+    /// was last saved (and that was long enough ago): called once the work
+    /// that uses them is submitted, so the write overlaps it.
+    pub(crate) fn flush_disk_cache(&self) {
+        if let Some(d) = &self.disk {
+            d.flush();
+        }
     }
 
     fn check_lost(&self) -> Result<(), GpuError> {

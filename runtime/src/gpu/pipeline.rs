@@ -16,6 +16,8 @@ pub(crate) struct Pipeline {
     pub notes: Vec<String>,
     /// Invocations per workgroup.
     pub workgroup_size: u32,
+    /// `Compiled::blocks_per_workgroup`.
+    pub blocks_per_workgroup: u32,
 }
 
 impl Pipeline {
@@ -95,9 +97,12 @@ impl Pipeline {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
+        // The SPIR-V is the pipeline's key in the disk cache; fast mode
+        // hands wgpu the module itself, whose SPIR-V stands for it there.
+        let key_words = gpu.disk_cache().map(|_| compiled.spirv());
         let shader = match precision {
             Precision::Exact => {
-                let words = compiled.spirv();
+                let words = key_words.clone().unwrap_or_else(|| compiled.spirv());
                 let entry = wgpu::PassthroughShaderEntryPoint {
                     name: Cow::Borrowed(phobos_gpu::ENTRY_POINT),
                     workgroup_size: (options.workgroup_size, 1, 1),
@@ -136,7 +141,7 @@ impl Pipeline {
             )));
         }
         gpu.check_lost()?;
-        gpu.save_disk_cache();
+        gpu.note_pipeline_built(key_words.as_deref());
         Ok(Pipeline {
             pipeline,
             layout,
@@ -144,6 +149,7 @@ impl Pipeline {
             build_ms: started.elapsed().as_secs_f64() * 1e3,
             notes: compiled.notes,
             workgroup_size,
+            blocks_per_workgroup: compiled.blocks_per_workgroup,
         })
     }
 }
@@ -175,7 +181,7 @@ fn check_workgroup_memory(
         .iter()
         .map(|(name, bytes)| format!("`{name}` {bytes} bytes"))
         .collect();
-    Err(GpuError::Lower(format!(
+    Err(GpuError::WorkgroupMemory(format!(
         "`{}` needs {used} bytes of workgroup memory ({}), more than the {limit} bytes {} has \
          per workgroup; use smaller `let`/`var` tiles, or another backend",
         kernel.name,

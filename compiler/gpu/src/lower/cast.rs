@@ -1,7 +1,10 @@
 //! Value conversions with `phobos_core::interp::ops`'s meaning.
 
 use super::{H, Lower, kind};
+use crate::Precision;
 use naga::{BinaryOperator, ScalarKind};
+use phobos_core::ir::{Builtin, ExprId, ExprKind};
+use phobos_core::syntax::ast::BinOp;
 use phobos_core::types::{Scalar, Value};
 
 impl<'k> Lower<'k> {
@@ -18,6 +21,43 @@ impl<'k> Lower<'k> {
         let nan = self.binary(B::Greater, mag, inf);
         let canonical = self.u32c(0x7fc0_0000);
         self.select(nan, canonical, bits)
+    }
+
+    /// Whether the f32 node `e` is never a NaN other than the canonical
+    /// one, so a store may skip [`Lower::canonical_bits`]: a constant that
+    /// is, a conversion from an integer, exact mode's `/` and `sqrt`
+    /// (`crate::exact` returns the canonical NaN), and a select of two such
+    /// values (`dropout`'s `where(.., x / (1 - p), 0.0)`). Anything the
+    /// device computes natively may make its own NaN bits.
+    pub(super) fn nan_canonical(&self, e: ExprId) -> bool {
+        let canonical = |x: f32| !x.is_nan() || x.to_bits() == 0x7fc0_0000;
+        if let Some(v) = self.consts[e] {
+            return match v {
+                Value::F32(x) => canonical(x),
+                _ => true,
+            };
+        }
+        let exact = self.precision == Precision::Exact;
+        let node = &self.k.exprs[e];
+        match &node.kind {
+            ExprKind::Const(Value::F32(x)) => canonical(*x),
+            ExprKind::Const(_) => true,
+            ExprKind::Cast(x) => self.k.exprs[*x].ty != Scalar::F32 || self.nan_canonical(*x),
+            ExprKind::Binary(BinOp::Div, _, _) => exact && node.ty == Scalar::F32,
+            ExprKind::Builtin(Builtin::Sqrt, _) => exact,
+            ExprKind::Select(_, a, b) => self.nan_canonical(*a) && self.nan_canonical(*b),
+            ExprKind::Param(_)
+            | ExprKind::DimValue(_)
+            | ExprKind::BlockId(_)
+            | ExprKind::GridSize(_)
+            | ExprKind::Iota(_)
+            | ExprKind::Local(_)
+            | ExprKind::Load { .. }
+            | ExprKind::Unary(..)
+            | ExprKind::Binary(..)
+            | ExprKind::Bitcast(_)
+            | ExprKind::Builtin(..) => false,
+        }
     }
 
     /// A value conversion with ops.rs's meaning.

@@ -26,9 +26,9 @@ pub(crate) use tandem_draw::{largest_stepped_tile, stepped_tasks};
 
 use crate::{ENTRY_POINT, GpuOptions, LowerError, MAX_WORKGROUP_SIZE, Precision};
 use naga::{
-    BinaryOperator, Binding, Block, BuiltIn, EntryPoint, Expression, Function, FunctionArgument,
-    GlobalVariable, Handle, Module, Scalar as NScalar, ScalarKind, ShaderStage, Span, Statement,
-    Type, TypeInner, VectorSize,
+    AddressSpace, BinaryOperator, Binding, Block, BuiltIn, EntryPoint, Expression, Function,
+    FunctionArgument, GlobalVariable, Handle, Module, Scalar as NScalar, ScalarKind, ShaderStage,
+    Span, Statement, Type, TypeInner, VectorSize,
 };
 use phobos_core::ir::{ExprId, Index, Kernel, ParamKind, Place, Stmt};
 use phobos_core::types::{Dim, Scalar, Value};
@@ -66,7 +66,13 @@ struct Lower<'k> {
     grid: [H; 3],
     scalars: Vec<Option<H>>,
     precision: Precision,
-    workgroup_size: u32,
+    /// The invocations that run one block: the stride of every loop over
+    /// a block's elements or chunk tasks ([`packing`]).
+    block_invocations: u32,
+    /// Blocks per workgroup ([`packing`]).
+    packed: u32,
+    /// The invocation's index among its block's `block_invocations`.
+    local: H,
     branch_fallback: bool,
     /// `GpuOptions::wide_div`.
     wide_div: bool,
@@ -202,22 +208,51 @@ pub fn lower_split(
     options: &GpuOptions,
     splits: &[Option<crate::Split>],
 ) -> Result<Module, LowerError> {
-    lower_noted(kernel, options, splits).map(|(m, _)| m)
+    lower_noted(kernel, options, splits).map(|l| l.module)
 }
 
-/// [`lower_split`], and how the lowering took each statement's Tandem
-/// draws (stepped, staged or direct, and why), for the provenance.
+/// A lowered module and what a runtime needs beside it.
+pub(crate) struct Lowered {
+    pub module: Module,
+    /// How the lowering took each statement's Tandem draws (stepped,
+    /// staged or direct, and why), for the provenance.
+    pub notes: Vec<String>,
+    /// Blocks each workgroup runs ([`packing`]).
+    pub blocks_per_workgroup: u32,
+}
+
+/// [`lower_split`], with the notes and the blocks a workgroup runs.
 pub(crate) fn lower_noted(
     kernel: &Kernel,
     options: &GpuOptions,
     splits: &[Option<crate::Split>],
-) -> Result<(Module, Vec<String>), LowerError> {
+) -> Result<Lowered, LowerError> {
     if !(1..=MAX_WORKGROUP_SIZE).contains(&options.workgroup_size) {
         return Err(unsupported(format!(
             "a workgroup size of {} (it must be in 1..={MAX_WORKGROUP_SIZE})",
             options.workgroup_size
         )));
     }
+    let packed = packing(kernel, options.workgroup_size);
+    match lower_packed(kernel, options, splits, packed)? {
+        Some(l) => Ok(l),
+        // Blocks that share a workgroup would share its memory and its
+        // barriers: one block a workgroup, its extra invocations idle.
+        None => {
+            Ok(lower_packed(kernel, options, splits, 1)?
+                .expect("one block a workgroup always lowers"))
+        }
+    }
+}
+
+/// The lowering with `packed` blocks a workgroup, or `None` where they
+/// would share workgroup memory or a barrier.
+fn lower_packed(
+    kernel: &Kernel,
+    options: &GpuOptions,
+    splits: &[Option<crate::Split>],
+    packed: u32,
+) -> Result<Option<Lowered>, LowerError> {
     let mut m = Module::default();
     let mut types = HashMap::new();
     for s in [Scalar::Bool, Scalar::I32, Scalar::U32, Scalar::F32] {
@@ -277,7 +312,9 @@ pub(crate) fn lower_noted(
         grid: [placeholder; 3],
         scalars: vec![None; kernel.params.len()],
         precision: options.precision,
-        workgroup_size: options.workgroup_size,
+        block_invocations: options.workgroup_size / packed,
+        packed,
+        local: placeholder,
         branch_fallback: options.branch_fallback,
         wide_div: options.wide_div,
         exact: Default::default(),
@@ -323,10 +360,26 @@ pub(crate) fn lower_noted(
     }
     check_extents(kernel)?;
     lw.blocks()?;
+    if packed > 1
+        && (has_barrier(&lw.cur)
+            || lw
+                .m
+                .global_variables
+                .iter()
+                .any(|(_, g)| g.space == AddressSpace::WorkGroup))
+    {
+        return Ok(None);
+    }
 
     let mut f = std::mem::take(&mut lw.f);
     f.body = Block::from_vec(std::mem::take(&mut lw.cur));
-    let notes = std::mem::take(&mut lw.tandem.notes);
+    let mut notes = std::mem::take(&mut lw.tandem.notes);
+    if packed > 1 {
+        notes.push(format!(
+            "{packed} blocks a workgroup of {} invocations, {} each",
+            options.workgroup_size, lw.block_invocations
+        ));
+    }
     let mut m = lw.m;
     m.entry_points.push(EntryPoint {
         name: ENTRY_POINT.into(),
@@ -339,7 +392,11 @@ pub(crate) fn lower_noted(
         task_payload: None,
         incoming_ray_payload: None,
     });
-    Ok((m, notes))
+    Ok(Some(Lowered {
+        module: m,
+        notes,
+        blocks_per_workgroup: packed,
+    }))
 }
 
 /// Tile positions and flat indices are u32: refuse a constant extent or a
@@ -399,6 +456,56 @@ fn index_exprs(index: &[Index]) -> Vec<ExprId> {
     index.iter().filter_map(Index::expr).collect()
 }
 
+/// How many blocks one workgroup of `workgroup_size` invocations runs.
+///
+/// A kernel whose statements step Tandem chunks (`tandem_draw/stepped.rs`)
+/// has a natural number of invocations a block: one per chunk task of its
+/// largest stepped tile, a power of two from 32 (one NVIDIA warp) to
+/// [`MAX_WORKGROUP_SIZE`]. A workgroup size that is a larger multiple of it
+/// runs that many blocks side by side, one after the other in block order,
+/// each on its own invocations, so that small blocks (32 invocations for
+/// 4,096 elements) still fill the device: a GPU keeps only so many
+/// workgroups resident at once (32 a multiprocessor on the H200). Blocks
+/// can share a workgroup only where nothing is shared between its
+/// invocations: a kernel whose lowering needs workgroup memory or a barrier
+/// is lowered again with one block a workgroup. Every other kernel runs
+/// one block a workgroup. Which block runs where never changes a bit.
+pub(crate) fn packing(kernel: &Kernel, workgroup_size: u32) -> u32 {
+    let Some(n) = largest_stepped_tile(kernel) else {
+        return 1;
+    };
+    let per_block = stepped_block_invocations(n);
+    if workgroup_size > per_block && workgroup_size.is_multiple_of(per_block) {
+        workgroup_size / per_block
+    } else {
+        1
+    }
+}
+
+/// The invocations a block of a kernel whose largest stepped tile has `n`
+/// positions wants: one per chunk task, as a power of two in
+/// `32..=MAX_WORKGROUP_SIZE`.
+pub(crate) fn stepped_block_invocations(n: u64) -> u32 {
+    let tasks = stepped_tasks(n) - 8;
+    tasks
+        .next_power_of_two()
+        .clamp(32, u64::from(MAX_WORKGROUP_SIZE)) as u32
+}
+
+/// Whether a block of statements (or one nested in it) waits at a barrier.
+fn has_barrier(block: &[Statement]) -> bool {
+    block.iter().any(|s| match s {
+        Statement::ControlBarrier(_) | Statement::MemoryBarrier(_) => true,
+        Statement::Block(b) => has_barrier(b),
+        Statement::If { accept, reject, .. } => has_barrier(accept) || has_barrier(reject),
+        Statement::Loop {
+            body, continuing, ..
+        } => has_barrier(body) || has_barrier(continuing),
+        Statement::Switch { cases, .. } => cases.iter().any(|c| has_barrier(&c.body)),
+        _ => false,
+    })
+}
+
 /// Adds a place once; `Place` is not `Hash`, and a kernel has few places.
 fn push_place(v: &mut Vec<Place>, p: Place) {
     if !v.contains(&p) {
@@ -431,7 +538,20 @@ impl Lower<'_> {
             index: 0,
         });
         let rows = self.binary(B::Multiply, c[1], nx);
-        let lin = self.binary(B::Add, c[0], rows);
+        let mut lin = self.binary(B::Add, c[0], rows);
+        self.local = self.expr(Expression::FunctionArgument(0));
+        if self.packed > 1 {
+            // Workgroup `w` runs blocks `w * packed + j`, block `j` on
+            // invocations `j * block_invocations ..`.
+            let li = self.local;
+            let shift = self.u32c(self.block_invocations.trailing_zeros());
+            let sub = self.binary(B::ShiftRight, li, shift);
+            let mask = self.u32c(self.block_invocations - 1);
+            self.local = self.binary(B::And, li, mask);
+            let packed = self.u32c(self.packed);
+            let first = self.binary(B::Multiply, lin, packed);
+            lin = self.binary(B::Add, first, sub);
+        }
         let [gx, gy, gz] = self.grid;
         let gxy = self.binary(B::Multiply, gx, gy);
         let total = self.binary(B::Multiply, gxy, gz);

@@ -179,7 +179,7 @@ impl<'k> Lower<'k> {
             let (inside, flat) = lw.locate(place, &index, pos, &mut cache)?;
             let accept = lw.nested(|lw| {
                 let v = lw.node(value, pos, &mut cache)?;
-                let v = lw.stored(place, v);
+                let v = lw.stored(place, value, v);
                 lw.store_at(place, flat, v);
                 Ok(())
             })?;
@@ -237,7 +237,7 @@ impl<'k> Lower<'k> {
                             return Err(e);
                         }
                     };
-                    lanes.push(lw.stored(place, v));
+                    lanes.push(lw.stored(place, value, v));
                 }
                 lw.lane = None;
                 let v4 = lw.expr(Expression::Compose {
@@ -285,7 +285,7 @@ impl<'k> Lower<'k> {
             let (inside, _) = lw.locate(place, index, pos, &mut cache)?;
             let accept = lw.nested(|lw| {
                 let v = lw.node(value, pos, &mut cache)?;
-                let v = lw.stored(place, v);
+                let v = lw.stored(place, value, v);
                 // A bool staging tile holds u32 0/1 (`bindings::staging_tile`).
                 let v = if elem == Scalar::Bool {
                     lw.bool_to_word(v)
@@ -334,10 +334,13 @@ impl<'k> Lower<'k> {
         })
     }
 
-    /// The value a store to `place` writes: a NaN stored to an f32 tensor
-    /// is the canonical quiet NaN (ops.rs).
-    pub(super) fn stored(&mut self, place: Place, v: H) -> H {
-        if matches!(place, Place::Param(_)) && self.place_elem(place) == Scalar::F32 {
+    /// The value a store to `place` writes (`v`, the lowered `value`): a
+    /// NaN stored to an f32 tensor is the canonical quiet NaN (ops.rs).
+    pub(super) fn stored(&mut self, place: Place, value: ExprId, v: H) -> H {
+        if matches!(place, Place::Param(_))
+            && self.place_elem(place) == Scalar::F32
+            && !self.nan_canonical(value)
+        {
             let bits = self.canonical_bits(v);
             self.bitcast(bits, naga::ScalarKind::Float)
         } else {
@@ -401,7 +404,7 @@ impl<'k> Lower<'k> {
             Span::UNDEFINED,
         );
         let cp = self.expr(Expression::LocalVariable(counter));
-        let mut li = self.expr(Expression::FunctionArgument(0));
+        let mut li = self.local;
         if let Some((from, _)) = range {
             let from = self.binary(BinaryOperator::ShiftRight, from, shift);
             li = self.binary(BinaryOperator::Add, from, li);
@@ -439,7 +442,7 @@ impl<'k> Lower<'k> {
         })?;
         let continuing = self.nested(|lw| {
             let cur = lw.expr(Expression::Load { pointer: cp });
-            let step = lw.u32c(lw.workgroup_size);
+            let step = lw.u32c(lw.block_invocations);
             let next = lw.binary(BinaryOperator::Add, cur, step);
             lw.cur.push(Statement::Store {
                 pointer: cp,

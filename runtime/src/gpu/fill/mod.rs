@@ -300,7 +300,8 @@ impl Gpu {
             )));
         }
         self.check_lost()?;
-        self.save_disk_cache();
+        self.note_pipeline_built(None);
+        self.flush_disk_cache();
         let p = Arc::new(FillPipeline {
             fill,
             misses,

@@ -244,7 +244,7 @@ impl Lower<'_> {
         body: impl FnOnce(&mut Self, H, H) -> Result<(), LowerError>,
     ) -> Result<(), LowerError> {
         let task = self.temp(Scalar::U32);
-        let li = self.expr(naga::Expression::FunctionArgument(0));
+        let li = self.local;
         self.var_store(task, li);
         let loop_body = self.nested(|lw| {
             let t = lw.var_load(task);
@@ -262,7 +262,7 @@ impl Lower<'_> {
         })?;
         let continuing = self.nested(|lw| {
             let t = lw.var_load(task);
-            let size = lw.u32c(lw.workgroup_size);
+            let size = lw.u32c(lw.block_invocations);
             let next = lw.binary(B::Add, t, size);
             lw.var_store(task, next);
             Ok(())

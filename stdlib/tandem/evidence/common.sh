@@ -1,0 +1,112 @@
+# Shared by run-practrand.sh and run-testu01.sh (SPEC.md section 11.4).
+# Sourced, not run. Every failure here says what went wrong and exits 2, so a
+# run that could not start never leaves a log that looks like a result.
+
+die() {
+  echo "$(basename "$0"): $*" >&2
+  exit 2
+}
+
+evidence_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo_root=$(cd "$evidence_dir/../../.." && pwd)
+phobosc=${PHOBOSC:-$repo_root/target/release/phobosc}
+
+check_phobosc() {
+  [ -x "$phobosc" ] || die "no phobosc at $phobosc: run 'cargo build --release -p phobosc' or set PHOBOSC"
+  local words
+  words=$("$phobosc" fill u32 --key 42 --count 2 | od -An -tx4 | tr -s ' ')
+  # SPEC.md section 10: u32[0..8] of Key::from_seed(42), K = 32
+  [ "$words" = " 7ece108d 874adb91" ] || die "$phobosc fill u32 --key 42 gives '$words', not section 10's 7ece108d 874adb91"
+}
+
+# A temporary directory for the build and the FIFOs, removed on exit.
+# EVIDENCE_BUILD=DIR keeps the build in DIR instead, for reuse across runs.
+make_work_dir() {
+  work=$(mktemp -d "${TMPDIR:-/tmp}/tandem-evidence.XXXXXX") || die "cannot make a temporary directory"
+  trap 'rm -rf "$work"' EXIT
+  build=${EVIDENCE_BUILD:-$work/build}
+  mkdir -p "$build" || die "cannot make $build"
+}
+
+# Builds the stream helper into $build/streams and checks it.
+build_streams() {
+  gcc -O2 -std=c99 -Wall -o "$build/streams" "$evidence_dir/streams.c" >"$build/streams.log" 2>&1 ||
+    die "streams.c does not build: $(grep -m5 -i 'error' "$build/streams.log" || tail -5 "$build/streams.log")"
+  "$build/streams" selftest || die "the stream helper's self-test failed"
+}
+
+# The commit of a checkout, or "unknown (not a git checkout)".
+checkout_commit() {
+  git -C "$1" rev-parse HEAD 2>/dev/null || echo "unknown (not a git checkout)"
+}
+
+# stream SPEC: writes the stream's 32-bit words to stdout until the reader
+# closes the pipe. Each call regenerates the stream from element 0.
+#   u32:KEY        phobosc fill u32 --key KEY
+#   u32:KEY:K      the same with --k K
+#   interleave8:KEY  keys KEY .. KEY+7 (fill u32 each), one word of each in turn
+#   f32words:KEY   phobosc fill f32 --key KEY, each element as u * 2^32
+#   hash32:SEED    the seed's hash32(c ^ hash32(SEED)), c = 0, 1, ...
+stream() {
+  local spec=$1 kind key k
+  IFS=: read -r kind key k <<<"$spec"
+  case "$kind" in
+    u32)
+      if [ -n "$k" ]; then
+        exec "$phobosc" fill u32 --key "$key" --k "$k" --threads 1
+      else
+        exec "$phobosc" fill u32 --key "$key" --threads 1
+      fi
+      ;;
+    f32words)
+      "$phobosc" fill f32 --key "$key" --threads 1 | "$build/streams" f32words
+      ;;
+    interleave8)
+      local d i fifos=()
+      d=$(mktemp -d "$work/fifo.XXXXXX")
+      for i in 0 1 2 3 4 5 6 7; do
+        mkfifo "$d/$i"
+        "$phobosc" fill u32 --key $((key + i)) --threads 1 >"$d/$i" &
+        fifos+=("$d/$i")
+      done
+      "$build/streams" interleave "${fifos[@]}"
+      ;;
+    hash32)
+      exec "$build/streams" hash32 "$key"
+      ;;
+    *) die "unknown stream '$spec' (u32:KEY, u32:KEY:K, interleave8:KEY, f32words:KEY, hash32:SEED)" ;;
+  esac
+}
+
+# The shell command a stream spec stands for, for the logs.
+stream_command() {
+  local kind key k
+  IFS=: read -r kind key k <<<"$1"
+  case "$kind" in
+    u32) echo "phobosc fill u32 --key $key${k:+ --k $k} --threads 1" ;;
+    f32words) echo "phobosc fill f32 --key $key --threads 1 | streams f32words" ;;
+    interleave8) echo "streams interleave <(phobosc fill u32 --key $key) .. <(phobosc fill u32 --key $((key + 7))) (FIFOs, --threads 1 each)" ;;
+    hash32) echo "streams hash32 $key" ;;
+    *) die "unknown stream '$1' (u32:KEY, u32:KEY:K, interleave8:KEY, f32words:KEY, hash32:SEED)" ;;
+  esac
+}
+
+check_stream_spec() {
+  local kind key k
+  IFS=: read -r kind key k <<<"$1"
+  stream_command "$1" >/dev/null
+  [[ "$key" =~ ^(0x[0-9a-fA-F]+|[0-9]+)$ ]] || die "stream '$1': the key must be a number"
+  if [ -n "$k" ]; then
+    [ "$kind" = u32 ] || die "stream '$1': only u32 takes a K"
+    [[ "$k" =~ ^[0-9]+$ ]] || die "stream '$1': K must be a number"
+  fi
+}
+
+log_header() {
+  # $1: the battery's command line
+  echo "## battery: $1"
+  echo "## stream: $stream_spec = $(stream_command "$stream_spec")"
+  echo "## phobos: commit $(git -C "$repo_root" rev-parse --short HEAD)$(git -C "$repo_root" diff --quiet HEAD -- stdlib/tandem compiler/cli 2>/dev/null || echo ' (with local changes)'), $("$phobosc" --version 2>/dev/null)"
+  echo "## machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "## started: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+}
