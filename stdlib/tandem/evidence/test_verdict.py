@@ -158,7 +158,7 @@ class TestU01(unittest.TestCase):
 
     def test_missing_test_is_incomplete(self):
         log = TU_HEAD + tu_section(1, PASSED) + tu_section(6, PASSED)
-        self.assertEqual(verdict.testu01(log), "incomplete: test 2 no output (2 of 3 tests passed)")
+        self.assertEqual(verdict.testu01(log), "incomplete: test 2 did not run (2 of 3 tests passed)")
 
     def test_timeout_is_incomplete(self):
         log = TU_HEAD + tu_section(1, PASSED) + tu_section(2, RUNNING, 124, False, True) + tu_section(6, PASSED)
@@ -176,6 +176,15 @@ class TestU01(unittest.TestCase):
     def test_no_footer_or_no_list_is_incomplete(self):
         self.assertIn("incomplete", verdict.testu01("### test 1\n" + PASSED))
         self.assertIn("incomplete", verdict.testu01(TU_HEAD + "\n### test 1\n" + PASSED))
+
+    def test_incomplete_tests_are_grouped(self):
+        head = "## tests: " + " ".join(str(t) for t in range(1, 11)) + "\n"
+        log = head + tu_section(1, PASSED) + tu_section(2, PASSED) + "\n### test 3\n" + RUNNING
+        log += "".join(f"\n### test {t}\n## (no output: the test did not run)\n" for t in range(4, 10))
+        self.assertEqual(
+            verdict.testu01(log),
+            "incomplete: test 3 no exit status in the log; tests 4-10 did not run (2 of 10 tests passed)",
+        )
 
     def test_fail_and_incomplete_together(self):
         log = TU_HEAD + tu_section(1, PASSED) + tu_section(2, RUNNING, 124, False, True) + tu_section(6, FAILED)
