@@ -130,6 +130,7 @@ FAILED = """========= Summary results of SmallCrush =========
  ----------------------------------------------
   6  MaxOft                          1 - eps1
   6  MaxOft AD                        3.2e-4
+  7  MaxOft AD, t = 20              1 -  4.3e-9
  ----------------------------------------------
  All other tests were passed
 
@@ -153,7 +154,7 @@ class TestU01(unittest.TestCase):
         log = TU_HEAD + tu_section(1, PASSED) + tu_section(2, PASSED) + tu_section(6, FAILED)
         self.assertEqual(
             verdict.testu01(log),
-            "FAIL: 6 MaxOft p=1 - eps1; 6 MaxOft AD p=3.2e-4 (2 of 3 tests passed)",
+            "FAIL: 6 MaxOft p=1 - eps1; 6 MaxOft AD p=3.2e-4; 7 MaxOft AD, t = 20 p=1 - 4.3e-9 (2 of 3 tests passed)",
         )
 
     def test_missing_test_is_incomplete(self):

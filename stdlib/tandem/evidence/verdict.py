@@ -102,7 +102,7 @@ def practrand(text, target_bytes):
 # TestU01 1.2.3, bbattery.c's WriteReport.
 SUMMARY = re.compile(r"^========= Summary results of (.+?) =========", re.M)
 NSTAT = re.compile(r"^ Number of statistics:\s+(\d+)", re.M)
-SUSPECT = re.compile(r"^ +(\d+) +(\S.*?\S) +((?:1 - )?(?:eps1?|[0-9.e+-]+))\s*$")
+SUSPECT = re.compile(r"^ +(\d+) +(\S.*?\S) +((?:1 -\s+)?(?:eps1?|[0-9.e+-]+))\s*$")
 
 
 def testu01_one(text):
@@ -117,7 +117,7 @@ def testu01_one(text):
             for line in rows.splitlines():
                 r = SUSPECT.match(line)
                 if r:
-                    failed.append(f"{r.group(1)} {r.group(2)} p={r.group(3)}")
+                    failed.append(f"{r.group(1)} {r.group(2)} p={' '.join(r.group(3).split())}")
             if not failed:
                 return "incomplete", "could not read the summary's list of failed tests", 0
         elif "All tests were passed" not in tail:
