@@ -45,7 +45,11 @@ checkout_commit() {
 #   u32:KEY        phobosc fill u32 --key KEY
 #   u32:KEY:K      the same with --k K
 #   interleave8:KEY  keys KEY .. KEY+7 (fill u32 each), one word of each in turn
-#   f32words:KEY   phobosc fill f32 --key KEY, each element as u * 2^32
+#   f32words:KEY   phobosc fill f32 --key KEY, each element as u * 2^32 (its
+#                  24 random bits shifted up: the low 8 bits of every word
+#                  are zero, so tests that read them fail by construction)
+#   f32packed:KEY  the same 24 bits of each element packed, 4 elements to 3
+#                  words, most significant bit first
 #   hash32:SEED    the seed's hash32(c ^ hash32(SEED)), c = 0, 1, ...
 stream() {
   local spec=$1 kind key k
@@ -58,8 +62,8 @@ stream() {
         exec "$phobosc" fill u32 --key "$key" --threads 1
       fi
       ;;
-    f32words)
-      "$phobosc" fill f32 --key "$key" --threads 1 | "$build/streams" f32words
+    f32words | f32packed)
+      "$phobosc" fill f32 --key "$key" --threads 1 | "$build/streams" "$kind"
       ;;
     interleave8)
       local d i fifos=()
@@ -74,7 +78,7 @@ stream() {
     hash32)
       exec "$build/streams" hash32 "$key"
       ;;
-    *) die "unknown stream '$spec' (u32:KEY, u32:KEY:K, interleave8:KEY, f32words:KEY, hash32:SEED)" ;;
+    *) die "unknown stream '$spec' (u32:KEY, u32:KEY:K, interleave8:KEY, f32words:KEY, f32packed:KEY, hash32:SEED)" ;;
   esac
 }
 
@@ -84,10 +88,10 @@ stream_command() {
   IFS=: read -r kind key k <<<"$1"
   case "$kind" in
     u32) echo "phobosc fill u32 --key $key${k:+ --k $k} --threads 1" ;;
-    f32words) echo "phobosc fill f32 --key $key --threads 1 | streams f32words" ;;
+    f32words | f32packed) echo "phobosc fill f32 --key $key --threads 1 | streams $kind" ;;
     interleave8) echo "streams interleave <(phobosc fill u32 --key $key) .. <(phobosc fill u32 --key $((key + 7))) (FIFOs, --threads 1 each)" ;;
     hash32) echo "streams hash32 $key" ;;
-    *) die "unknown stream '$1' (u32:KEY, u32:KEY:K, interleave8:KEY, f32words:KEY, hash32:SEED)" ;;
+    *) die "unknown stream '$1' (u32:KEY, u32:KEY:K, interleave8:KEY, f32words:KEY, f32packed:KEY, hash32:SEED)" ;;
   esac
 }
 
@@ -106,7 +110,7 @@ log_header() {
   # $1: the battery's command line
   echo "## battery: $1"
   echo "## stream: $stream_spec = $(stream_command "$stream_spec")"
-  echo "## phobos: commit $(git -C "$repo_root" rev-parse --short HEAD)$(git -C "$repo_root" diff --quiet HEAD -- stdlib/tandem compiler/cli 2>/dev/null || echo ' (with local changes)'), $("$phobosc" --version 2>/dev/null)"
+  echo "## phobos: commit $(git -C "$repo_root" rev-parse --short HEAD)$(git -C "$repo_root" diff --quiet HEAD -- stdlib/tandem/src compiler/cli/src 2>/dev/null || echo ' (with local changes to stdlib/tandem/src or compiler/cli/src)'), $("$phobosc" --version 2>/dev/null), binary $phobosc sha256 $(sha256sum "$phobosc" | cut -c1-16)"
   echo "## machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), load $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "## started: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 }

@@ -7,7 +7,7 @@
 #                     built here under a temporary directory, never copied into
 #                     this repository
 # NAME                the log is written to stdlib/tandem/evidence/NAME.txt
-# STREAM              u32:KEY, u32:KEY:K, interleave8:KEY, f32words:KEY or
+# STREAM              u32:KEY, u32:KEY:K, interleave8:KEY, f32words:KEY, f32packed:KEY or
 #                     hash32:SEED (common.sh, stream)
 # TLMAX               a power of two with KB, MB, GB or TB (binary units, as
 #                     PractRand reads them): RNG_test's -tlmax

@@ -7,7 +7,7 @@
 #                   copied and built here under a temporary directory, never
 #                   copied into this repository
 # NAME              the log is written to stdlib/tandem/evidence/NAME.txt
-# STREAM            u32:KEY, u32:KEY:K, interleave8:KEY, f32words:KEY or
+# STREAM            u32:KEY, u32:KEY:K, interleave8:KEY, f32words:KEY, f32packed:KEY or
 #                   hash32:SEED (common.sh, stream)
 # small|crush|big   SmallCrush (10 tests), Crush (96) or BigCrush (106)
 # TESTS             which of the battery's tests to run, e.g. 1-10,12 (default:
@@ -17,7 +17,10 @@
 #                   fresh run of the battery, not those after the earlier tests)
 #
 # Environment: JOBS (tests run at once, default 1), TIMEOUT_S (seconds per test;
-# a test cut short is "incomplete"), PHOBOSC, EVIDENCE_BUILD (keep the build).
+# a test cut short is "incomplete"), DEADLINE_S (seconds for the whole run: then
+# the tests still running are stopped and, with those not started, reported as
+# incomplete; the log keeps the tests that finished), PHOBOSC, EVIDENCE_BUILD
+# (keep the build).
 # Prints one verdict line (verdict.py) and appends it to the log. Exit status:
 # 0 pass, 1 FAIL, 3 incomplete, 2 the run could not start.
 set -uo pipefail
@@ -53,9 +56,10 @@ checkout=$1 name=$2 stream_spec=$3 battery=$4 tests_arg=${5:-all}
 [[ "$name" =~ ^[A-Za-z0-9._-]+$ ]] || die "NAME may hold only letters, digits, '.', '_' and '-'"
 check_stream_spec "$stream_spec"
 case "$battery" in small) ntests=10 ;; crush) ntests=96 ;; big) ntests=106 ;; *) die "the battery must be small, crush or big, not '$battery'" ;; esac
-jobs=${JOBS:-1} timeout_s=${TIMEOUT_S:-0}
+jobs=${JOBS:-1} timeout_s=${TIMEOUT_S:-0} deadline_s=${DEADLINE_S:-0}
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die "JOBS must be a positive number"
 [[ "$timeout_s" =~ ^[0-9]+$ ]] || die "TIMEOUT_S must be a number of seconds"
+[[ "$deadline_s" =~ ^[0-9]+$ ]] || die "DEADLINE_S must be a number of seconds"
 tests=()
 if [ "$tests_arg" = all ]; then
   tests=($(seq 1 "$ntests"))
@@ -100,14 +104,20 @@ fi
 gen_name=$name
 out=$evidence_dir/$name.txt
 {
-  log_header "testu01-stdin $gen_name $battery TEST (bbattery_Repeat* with rep[TEST] = 1), one process per test, $jobs at once${TIMEOUT_S:+, timeout $timeout_s s per test}"
+  log_header "testu01-stdin $gen_name $battery TEST (bbattery_Repeat* with rep[TEST] = 1), one process per test, $jobs at once${TIMEOUT_S:+, timeout $timeout_s s per test}${DEADLINE_S:+, deadline $deadline_s s for the run}"
   echo "## TestU01: $checkout, commit $(checkout_commit "$checkout")"
-  echo "## reproduce: JOBS=$jobs${TIMEOUT_S:+ TIMEOUT_S=$timeout_s} stdlib/tandem/evidence/run-testu01.sh TESTU01_CHECKOUT $name $stream_spec $battery $tests_arg"
+  echo "## reproduce: JOBS=$jobs${TIMEOUT_S:+ TIMEOUT_S=$timeout_s}${DEADLINE_S:+ DEADLINE_S=$deadline_s} stdlib/tandem/evidence/run-testu01.sh TESTU01_CHECKOUT $name $stream_spec $battery $tests_arg"
   echo "## tests: ${tests[*]}"
 } >"$out"
 t0=$(date +%s)
 export phobosc build work stream_spec battery gen_name timeout_s
-printf '%s\n' "${tests[@]}" | xargs -P "$jobs" -I{} "$0" --worker {}
+if [ "$deadline_s" -gt 0 ]; then
+  # timeout signals its whole process group: xargs, the workers and their streams
+  printf '%s\n' "${tests[@]}" | timeout "$deadline_s" xargs -P "$jobs" -I{} "$0" --worker {}
+  [ $? -eq 124 ] && deadline_hit=1
+else
+  printf '%s\n' "${tests[@]}" | xargs -P "$jobs" -I{} "$0" --worker {}
+fi
 for t in "${tests[@]}"; do
   echo
   echo "### test $t"
@@ -116,6 +126,7 @@ done >>"$out"
 {
   echo
   echo "## finished: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(($(date +%s) - t0)) s wall for ${#tests[@]} test(s)"
+  [ -n "${deadline_hit-}" ] && echo "## deadline of $deadline_s s reached: the tests then running were stopped, later ones never started"
 } >>"$out"
 verdict=$(python3 "$evidence_dir/verdict.py" testu01 "$out") || die "verdict.py failed on $out"
 echo "## verdict: $verdict" >>"$out"

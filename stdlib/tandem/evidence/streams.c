@@ -6,6 +6,10 @@
  *   streams f32words < fill_f32      each f32 of `phobosc fill f32` (a multiple
  *                                    of 2^-24 in [0, 1)) as the word u * 2^32,
  *                                    that is its 24 random bits shifted up 8
+ *   streams f32packed < fill_f32     the same 24 bits of each f32, packed: four
+ *                                    elements fill three words, most
+ *                                    significant bit first (so no word holds
+ *                                    bits that are zero by construction)
  *   streams interleave F1 .. Fn      one word from each file in turn (FIFOs fed
  *                                    by `phobosc fill u32` of n keys)
  *   streams hash32 SEED              the seed's counter stream
@@ -59,6 +63,41 @@ static int f32words(void) {
     total += n;
   }
   fprintf(stderr, "streams f32words: input ended after %llu elements\n", total);
+  return 3;
+}
+
+/* the 24 bits of an f32 of `phobosc fill f32`, checked */
+static uint32_t f32bits(float u, unsigned long long i) {
+  if (!(u >= 0.0f && u < 1.0f)) {
+    fprintf(stderr, "streams: element %llu = %a is not in [0, 1)\n", i, u);
+    exit(2);
+  }
+  double m = (double)u * 16777216.0; /* exact: u is a multiple of 2^-24 */
+  if (m != (double)(uint32_t)m) {
+    fprintf(stderr, "streams: element %llu = %a is not a multiple of 2^-24\n", i, u);
+    exit(2);
+  }
+  return (uint32_t)m;
+}
+
+static int f32packed(void) {
+  float in[BUF];
+  uint32_t out[BUF];
+  size_t n;
+  unsigned long long total = 0;
+  while ((n = fread(in, 4, BUF, stdin)) == BUF) { /* BUF is a multiple of 4 */
+    size_t k = 0;
+    for (size_t i = 0; i < n; i += 4) {
+      uint32_t a = f32bits(in[i], total + i), b = f32bits(in[i + 1], total + i + 1),
+               c = f32bits(in[i + 2], total + i + 2), d = f32bits(in[i + 3], total + i + 3);
+      out[k++] = a << 8 | b >> 16;
+      out[k++] = b << 16 | c >> 8;
+      out[k++] = c << 24 | d;
+    }
+    put(out, k);
+    total += n;
+  }
+  fprintf(stderr, "streams f32packed: input ended after %llu elements\n", total + n);
   return 3;
 }
 
@@ -118,10 +157,11 @@ static int selftest(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc >= 2 && !strcmp(argv[1], "f32words") && argc == 2) return f32words();
+  if (argc == 2 && !strcmp(argv[1], "f32words")) return f32words();
+  if (argc == 2 && !strcmp(argv[1], "f32packed")) return f32packed();
   if (argc >= 3 && !strcmp(argv[1], "interleave")) interleave(argc - 2, argv + 2);
   if (argc == 3 && !strcmp(argv[1], "hash32")) hash32_stream((uint32_t)strtoul(argv[2], 0, 0));
   if (argc == 2 && !strcmp(argv[1], "selftest")) return selftest();
-  fprintf(stderr, "usage: streams f32words | interleave F1 .. Fn | hash32 SEED | selftest\n");
+  fprintf(stderr, "usage: streams f32words | f32packed | interleave F1 .. Fn | hash32 SEED | selftest\n");
   return 2;
 }

@@ -130,6 +130,7 @@ FAILED = """========= Summary results of SmallCrush =========
  ----------------------------------------------
   6  MaxOft                          1 - eps1
   6  MaxOft AD                        3.2e-4
+  7  MaxOft AD, t = 20              1 -  4.3e-9
  ----------------------------------------------
  All other tests were passed
 
@@ -153,12 +154,12 @@ class TestU01(unittest.TestCase):
         log = TU_HEAD + tu_section(1, PASSED) + tu_section(2, PASSED) + tu_section(6, FAILED)
         self.assertEqual(
             verdict.testu01(log),
-            "FAIL: 6 MaxOft p=1 - eps1; 6 MaxOft AD p=3.2e-4 (2 of 3 tests passed)",
+            "FAIL: 6 MaxOft p=1 - eps1; 6 MaxOft AD p=3.2e-4; 7 MaxOft AD, t = 20 p=1 - 4.3e-9 (2 of 3 tests passed)",
         )
 
     def test_missing_test_is_incomplete(self):
         log = TU_HEAD + tu_section(1, PASSED) + tu_section(6, PASSED)
-        self.assertEqual(verdict.testu01(log), "incomplete: test 2 no output (2 of 3 tests passed)")
+        self.assertEqual(verdict.testu01(log), "incomplete: test 2 did not run (2 of 3 tests passed)")
 
     def test_timeout_is_incomplete(self):
         log = TU_HEAD + tu_section(1, PASSED) + tu_section(2, RUNNING, 124, False, True) + tu_section(6, PASSED)
@@ -176,6 +177,15 @@ class TestU01(unittest.TestCase):
     def test_no_footer_or_no_list_is_incomplete(self):
         self.assertIn("incomplete", verdict.testu01("### test 1\n" + PASSED))
         self.assertIn("incomplete", verdict.testu01(TU_HEAD + "\n### test 1\n" + PASSED))
+
+    def test_incomplete_tests_are_grouped(self):
+        head = "## tests: " + " ".join(str(t) for t in range(1, 11)) + "\n"
+        log = head + tu_section(1, PASSED) + tu_section(2, PASSED) + "\n### test 3\n" + RUNNING
+        log += "".join(f"\n### test {t}\n## (no output: the test did not run)\n" for t in range(4, 10))
+        self.assertEqual(
+            verdict.testu01(log),
+            "incomplete: test 3 no exit status in the log; tests 4-10 did not run (2 of 10 tests passed)",
+        )
 
     def test_fail_and_incomplete_together(self):
         log = TU_HEAD + tu_section(1, PASSED) + tu_section(2, RUNNING, 124, False, True) + tu_section(6, FAILED)

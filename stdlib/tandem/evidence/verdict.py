@@ -102,7 +102,7 @@ def practrand(text, target_bytes):
 # TestU01 1.2.3, bbattery.c's WriteReport.
 SUMMARY = re.compile(r"^========= Summary results of (.+?) =========", re.M)
 NSTAT = re.compile(r"^ Number of statistics:\s+(\d+)", re.M)
-SUSPECT = re.compile(r"^ +(\d+) +(\S.*?\S) +((?:1 - )?(?:eps1?|[0-9.e+-]+))\s*$")
+SUSPECT = re.compile(r"^ +(\d+) +(\S.*?\S) +((?:1 -\s+)?(?:eps1?|[0-9.e+-]+))\s*$")
 
 
 def testu01_one(text):
@@ -117,7 +117,7 @@ def testu01_one(text):
             for line in rows.splitlines():
                 r = SUSPECT.match(line)
                 if r:
-                    failed.append(f"{r.group(1)} {r.group(2)} p={r.group(3)}")
+                    failed.append(f"{r.group(1)} {r.group(2)} p={' '.join(r.group(3).split())}")
             if not failed:
                 return "incomplete", "could not read the summary's list of failed tests", 0
         elif "All tests were passed" not in tail:
@@ -143,6 +143,17 @@ def testu01_one(text):
     return "pass", "", nstat
 
 
+def ranges(numbers):
+    """[1, 2, 3, 5] -> "1-3, 5"."""
+    out = []
+    for n in numbers:
+        if out and out[-1][1] == n - 1:
+            out[-1][1] = n
+        else:
+            out.append([n, n])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in out)
+
+
 TESTS = re.compile(r"^## tests: ([0-9 ]+)$", re.M)
 SECTION = re.compile(r"^### test (\d+)$", re.M)
 
@@ -161,8 +172,8 @@ def testu01(text):
         sections[int(h.group(1))] = text[h.end():stop]
     results = []
     for t in wanted:
-        if t not in sections:
-            results.append((t, "incomplete", "no output", 0))
+        if t not in sections or "## (no output: the test did not run)" in sections[t]:
+            results.append((t, "incomplete", "did not run", 0))
         else:
             results.append((t,) + testu01_one(sections[t]))
     fails = [r for r in results if r[1] == "FAIL"]
@@ -172,7 +183,13 @@ def testu01(text):
     if fails:
         parts.append("FAIL: " + "; ".join(r[2] for r in fails))
     if incomplete:
-        parts.append("incomplete: " + "; ".join(f"test {r[0]} {r[2]}" for r in incomplete))
+        by_reason = {}
+        for r in incomplete:
+            by_reason.setdefault(r[2], []).append(r[0])
+        parts.append(
+            "incomplete: "
+            + "; ".join(f"{'tests' if len(ts) > 1 else 'test'} {ranges(ts)} {why}" for why, ts in by_reason.items())
+        )
     if parts:
         passed = len(results) - len(fails) - len(incomplete)
         return f"{' / '.join(parts)} ({passed} of {len(results)} tests passed)"
