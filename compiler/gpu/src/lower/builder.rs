@@ -86,6 +86,15 @@ impl<'k> Lower<'k> {
         Ok(Block::from_vec(inner))
     }
 
+    /// `if condition { accept }`, with nothing in the other branch.
+    pub(super) fn if_then(&mut self, condition: H, accept: Block) {
+        self.cur.push(Statement::If {
+            condition,
+            accept,
+            reject: Block::new(),
+        });
+    }
+
     /// A fresh function-local variable of `ty`.
     pub(super) fn temp(&mut self, ty: Scalar) -> H {
         let v = self.f.local_variables.append(

@@ -2,7 +2,7 @@
 
 use super::{H, LocalHome, Lower, kind, nscalar};
 use crate::LowerError;
-use naga::{BinaryOperator, Block, Expression, ScalarKind, Statement};
+use naga::{BinaryOperator, Expression, ScalarKind, Statement};
 use phobos_core::ir::{ExprId, ExprKind, Index, ParamKind, Place};
 use phobos_core::types::{Dim, Scalar, Value};
 use std::collections::HashMap;
@@ -368,11 +368,7 @@ impl<'k> Lower<'k> {
                     });
                     Ok(())
                 })?;
-                self.cur.push(Statement::If {
-                    condition: inside,
-                    accept,
-                    reject: Block::new(),
-                });
+                self.if_then(inside, accept);
                 let v4 = self.expr(Expression::Load { pointer: tmp });
                 self.lane.as_mut().expect("in a group").loads.insert(id, v4);
                 v4
@@ -411,11 +407,7 @@ impl<'k> Lower<'k> {
             });
             Ok(())
         })?;
-        self.cur.push(Statement::If {
-            condition: inside,
-            accept,
-            reject: Block::new(),
-        });
+        self.if_then(inside, accept);
         Ok(self.expr(Expression::Load { pointer: tmp }))
     }
 }

@@ -566,11 +566,7 @@ impl Lower<'_> {
             }
             lw.body()
         })?;
-        self.cur.push(Statement::If {
-            condition: inside,
-            accept,
-            reject: Block::new(),
-        });
+        self.if_then(inside, accept);
         Ok(())
     }
 }

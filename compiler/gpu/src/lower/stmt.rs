@@ -183,11 +183,7 @@ impl<'k> Lower<'k> {
                 lw.store_at(place, flat, v);
                 Ok(())
             })?;
-            lw.cur.push(Statement::If {
-                condition: inside,
-                accept,
-                reject: Block::new(),
-            });
+            lw.if_then(inside, accept);
             Ok(())
         })
     }
@@ -247,11 +243,7 @@ impl<'k> Lower<'k> {
                 lw.store_quad(place, flat, v4);
                 Ok(())
             })?;
-            lw.cur.push(Statement::If {
-                condition: inside,
-                accept,
-                reject: Block::new(),
-            });
+            lw.if_then(inside, accept);
             Ok(())
         })
     }
@@ -299,11 +291,7 @@ impl<'k> Lower<'k> {
                 });
                 Ok(())
             })?;
-            lw.cur.push(Statement::If {
-                condition: inside,
-                accept,
-                reject: Block::new(),
-            });
+            lw.if_then(inside, accept);
             Ok(())
         })?;
         let barrier = match place {
@@ -325,11 +313,7 @@ impl<'k> Lower<'k> {
                 lw.store_at(place, dest, v);
                 Ok(())
             })?;
-            lw.cur.push(Statement::If {
-                condition: inside,
-                accept,
-                reject: Block::new(),
-            });
+            lw.if_then(inside, accept);
             Ok(())
         })
     }
@@ -417,11 +401,7 @@ impl<'k> Lower<'k> {
         let loop_body = self.nested(|lw| {
             let g = lw.expr(Expression::Load { pointer: cp });
             let done = lw.binary(BinaryOperator::GreaterEqual, g, n);
-            lw.cur.push(Statement::If {
-                condition: done,
-                accept: Block::from_vec(vec![Statement::Break]),
-                reject: Block::new(),
-            });
+            lw.if_then(done, Block::from_vec(vec![Statement::Break]));
             let flat = if group > 1 {
                 let shift = lw.u32c(group.trailing_zeros());
                 lw.binary(BinaryOperator::ShiftLeft, g, shift)

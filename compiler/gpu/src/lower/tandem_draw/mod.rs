@@ -218,11 +218,7 @@ impl Lower<'_> {
         let body = self.nested(|lw| {
             let done = lw.var_load(t);
             let done = lw.binary(B::GreaterEqual, done, until);
-            lw.cur.push(Statement::If {
-                condition: done,
-                accept: Block::from_vec(vec![Statement::Break]),
-                reject: Block::new(),
-            });
+            lw.if_then(done, Block::from_vec(vec![Statement::Break]));
             lw.step(vars, t);
             Ok(())
         })?;
@@ -249,11 +245,7 @@ impl Lower<'_> {
         let loop_body = self.nested(|lw| {
             let t = lw.var_load(task);
             let done = lw.binary(B::GreaterEqual, t, tasks);
-            lw.cur.push(Statement::If {
-                condition: done,
-                accept: Block::from_vec(vec![Statement::Break]),
-                reject: Block::new(),
-            });
+            lw.if_then(done, Block::from_vec(vec![Statement::Break]));
             let three = lw.u32c(3);
             let group = lw.binary(B::ShiftRight, t, three);
             let seven = lw.u32c(7);
@@ -291,11 +283,7 @@ impl Lower<'_> {
         let chunk_done = self.binary(B::GreaterEqual, j, k);
         let past = self.binary(B::GreaterEqual, place, limit);
         let stop = self.binary(B::LogicalOr, chunk_done, past);
-        self.cur.push(Statement::If {
-            condition: stop,
-            accept: Block::from_vec(vec![Statement::Break]),
-            reject: Block::new(),
-        });
+        self.if_then(stop, Block::from_vec(vec![Statement::Break]));
         place
     }
 
@@ -460,11 +448,7 @@ impl Lower<'_> {
                 let f = lw.var_load(found);
                 let zero = lw.u32c(0);
                 let done = lw.binary(B::NotEqual, f, zero);
-                lw.cur.push(Statement::If {
-                    condition: done,
-                    accept: Block::from_vec(vec![Statement::Break]),
-                    reject: Block::new(),
-                });
+                lw.if_then(done, Block::from_vec(vec![Statement::Break]));
                 Ok(())
             })?;
             lw.cur.push(Statement::Loop {
@@ -474,11 +458,7 @@ impl Lower<'_> {
             });
             Ok(())
         })?;
-        self.cur.push(Statement::If {
-            condition: rejected,
-            accept,
-            reject: Block::new(),
-        });
+        self.if_then(rejected, accept);
         Ok(self.var_load(result))
     }
 }

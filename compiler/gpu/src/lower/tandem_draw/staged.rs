@@ -486,11 +486,7 @@ impl Lower<'_> {
         let loop_body = self.nested(|lw| {
             let w0 = lw.var_load(start);
             let done = lw.binary(B::GreaterEqual, w0, n);
-            lw.cur.push(Statement::If {
-                condition: done,
-                accept: Block::from_vec(vec![Statement::Break]),
-                reject: Block::new(),
-            });
+            lw.if_then(done, Block::from_vec(vec![Statement::Break]));
             // The window's end, min(w0 + window, n) without overflow.
             let w = lw.u32c(window);
             let left = lw.binary(B::Subtract, n, w0);
@@ -623,11 +619,7 @@ impl Lower<'_> {
             let needed = lw.binary(B::Less, place0, lim);
             let accept =
                 lw.nested(|lw| lw.fill_task(buf, key, [g0, go, lane], [a, lim], place0))?;
-            lw.cur.push(Statement::If {
-                condition: needed,
-                accept,
-                reject: Block::new(),
-            });
+            lw.if_then(needed, accept);
             Ok(())
         })
     }
@@ -669,11 +661,7 @@ impl Lower<'_> {
                 }
                 Ok(())
             })?;
-            lw.cur.push(Statement::If {
-                condition: inside,
-                accept: store,
-                reject: Block::new(),
-            });
+            lw.if_then(inside, store);
             Ok(())
         })?;
         self.cur.push(Statement::Loop {

@@ -394,19 +394,11 @@ impl Lower<'_> {
                             let pos = lw.flat_position(at, lens);
                             element(lw, Some(l), at, &pos)
                         })?;
-                        lw.cur.push(Statement::If {
-                            condition: inside,
-                            accept,
-                            reject: Block::new(),
-                        });
+                        lw.if_then(inside, accept);
                     }
                     Ok(())
                 })?;
-                lw.cur.push(Statement::If {
-                    condition: inside,
-                    accept,
-                    reject: Block::new(),
-                });
+                lw.if_then(inside, accept);
                 Ok(())
             })?;
             lw.cur.push(Statement::Loop {
@@ -500,11 +492,7 @@ impl Lower<'_> {
             }
             Ok(())
         })?;
-        self.cur.push(Statement::If {
-            condition: inside,
-            accept,
-            reject: Block::new(),
-        });
+        self.if_then(inside, accept);
         Ok(())
     }
 
