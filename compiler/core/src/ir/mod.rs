@@ -8,6 +8,7 @@ use crate::syntax::ast::{BinOp, UnOp};
 use crate::types::{Dim, Scalar, Shape, SymId, Value};
 use std::fmt::Write;
 
+pub mod range;
 mod verify;
 pub use verify::{VerifyError, verify};
 

@@ -206,7 +206,14 @@ impl Lower<'_> {
         let n = self.binary(B::Add, n, one);
         self.var_store(t, n);
         let s: [H; 4] = std::array::from_fn(|q| self.var_load(vars[q]));
-        let (next, out) = tandem_ops::step(self, s, n);
+        let (next, out) = if ablate_stream() {
+            // Measurement only: a step of two operations, wrong bits.
+            let a = self.binary(B::Add, s[0], n);
+            let next = [a, s[1], s[2], s[3]];
+            (next, next)
+        } else {
+            tandem_ops::step(self, s, n)
+        };
         for (v, x) in vars.iter().zip(next) {
             self.var_store(*v, x);
         }
@@ -461,4 +468,12 @@ impl Lower<'_> {
         self.if_then(rejected, accept);
         Ok(self.var_load(result))
     }
+}
+
+/// `PHOBOS_ABLATE_STREAM=1`: the draws' stream step replaced by one
+/// addition, so a benchmark shows what a kernel costs without the stream's
+/// arithmetic (bench/RESULTS.md's ablations). The bits are wrong; never
+/// set it outside a benchmark.
+fn ablate_stream() -> bool {
+    std::env::var("PHOBOS_ABLATE_STREAM").as_deref() == Ok("1")
 }

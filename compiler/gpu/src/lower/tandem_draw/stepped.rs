@@ -123,6 +123,31 @@ fn pattern(
     flat_or_uniform(k, a, tile, memo).2.then_some((a, p))
 }
 
+/// Whether the aligned loop's condition holds for every workgroup, known
+/// when the kernel is compiled: every word node has a pattern over one
+/// base counter, some word reads the base itself (not only `a | 1`), and
+/// that counter is a multiple of 4 at the tile's first
+/// position (`ir::range::zero_low_bits_at_origin`), so the smallest counter
+/// is the base itself (`a & !1` and `a | 1` are `a` and `a + 1` there).
+/// The general loop is then never taken and is not emitted: half the
+/// shader, and its direct-path fallbacks' registers, gone.
+fn statically_aligned(
+    k: &Kernel,
+    ids: &[ExprId],
+    patterns: &HashMap<ExprId, (ExprId, Pattern)>,
+) -> bool {
+    let mut bases = ids.iter().map(|id| patterns.get(id).map(|(a, _)| *a));
+    let Some(Some(base)) = bases.next() else {
+        return false;
+    };
+    // Some word reads the base itself, not only `a | 1`, so the smallest
+    // counter is the base.
+    let at_base = patterns.values().any(|(_, p)| *p != Pattern::Odd);
+    bases.all(|a| a == Some(base))
+        && at_base
+        && phobos_core::ir::range::zero_low_bits_at_origin(k, base) >= 2
+}
+
 /// The elements of a tile of constant extents.
 fn const_elements(tile: &[Dim]) -> Option<u64> {
     tile.iter().try_fold(1u64, |n, d| match d {
@@ -266,6 +291,12 @@ impl Lower<'_> {
                 &mut body,
             );
         };
+        let fixed: HashMap<ExprId, Pattern> =
+            patterns.iter().map(|(id, (_, p))| (*id, *p)).collect();
+        let words = (ids.as_slice(), value, pre);
+        if statically_aligned(k, ids, patterns) {
+            return self.stepped_loop(lens, (n, quads), (key, lo), words, Some(&fixed), &mut body);
+        }
         // Aligned: lo is a multiple of 4 and every base counter starts at lo.
         let three = self.u32c(3);
         let low = self.binary(B::And, lo, three);
@@ -275,9 +306,6 @@ impl Lower<'_> {
             let same = self.binary(B::Equal, c, lo);
             aligned = self.binary(B::LogicalAnd, aligned, same);
         }
-        let fixed: HashMap<ExprId, Pattern> =
-            patterns.iter().map(|(id, (_, p))| (*id, *p)).collect();
-        let words = (ids.as_slice(), value, pre);
         let accept = self.nested(|lw| {
             lw.stepped_loop(lens, (n, quads), (key, lo), words, Some(&fixed), &mut body)
         })?;
