@@ -26,7 +26,6 @@
 
 mod staged;
 mod stepped;
-mod windowed;
 
 pub(super) use staged::{draw_buffers, has_words};
 pub(crate) use stepped::{largest_stepped_tile, stepped_tasks};
@@ -79,9 +78,6 @@ pub(super) struct DrawState {
     /// compute, one step earlier (`stepped.rs`); the group's `Lane` starts
     /// from them.
     pub(super) preloaded: HashMap<ExprId, H>,
-    /// The workgroup buffer of windowed stepped loops (`windowed.rs`) and
-    /// the blocks of 4 words it holds, made on first use.
-    window_buf: Option<(naga::Handle<naga::GlobalVariable>, u32)>,
     /// The statement being lowered (its index in the body), and how each
     /// statement's draws were lowered, for the provenance
     /// (`crate::Compiled::notes`).
@@ -94,13 +90,6 @@ impl DrawState {
     pub(super) fn note(&mut self, path: &str) {
         self.notes
             .push(format!("statement {}: Tandem draws {path}", self.stmt + 1));
-    }
-
-    /// Replaces the note just recorded for this statement, once a path
-    /// refines the one it was chosen as.
-    pub(super) fn renote(&mut self, path: &str) {
-        self.notes.pop();
-        self.note(path);
     }
 
     pub(super) fn host_key(&mut self, seed: (usize, SeedOf), word: u8, v: H) {

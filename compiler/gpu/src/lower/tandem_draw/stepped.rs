@@ -53,12 +53,12 @@ const PREFETCH_DEPTH: usize = 1;
 /// loop, which word each lane of a group of 4 reads.
 #[derive(Clone, Copy)]
 pub(in crate::lower) struct Stepped {
-    pub(super) out: [H; 4],
-    pub(super) first: H,
-    pub(super) pattern: Option<Pattern>,
+    out: [H; 4],
+    first: H,
+    pattern: Option<Pattern>,
     /// The element's lane in a loop by single elements (a store by groups
     /// of 4 has it in `Lower::lane` instead).
-    pub(super) lane: Option<u32>,
+    lane: Option<u32>,
 }
 
 /// How a word node's counter is made from a counter `a = c + flat` (slope
@@ -70,7 +70,7 @@ pub(in crate::lower) struct Stepped {
 /// from it (the driver merges the equal expressions), which halves the
 /// logarithms and square roots of `tandem_normal`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Pattern {
+enum Pattern {
     Same,
     Even,
     Odd,
@@ -131,19 +131,21 @@ fn pattern(
 /// is the base itself (`a & !1` and `a | 1` are `a` and `a + 1` there).
 /// The general loop is then never taken and is not emitted: half the
 /// shader, and its direct-path fallbacks' registers, gone.
-/// Returns how many low bits of that first counter are known to be zero.
 fn statically_aligned(
     k: &Kernel,
     ids: &[ExprId],
     patterns: &HashMap<ExprId, (ExprId, Pattern)>,
-) -> Option<u32> {
+) -> bool {
     let mut bases = ids.iter().map(|id| patterns.get(id).map(|(a, _)| *a));
-    let base = bases.next()??;
+    let Some(Some(base)) = bases.next() else {
+        return false;
+    };
     // Some word reads the base itself, not only `a | 1`, so the smallest
     // counter is the base.
     let at_base = patterns.values().any(|(_, p)| *p != Pattern::Odd);
-    let low_bits = phobos_core::ir::range::zero_low_bits_at_origin(k, base);
-    (bases.all(|a| a == Some(base)) && at_base && low_bits >= 2).then_some(low_bits)
+    bases.all(|a| a == Some(base))
+        && at_base
+        && phobos_core::ir::range::zero_low_bits_at_origin(k, base) >= 2
 }
 
 /// The elements of a tile of constant extents.
@@ -292,15 +294,7 @@ impl Lower<'_> {
         let fixed: HashMap<ExprId, Pattern> =
             patterns.iter().map(|(id, (_, p))| (*id, *p)).collect();
         let words = (ids.as_slice(), value, pre);
-        if let Some(low_bits) = statically_aligned(k, ids, patterns) {
-            // Windows need whole groups of 8 chunks from the first counter.
-            let group_words = 4 * K_GROUP_BLOCKS;
-            if quads
-                && low_bits >= group_words.trailing_zeros()
-                && self.windowed_loop((lens, n), (key, lo), (ids, &fixed), &mut body)?
-            {
-                return Ok(());
-            }
+        if statically_aligned(k, ids, patterns) {
             return self.stepped_loop(lens, (n, quads), (key, lo), words, Some(&fixed), &mut body);
         }
         // Aligned: lo is a multiple of 4 and every base counter starts at lo.
