@@ -60,24 +60,6 @@ impl<'k> Lower<'k> {
         }
     }
 
-    /// `f32(x)` for an integer `x` in `0 ..= 2^23` ([`small_int`]): the
-    /// bits of `2^23 + x` made with one `or`, less `2^23`, which is exact.
-    /// The same value as the conversion, from two full-rate operations
-    /// instead of one that NVIDIA runs at an eighth of the float rate.
-    pub(super) fn small_int_to_f32(&mut self, from: Scalar, x: H) -> H {
-        use BinaryOperator as B;
-        let bits = if from == Scalar::U32 {
-            x
-        } else {
-            self.bitcast(x, ScalarKind::Uint)
-        };
-        let magic = self.u32c(0x4b00_0000);
-        let biased = self.binary(B::InclusiveOr, bits, magic);
-        let biased = self.bitcast(biased, ScalarKind::Float);
-        let two23 = self.lit(Value::F32(8_388_608.0));
-        self.binary(B::Subtract, biased, two23)
-    }
-
     /// A value conversion with ops.rs's meaning.
     pub(super) fn cast(&mut self, from: Scalar, to: Scalar, x: H) -> H {
         use BinaryOperator as B;
@@ -144,13 +126,4 @@ impl<'k> Lower<'k> {
             _ => self.bitcast(x, kind(to)),
         }
     }
-}
-
-/// Whether the u32 or i32 node `e` is known to lie in `0 ..= 2^23`
-/// (`ir::range`), so [`Lower::small_int_to_f32`] converts it exactly.
-/// `PHOBOS_CONVERT=native` turns this off, for measuring.
-pub(super) fn small_int(k: &phobos_core::ir::Kernel, e: ExprId) -> bool {
-    matches!(k.exprs[e].ty, Scalar::U32 | Scalar::I32)
-        && std::env::var("PHOBOS_CONVERT").as_deref() != Ok("native")
-        && phobos_core::ir::range::bound(k, e).is_some_and(|b| b <= 1 << 23)
 }

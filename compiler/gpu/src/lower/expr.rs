@@ -279,11 +279,7 @@ impl<'k> Lower<'k> {
             ExprKind::Cast(a) => {
                 let from = self.k.exprs[*a].ty;
                 let x = self.node(*a, pos, cache)?;
-                if ty == Scalar::F32 && super::cast::small_int(self.k, *a) {
-                    self.small_int_to_f32(from, x)
-                } else {
-                    self.cast(from, ty, x)
-                }
+                self.cast(from, ty, x)
             }
             ExprKind::Bitcast(a) => {
                 let from = self.k.exprs[*a].ty;
