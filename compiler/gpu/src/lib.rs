@@ -135,6 +135,13 @@ pub struct GpuOptions {
     /// multiply instead of four 16-bit limb products; the module then needs
     /// the `Int64` capability, wgpu's `SHADER_INT64`. Same bits either way.
     pub int64: bool,
+    /// Whether the device's subgroups are always 32 invocations wide, so
+    /// that stepped Tandem draws may exchange words inside one
+    /// (`lower/tandem_draw/shuffled.rs`: their loads and stores then run
+    /// in tile order); the module then needs subgroup operations (wgpu's
+    /// `SUBGROUP`). Each subgroup checks its lanes at run time and takes
+    /// the plain stepped loop otherwise. Same bits either way.
+    pub subgroup_shuffle: bool,
 }
 
 impl Default for GpuOptions {
@@ -146,6 +153,7 @@ impl Default for GpuOptions {
             branch_fallback: true,
             wide_div: false,
             int64: false,
+            subgroup_shuffle: false,
         }
     }
 }
@@ -159,6 +167,7 @@ impl GpuOptions {
             branch_fallback: true,
             wide_div: false,
             int64: false,
+            subgroup_shuffle: false,
         }
     }
 }
@@ -296,16 +305,27 @@ pub fn dispatch_size(grid: [u32; 3], max_per_dim: u32) -> [u32; 3] {
 pub fn validate(kernel: &Kernel, module: &Module) -> Result<ModuleInfo, LowerError> {
     // FLOAT64 admits `GpuOptions::wide_div`'s f64 values, which never
     // leave `exact_div`.
-    Validator::new(ValidationFlags::all(), Capabilities::FLOAT64)
-        .validate(module)
-        .map_err(|e| {
-            LowerError::Internal(format!(
-                "naga rejected the module for kernel `{}`: {}\n{}",
-                kernel.name,
-                e.emit_to_string(""),
-                kernel.print()
-            ))
-        })
+    // SUBGROUP admits `GpuOptions::subgroup_shuffle`'s vote and shuffles.
+    Validator::new(
+        ValidationFlags::all(),
+        Capabilities::FLOAT64 | Capabilities::SUBGROUP,
+    )
+    .subgroup_stages(naga::valid::ShaderStages::COMPUTE)
+    .subgroup_operations(
+        naga::valid::SubgroupOperationSet::BASIC
+            | naga::valid::SubgroupOperationSet::VOTE
+            | naga::valid::SubgroupOperationSet::BALLOT
+            | naga::valid::SubgroupOperationSet::SHUFFLE,
+    )
+    .validate(module)
+    .map_err(|e| {
+        LowerError::Internal(format!(
+            "naga rejected the module for kernel `{}`: {}\n{}",
+            kernel.name,
+            e.emit_to_string(""),
+            kernel.print()
+        ))
+    })
 }
 
 /// A lowered, validated kernel and what a runtime needs to run it.

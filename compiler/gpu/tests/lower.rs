@@ -419,12 +419,59 @@ fn bool_tiles_in_workgroup_memory_are_u32() {
 
 /// Fused Tandem dropout and noise over rows of 256 (the kernels of the
 /// H200 table in bench/RESULTS.md): their stores are stepped, so the
-/// workgroup has one invocation per chunk task, the key comes from the
-/// uniform block (derived by the host), and the direct path is one
-/// function called only by the copy of the loop for misaligned counters:
-/// once per lane of each word node, never from the aligned copy.
+/// workgroup has one invocation per chunk task and the key comes from the
+/// uniform block (derived by the host). Their first counter is a multiple
+/// of 4 when the kernel is compiled (`ir::range`), so only the aligned
+/// loop is emitted and the direct path not at all; with an offset the
+/// compiler cannot see, the misaligned copy of the loop calls the direct
+/// path once per lane of each word node.
 #[test]
 fn fused_tandem_draws_are_stepped() {
+    let src = "
+@autotune(R in [16, 64])
+kernel tandem_dropout(X: tensor<f32>[M, 256], Y: tensor<f32>[M, 256], seed: u32, off: i32) {
+  let r = ctx.block.x * R
+  Y[r :+ R, :] = where(tandem_uniform(seed, (r + iota(0)) * 256 + iota(1) + OFF) >= 0.1, X[r :+ R, :] / 0.9, 0.0)
+}
+@autotune(R in [16, 64])
+kernel tandem_noise(X: tensor<f32>[M, 256], Y: tensor<f32>[M, 256], seed: u32, off: i32) {
+  let r = ctx.block.x * R
+  Y[r :+ R, :] = X[r :+ R, :] + 0.5 * tandem_normal(seed, (r + iota(0)) * 256 + iota(1) + OFF)
+}
+";
+    for (offset, calls) in [("0", 0), ("off", 4)] {
+        let (program, diags) = Program::parse("fused.ph", &src.replace("OFF", offset));
+        assert!(diags.is_empty(), "{diags:?}");
+        for (name, words) in [("tandem_dropout", 1), ("tandem_noise", 2)] {
+            for (r, size) in [(16, 64), (64, 128)] {
+                let kernel = program.kernel(name, &[("R".into(), r)]).expect("checks");
+                assert_eq!(phobos_gpu::workgroup_size(&kernel), size, "{name} R={r}");
+                let c = compile(&kernel, &GpuOptions::for_kernel(&kernel)).expect("lowers");
+                let text = wgsl(&c.module, &c.info);
+                assert!(
+                    text.contains("seed_key3_"),
+                    "{name}: the host derives the key"
+                );
+                let definition = usize::from(calls > 0);
+                assert_eq!(
+                    text.matches("tandem_word(").count(),
+                    definition + calls * words,
+                    "{name} R={r} + {offset}: the definition, and a call per lane and word in \
+                     the misaligned copy, where there is one\n{text}"
+                );
+            }
+        }
+    }
+}
+
+/// On a device whose subgroups are 32 wide, the stepped loops of Tandem
+/// dropout and noise exchange their words with two rounds of shuffles per
+/// word, behind a vote that sends a subgroup whose lanes are out of order
+/// to the plain stepped loop; both copies validate, the WGSL parses back,
+/// and the SPIR-V passes spirv-val where it is installed. (Their bits are
+/// checked on the H200: lavapipe's subgroups are narrower, bench/RESULTS.md.)
+#[test]
+fn stepped_draws_exchange_words_in_subgroups_of_32() {
     let src = "
 @autotune(R in [16, 64])
 kernel tandem_dropout(X: tensor<f32>[M, 256], Y: tensor<f32>[M, 256], seed: u32) {
@@ -436,24 +483,58 @@ kernel tandem_noise(X: tensor<f32>[M, 256], Y: tensor<f32>[M, 256], seed: u32) {
   let r = ctx.block.x * R
   Y[r :+ R, :] = X[r :+ R, :] + 0.5 * tandem_normal(seed, (r + iota(0)) * 256 + iota(1))
 }
+kernel rows_of_100(Y: tensor<u32>[M, 100], seed: u32) {
+  let r = ctx.block.x * 16
+  Y[r :+ 16, :] = tandem_u32(seed, (r + iota(0)) * 100 + iota(1))
+}
 ";
-    let (program, diags) = Program::parse("fused.ph", src);
+    let (program, diags) = Program::parse("shuffled.ph", src);
     assert!(diags.is_empty(), "{diags:?}");
-    for (name, words) in [("tandem_dropout", 1), ("tandem_noise", 2)] {
-        for (r, size) in [(16, 64), (64, 128)] {
-            let kernel = program.kernel(name, &[("R".into(), r)]).expect("checks");
-            assert_eq!(phobos_gpu::workgroup_size(&kernel), size, "{name} R={r}");
-            let c = compile(&kernel, &GpuOptions::for_kernel(&kernel)).expect("lowers");
-            let text = wgsl(&c.module, &c.info);
-            assert!(
-                text.contains("seed_key3_"),
-                "{name}: the host derives the key"
-            );
-            assert_eq!(
-                text.matches("tandem_word(").count(),
-                1 + 4 * words,
-                "{name} R={r}: the definition, and a call per lane and word in the misaligned copy\n{text}"
-            );
+    for (name, r, shuffled) in [
+        ("tandem_dropout", 16, true),
+        ("tandem_dropout", 64, true),
+        ("tandem_noise", 16, true),
+        ("rows_of_100", 0, false),
+    ] {
+        let config: Vec<(String, i64)> = if r > 0 { vec![("R".into(), r)] } else { vec![] };
+        let kernel = program.kernel(name, &config).expect("checks");
+        let options = GpuOptions {
+            subgroup_shuffle: true,
+            ..GpuOptions::for_kernel(&kernel)
+        };
+        let c = compile(&kernel, &options).expect("lowers and validates");
+        let text = wgsl(&c.module, &c.info);
+        // 4 words of a block as one vec4: 2 rounds x 2 exchanges.
+        let shuffles = if shuffled { 4 } else { 0 };
+        assert_eq!(
+            text.matches("subgroupShuffleXor(").count(),
+            shuffles,
+            "{name} R={r}\n{text}"
+        );
+        assert_eq!(text.contains("subgroupAll("), shuffled, "{name} R={r}");
+        let back = naga::front::wgsl::parse_str(&text);
+        assert!(back.is_ok(), "{name}: {back:?}\n{text}");
+        let plain = compile(&kernel, &GpuOptions::for_kernel(&kernel)).expect("lowers");
+        assert!(!wgsl(&plain.module, &plain.info).contains("subgroup"));
+        let words = c.spirv();
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let file = std::env::temp_dir().join(format!(
+            "phobos-shuffled-{}-{name}-{r}.spv",
+            std::process::id()
+        ));
+        std::fs::write(&file, bytes).expect("temp file");
+        match std::process::Command::new("spirv-val")
+            .args(["--target-env", "vulkan1.1"])
+            .arg(&file)
+            .output()
+        {
+            Ok(out) => assert!(
+                out.status.success(),
+                "{name} R={r}: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ),
+            Err(_) => eprintln!("skipped spirv-val: not installed (apt-get install spirv-tools)"),
         }
     }
 }

@@ -6,15 +6,18 @@ use super::GpuError;
 /// passthrough (exact mode loads post-processed SPIR-V through it),
 /// timestamps (benchmarks), f64 arithmetic (exact division's check,
 /// `GpuOptions::wide_div`, and the f64 Tandem fills), 64-bit integers (the
-/// Tandem fills' products, `GpuOptions::int64`) and pipeline caches
-/// (compiled pipelines kept on disk, `disk_cache.rs`).
+/// Tandem fills' products, `GpuOptions::int64`), pipeline caches
+/// (compiled pipelines kept on disk, `disk_cache.rs`) and subgroup
+/// operations (stepped Tandem draws in tile order,
+/// `GpuOptions::subgroup_shuffle`).
 pub(crate) fn wanted_features(adapter: wgpu::Features) -> wgpu::Features {
     adapter
         & (wgpu::Features::PASSTHROUGH_SHADERS
             | wgpu::Features::TIMESTAMP_QUERY
             | wgpu::Features::SHADER_F64
             | wgpu::Features::SHADER_INT64
-            | wgpu::Features::PIPELINE_CACHE)
+            | wgpu::Features::PIPELINE_CACHE
+            | wgpu::Features::SUBGROUP)
 }
 
 /// The limits Phobos asks for: the defaults raised to what the adapter has

@@ -245,6 +245,17 @@ impl Gpu {
         }
     }
 
+    /// Whether kernels may exchange Tandem words inside subgroups
+    /// (`phobos_gpu::GpuOptions::subgroup_shuffle`): where the device has
+    /// subgroup operations and its subgroups are always 32 wide, unless
+    /// `PHOBOS_SUBGROUPS=off`. Same bits either way.
+    pub(crate) fn subgroup_shuffle(&self) -> bool {
+        self.device.features().contains(wgpu::Features::SUBGROUP)
+            && self.info.subgroup_min_size == 32
+            && self.info.subgroup_max_size == 32
+            && std::env::var("PHOBOS_SUBGROUPS").as_deref() != Ok("off")
+    }
+
     /// Pretends that a storage binding holds at most `bytes` (when smaller
     /// than the device's limit; `None`: the device's), so that tensors
     /// larger than that are bound in pieces. For tests and experiments:

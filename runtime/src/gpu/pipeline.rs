@@ -54,6 +54,7 @@ impl Pipeline {
             wide_div: gpu.wide_checks(),
             // Only the Tandem fills use 64-bit products.
             int64: false,
+            subgroup_shuffle: gpu.subgroup_shuffle(),
         };
         let compiled = phobos_gpu::compile_split(kernel, &options, splits)
             .map_err(|e| GpuError::Lower(e.to_string()))?;

@@ -76,6 +76,8 @@ struct Lower<'k> {
     branch_fallback: bool,
     /// `GpuOptions::wide_div`.
     wide_div: bool,
+    /// `GpuOptions::subgroup_shuffle`.
+    subgroup_shuffle: bool,
     exact: exact::ExactFns,
     /// The workgroup tile of each element type that stores reading their own
     /// destination compute their value into first (`stmt.rs`).
@@ -317,6 +319,7 @@ fn lower_packed(
         local: placeholder,
         branch_fallback: options.branch_fallback,
         wide_div: options.wide_div,
+        subgroup_shuffle: options.subgroup_shuffle,
         exact: Default::default(),
         staging: HashMap::new(),
         quad,

@@ -24,6 +24,7 @@
 //! A rejected bounded draw runs its retry loop inside an `if`, so only the
 //! rare rejected elements pay for it.
 
+mod shuffled;
 mod staged;
 mod stepped;
 
@@ -86,6 +87,13 @@ pub(super) struct DrawState {
 }
 
 impl DrawState {
+    /// Replaces the note just recorded for this statement, once a path
+    /// refines the one it was chosen as.
+    pub(super) fn renote(&mut self, path: &str) {
+        self.notes.pop();
+        self.note(path);
+    }
+
     /// Records how statement `self.stmt`'s draws are lowered.
     pub(super) fn note(&mut self, path: &str) {
         self.notes

@@ -53,12 +53,12 @@ const PREFETCH_DEPTH: usize = 1;
 /// loop, which word each lane of a group of 4 reads.
 #[derive(Clone, Copy)]
 pub(in crate::lower) struct Stepped {
-    out: [H; 4],
-    first: H,
-    pattern: Option<Pattern>,
+    pub(super) out: [H; 4],
+    pub(super) first: H,
+    pub(super) pattern: Option<Pattern>,
     /// The element's lane in a loop by single elements (a store by groups
     /// of 4 has it in `Lower::lane` instead).
-    lane: Option<u32>,
+    pub(super) lane: Option<u32>,
 }
 
 /// How a word node's counter is made from a counter `a = c + flat` (slope
@@ -70,7 +70,7 @@ pub(in crate::lower) struct Stepped {
 /// from it (the driver merges the equal expressions), which halves the
 /// logarithms and square roots of `tandem_normal`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Pattern {
+pub(super) enum Pattern {
     Same,
     Even,
     Odd,
@@ -130,22 +130,20 @@ fn pattern(
 /// position (`ir::range::zero_low_bits_at_origin`), so the smallest counter
 /// is the base itself (`a & !1` and `a | 1` are `a` and `a + 1` there).
 /// The general loop is then never taken and is not emitted: half the
-/// shader, and its direct-path fallbacks' registers, gone.
+/// shader, and its direct-path fallbacks' registers, gone. Returns how
+/// many low bits of that first counter are known to be zero.
 fn statically_aligned(
     k: &Kernel,
     ids: &[ExprId],
     patterns: &HashMap<ExprId, (ExprId, Pattern)>,
-) -> bool {
+) -> Option<u32> {
     let mut bases = ids.iter().map(|id| patterns.get(id).map(|(a, _)| *a));
-    let Some(Some(base)) = bases.next() else {
-        return false;
-    };
+    let base = bases.next()??;
     // Some word reads the base itself, not only `a | 1`, so the smallest
     // counter is the base.
     let at_base = patterns.values().any(|(_, p)| *p != Pattern::Odd);
-    bases.all(|a| a == Some(base))
-        && at_base
-        && phobos_core::ir::range::zero_low_bits_at_origin(k, base) >= 2
+    let low_bits = phobos_core::ir::range::zero_low_bits_at_origin(k, base);
+    (bases.all(|a| a == Some(base)) && at_base && low_bits >= 2).then_some(low_bits)
 }
 
 /// The elements of a tile of constant extents.
@@ -294,7 +292,27 @@ impl Lower<'_> {
         let fixed: HashMap<ExprId, Pattern> =
             patterns.iter().map(|(id, (_, p))| (*id, *p)).collect();
         let words = (ids.as_slice(), value, pre);
-        if statically_aligned(k, ids, patterns) {
+        if let Some(low_bits) = statically_aligned(k, ids, patterns) {
+            if quads && self.shuffle_applies(n, low_bits) {
+                self.tandem.renote(
+                    "stepped: one invocation steps one chunk in registers, and each subgroup \
+                     of 32 exchanges every 4 steps' words (subgroupShuffleXor) so that its \
+                     loads and stores run in tile order",
+                );
+                let in_order = self.subgroup_in_order();
+                let accept = self.nested(|lw| {
+                    lw.shuffled_loop((lens, n), (key, lo), words, &fixed, &mut body)
+                })?;
+                let reject = self.nested(|lw| {
+                    lw.stepped_loop(lens, (n, quads), (key, lo), words, Some(&fixed), &mut body)
+                })?;
+                self.cur.push(Statement::If {
+                    condition: in_order,
+                    accept,
+                    reject,
+                });
+                return Ok(());
+            }
             return self.stepped_loop(lens, (n, quads), (key, lo), words, Some(&fixed), &mut body);
         }
         // Aligned: lo is a multiple of 4 and every base counter starts at lo.
@@ -440,7 +458,7 @@ impl Lower<'_> {
 
     /// The 16-byte loads under `value` (`stmt::quad_load`), each with a
     /// function variable that holds it for the next group.
-    fn fetch_vars(&mut self, value: ExprId, depth: usize) -> Vec<(ExprId, Vec<H>)> {
+    pub(super) fn fetch_vars(&mut self, value: ExprId, depth: usize) -> Vec<(ExprId, Vec<H>)> {
         let k = self.k;
         let mut loads = Vec::new();
         let mut seen = vec![false; k.exprs.len()];
@@ -482,7 +500,7 @@ impl Lower<'_> {
 
     /// Makes the 16-byte loads `fetch` names for the group paired with
     /// block `b`, into their variables, when `b` is in `b0 .. b_end`.
-    fn fetch_group(
+    pub(super) fn fetch_group(
         &mut self,
         b: H,
         (b0, b_end): (H, H),
