@@ -18,7 +18,11 @@
 //!   and Tandem noise `Y = X + 0.5 * tandem_normal(seed, i)`, exact mode,
 //!   R = 16 and 64, counters `(r + iota(0)) * 256 + iota(1)` as in
 //!   `dropout_rows`, against the copy; compared with `Bulk::fill_f32` or
-//!   `Bulk::fill_normal_f32` and the map written in Rust on every element.
+//!   `Bulk::fill_normal_f32` and the map written in Rust on every element;
+//! - the u32, f32 and normal fills written as Phobos kernels
+//!   (`Y[r :+ R, :] = tandem_u32(seed, (r + iota(0)) * 256 + iota(1))`, ...),
+//!   compiled by the ordinary pipeline, R = 16 and 64, against the zero fill
+//!   of the same bytes; compared with `Bulk` on every element.
 //!
 //! Kernels count the bytes of X and Y (8 per element). Each row: output
 //! poisoned, half a second of warm-up launches, then the median (and
@@ -72,6 +76,25 @@ kernel tandem_noise(X: tensor<f32>[M, 256], Y: tensor<f32>[M, 256], seed: u32) {
 }
 ";
 
+/// The fills written as Phobos kernels, compiled by the ordinary pipeline.
+const FILL_KERNELS: &str = "
+@autotune(R in [16, 64])
+kernel fill_u32(Y: tensor<u32>[M, 256], seed: u32) {
+  let r = ctx.block.x * R
+  Y[r :+ R, :] = tandem_u32(seed, (r + iota(0)) * 256 + iota(1))
+}
+@autotune(R in [16, 64])
+kernel fill_f32(Y: tensor<f32>[M, 256], seed: u32) {
+  let r = ctx.block.x * R
+  Y[r :+ R, :] = tandem_uniform(seed, (r + iota(0)) * 256 + iota(1))
+}
+@autotune(R in [16, 64])
+kernel fill_normal(Y: tensor<f32>[M, 256], seed: u32) {
+  let r = ctx.block.x * R
+  Y[r :+ R, :] = tandem_normal(seed, (r + iota(0)) * 256 + iota(1))
+}
+";
+
 /// The block sizes of the kernel rows.
 const RS: [i64; 2] = [16, 64];
 
@@ -82,16 +105,28 @@ enum Which {
     DropoutRows,
     TandemDropout,
     TandemNoise,
+    /// The fills of [`FILL_KERNELS`]: no X, Y of the fill's type.
+    FillU32,
+    FillF32,
+    FillNormal,
 }
 
 impl Which {
     const ALL: [Which; 3] = [Which::DropoutRows, Which::TandemDropout, Which::TandemNoise];
+    const FILLS: [Which; 3] = [Which::FillU32, Which::FillF32, Which::FillNormal];
+
+    fn is_fill(self) -> bool {
+        Which::FILLS.contains(&self)
+    }
 
     fn kernel_name(self) -> &'static str {
         match self {
             Which::DropoutRows => "dropout_rows",
             Which::TandemDropout => "tandem_dropout",
             Which::TandemNoise => "tandem_noise",
+            Which::FillU32 => "fill_u32",
+            Which::FillF32 => "fill_f32",
+            Which::FillNormal => "fill_normal",
         }
     }
 
@@ -101,6 +136,9 @@ impl Which {
             Which::DropoutRows => format!("dropout_rows exact R={r}"),
             Which::TandemDropout => format!("tandem dropout R={r}"),
             Which::TandemNoise => format!("tandem noise R={r}"),
+            Which::FillU32 => format!("u32 as a Phobos kernel R={r}"),
+            Which::FillF32 => format!("f32 as a Phobos kernel R={r}"),
+            Which::FillNormal => format!("normal_f32 as a Phobos kernel R={r}"),
         }
     }
 
@@ -126,13 +164,16 @@ impl Which {
             Which::TandemDropout | Which::TandemNoise => {
                 ("tandem_kernels.ph", TANDEM_KERNELS.to_string())
             }
+            Which::FillU32 | Which::FillF32 | Which::FillNormal => {
+                ("fill_kernels.ph", FILL_KERNELS.to_string())
+            }
         }
     }
 
     fn seed(self) -> Value {
         match self {
             Which::DropoutRows => Value::I32(SEED as i32),
-            Which::TandemDropout | Which::TandemNoise => Value::U32(SEED),
+            _ => Value::U32(SEED),
         }
     }
 
@@ -171,7 +212,43 @@ fn tandem_reference(which: Which, x: &[f32]) -> Vec<f32> {
             bulk.fill_normal_f32(&mut draws, 0).expect("fills");
             x.iter().zip(&draws).map(|(&x, &z)| x + 0.5 * z).collect()
         }
-        Which::DropoutRows => unreachable!("dropout_rows is checked against the CPU backend"),
+        Which::DropoutRows | Which::FillU32 | Which::FillF32 | Which::FillNormal => {
+            unreachable!("only the Tandem kernels read X")
+        }
+    }
+}
+
+/// The bits a fill kernel must write over `n` elements: the reference
+/// crate's fill.
+fn fill_reference(which: Which, n: usize) -> Vec<u32> {
+    let bulk = Bulk::new(Tandem::new(Key::from_seed(u64::from(SEED))));
+    match which {
+        Which::FillU32 => {
+            let mut v = vec![0u32; n];
+            bulk.fill_u32(&mut v, 0).expect("fills");
+            v
+        }
+        Which::FillF32 | Which::FillNormal => {
+            let mut v = vec![0f32; n];
+            if which == Which::FillF32 {
+                bulk.fill_f32(&mut v, 0).expect("fills");
+            } else {
+                bulk.fill_normal_f32(&mut v, 0).expect("fills");
+            }
+            v.iter().map(|x| x.to_bits()).collect()
+        }
+        Which::DropoutRows | Which::TandemDropout | Which::TandemNoise => {
+            unreachable!("not a fill")
+        }
+    }
+}
+
+/// The bits of a u32 or f32 tensor.
+fn bits(t: &Tensor) -> Vec<u32> {
+    match &t.data {
+        Data::U32(v) => v.clone(),
+        Data::F32(v) => v.iter().map(|x| x.to_bits()).collect(),
+        _ => unreachable!("outputs are u32 or f32"),
     }
 }
 
@@ -182,9 +259,20 @@ fn f32s(t: &Tensor) -> &[f32] {
     }
 }
 
-/// The arguments of a kernel row over `x` (`[n / 256, 256]`), Y poisoned.
+/// The arguments of a kernel row over `x` (`[n / 256, 256]`), Y poisoned;
+/// a fill kernel has only Y (of `x`'s length) and the seed.
 fn kernel_args(which: Which, x: &[f32]) -> Vec<Arg> {
     let shape = vec![x.len() / 256, 256];
+    if which.is_fill() {
+        let data = match which {
+            Which::FillU32 => Data::U32(vec![0xdead_beef; x.len()]),
+            _ => Data::F32(vec![f32::from_bits(0x7fba_d000); x.len()]),
+        };
+        return vec![
+            Arg::Tensor(Tensor { shape, data }),
+            Arg::Scalar(which.seed()),
+        ];
+    }
     vec![
         Arg::Tensor(Tensor {
             shape: shape.clone(),
@@ -344,7 +432,11 @@ fn kernels(gpu: &Gpu, ceilings: &mut Ceilings, n: usize) -> Vec<Row> {
     let x = input(n);
     let bytes = 4 * n as u64;
     let mut rows = Vec::new();
-    for which in Which::ALL {
+    for which in Which::ALL.into_iter().chain(Which::FILLS) {
+        if which.is_fill() {
+            rows.extend(fill_kernel_rows(gpu, ceilings, which, &x));
+            continue;
+        }
         // The same output at every R.
         let mut want = None;
         for r in RS {
@@ -387,6 +479,50 @@ fn kernels(gpu: &Gpu, ceilings: &mut Ceilings, n: usize) -> Vec<Row> {
                 ),
             });
         }
+    }
+    rows
+}
+
+/// The rows of one fill kernel at each R: bytes written against the zero
+/// fill of the same bytes, every element compared with the reference fill.
+fn fill_kernel_rows(gpu: &Gpu, ceilings: &mut Ceilings, which: Which, x: &[f32]) -> Vec<Row> {
+    let n = x.len();
+    let bytes = 4 * n as u64;
+    let want = fill_reference(which, n);
+    let mut rows = Vec::new();
+    for r in RS {
+        let kernel = which.kernel(r);
+        let args = kernel_args(which, x);
+        let prepared = match gpu.prepare(&kernel, &args, Precision::Exact) {
+            Ok(p) => p,
+            Err(e) => {
+                println!("{}: n/a ({e})", which.row(r));
+                continue;
+            }
+        };
+        let t = timestamps(gpu, |enc, ts| prepared.encode(enc, ts));
+        let mut got = args;
+        gpu.read_back(&kernel, &prepared, &mut got)
+            .expect("read back");
+        let dispatched = prepared.workgroups();
+        drop(prepared);
+        let Arg::Tensor(y) = &got[0] else {
+            unreachable!("Y is a tensor")
+        };
+        let bad = bits(y).iter().zip(&want).filter(|(a, b)| a != b).count();
+        let zero = ceilings.zero(bytes);
+        rows.push(Row {
+            name: which.row(r),
+            bytes,
+            median: t[t.len() / 2],
+            fastest: t[0],
+            ceiling: ("zero fill", gib(bytes, zero.0)),
+            check: format!(
+                "{}; workgroup {}, dispatch {dispatched:?}",
+                check_text(bad, n as u64, "the reference fill"),
+                phobos_runtime::gpu::workgroup_size(&kernel)
+            ),
+        });
     }
     rows
 }

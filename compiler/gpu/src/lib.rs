@@ -140,7 +140,7 @@ pub struct GpuOptions {
     /// (`lower/tandem_draw/shuffled.rs`: their loads and stores then run
     /// in tile order); the module then needs subgroup operations (wgpu's
     /// `SUBGROUP`). Each subgroup checks its lanes at run time and takes
-    /// the plain stepped loop otherwise. Same bits either way.
+    /// the direct path otherwise. Same bits either way.
     pub subgroup_shuffle: bool,
 }
 

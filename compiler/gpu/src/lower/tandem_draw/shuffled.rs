@@ -15,14 +15,21 @@
 //! handing the words over through workgroup memory instead was slower than
 //! the stepped loop itself (bench/RESULTS.md).
 //!
+//! Only statements that load nothing take it: on the H200 (bench/RESULTS.md,
+//! 2026-12-01) the u32 fill `Y[r :+ R, :] = tandem_u32(seed, ...)` went
+//! from 3433 to 3846 GiB/s (95% of the zero fill), the f32 fill from 3432
+//! to 3602, while Tandem dropout, which loads X, fell from 3218 to 2857 and
+//! noise from 2338 to 2243 (with or without its loads made ahead).
+//!
 //! Applies on devices whose subgroups are always 32 wide
-//! (`GpuOptions::subgroup_shuffle`), where the stepped loop's lanes read
+//! (`GpuOptions::subgroup_shuffle`), to statements whose value loads
+//! nothing, where the stepped loop's lanes read
 //! words known at compile time, the tile's first counter is a multiple of a
 //! group's `4 * 8K` words, its length a whole number of groups, and one
 //! invocation steps each chunk with a whole number of subgroups a block.
 //! Each subgroup checks at run time that its lanes are the block's
 //! invocations `32 w .. 32 w + 31` in order (one vote); one that is not
-//! takes the stepped loop. The bits are the stepped loop's either way.
+//! takes the direct path, draw by draw. The bits are the same either way.
 
 use super::stepped::{Pattern, Stepped};
 use super::{K_GROUP_BLOCKS, Lower, WARM_UP};
@@ -32,7 +39,7 @@ use naga::{
     BinaryOperator as B, Block, BuiltIn, CollectiveOperation, Expression, FunctionArgument,
     GatherMode, Span, Statement, SubgroupOperation,
 };
-use phobos_core::ir::ExprId;
+use phobos_core::ir::{ExprId, ExprKind, Kernel};
 use phobos_core::types::Scalar;
 use std::collections::HashMap;
 
@@ -42,13 +49,14 @@ const LANES: u32 = 32;
 const BATCH: u32 = LANES / 8;
 
 impl Lower<'_> {
-    /// Whether a stepped statement over `n` positions whose first counter
-    /// has `low_bits` known zero bits can take the shuffled loop here.
-    pub(super) fn shuffle_applies(&self, n: u32, low_bits: u32) -> bool {
+    /// Whether a stepped statement of value `value` over `n` positions
+    /// whose first counter has `low_bits` known zero bits can take the
+    /// shuffled loop here.
+    pub(super) fn shuffle_applies(&self, value: ExprId, n: u32, low_bits: u32) -> bool {
         let chunk_blocks = K_GROUP_BLOCKS / 8;
         let tasks = n / 4 / chunk_blocks;
         self.subgroup_shuffle
-            && std::env::var("PHOBOS_STEPPED").as_deref() != Ok("registers")
+            && !loads_anything(self.k, value)
             && low_bits >= (4 * K_GROUP_BLOCKS).trailing_zeros()
             && n.is_multiple_of(4 * K_GROUP_BLOCKS)
             && tasks == self.block_invocations
@@ -122,13 +130,13 @@ impl Lower<'_> {
         })
     }
 
-    /// The shuffled loop (module doc) over a tile of `n` positions whose
+    /// The shuffled loop (module doc) over a tile of extents `lens` whose
     /// first counter is `lo`.
     pub(super) fn shuffled_loop(
         &mut self,
-        (lens, n): (&[H], u32),
+        lens: &[H],
         (key, lo): ([H; 4], H),
-        (ids, value, pre): (&[ExprId], ExprId, &HashMap<ExprId, H>),
+        ids: &[ExprId],
         fixed: &HashMap<ExprId, Pattern>,
         body: &mut impl FnMut(&mut Self, H, &[H]) -> Result<(), LowerError>,
     ) -> Result<(), LowerError> {
@@ -136,8 +144,6 @@ impl Lower<'_> {
         let gs = self.u32c(K_GROUP_BLOCKS.trailing_zeros());
         let b0 = self.binary(B::ShiftRight, lo, two);
         let g0 = self.binary(B::ShiftRight, b0, gs);
-        let nq = self.u32c(n / 4);
-        let b_end = self.binary(B::Add, b0, nq);
         let task = self.local;
         // This invocation's chunk: lane `task % 8` of group `g0 + task / 8`
         // (chunk indices wrap with the 2^30 blocks 32-bit counters reach).
@@ -167,7 +173,6 @@ impl Lower<'_> {
             lw.binary(B::Equal, x, one)
         };
         let bits = [bit(self, 3), bit(self, 4)];
-        let fetch = self.fetch_vars(value, BATCH as usize);
 
         let batch = self.temp(Scalar::U32);
         let zero = self.u32c(0);
@@ -221,10 +226,6 @@ impl Lower<'_> {
                 })
                 .collect();
             for (s, rel) in rels.iter().enumerate() {
-                let b = lw.binary(B::Add, b0, *rel);
-                lw.fetch_group(b, (b0, b_end), lens, &fetch, s, pre)?;
-            }
-            for (s, rel) in rels.iter().enumerate() {
                 let two = lw.u32c(2);
                 let flat = lw.binary(B::ShiftLeft, *rel, two);
                 let pos = lw.flat_position(flat, lens);
@@ -248,13 +249,8 @@ impl Lower<'_> {
                         },
                     );
                 }
-                lw.tandem.preloaded = fetch
-                    .iter()
-                    .map(|(id, v)| (*id, lw.var_load(v[s])))
-                    .collect();
                 let r = body(lw, flat, &pos);
                 lw.tandem.stepped.clear();
-                lw.tandem.preloaded.clear();
                 r?;
             }
             Ok(())
@@ -273,4 +269,21 @@ impl Lower<'_> {
         });
         Ok(())
     }
+}
+
+/// Whether `value` loads from a tensor or a tile anywhere under it.
+fn loads_anything(k: &Kernel, value: ExprId) -> bool {
+    let mut seen = vec![false; k.exprs.len()];
+    let mut stack = vec![value];
+    while let Some(id) = stack.pop() {
+        if std::mem::replace(&mut seen[id], true) {
+            continue;
+        }
+        let kind = &k.exprs[id].kind;
+        if matches!(kind, ExprKind::Load { .. }) {
+            return true;
+        }
+        stack.extend(kind.operands());
+    }
+    false
 }

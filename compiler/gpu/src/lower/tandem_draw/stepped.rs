@@ -293,19 +293,20 @@ impl Lower<'_> {
             patterns.iter().map(|(id, (_, p))| (*id, *p)).collect();
         let words = (ids.as_slice(), value, pre);
         if let Some(low_bits) = statically_aligned(k, ids, patterns) {
-            if quads && self.shuffle_applies(n, low_bits) {
+            if quads && self.shuffle_applies(value, n, low_bits) {
                 self.tandem.renote(
                     "stepped: one invocation steps one chunk in registers, and each subgroup \
                      of 32 exchanges every 4 steps' words (subgroupShuffleXor) so that its \
                      loads and stores run in tile order",
                 );
                 let in_order = self.subgroup_in_order();
-                let accept = self.nested(|lw| {
-                    lw.shuffled_loop((lens, n), (key, lo), words, &fixed, &mut body)
-                })?;
-                let reject = self.nested(|lw| {
-                    lw.stepped_loop(lens, (n, quads), (key, lo), words, Some(&fixed), &mut body)
-                })?;
+                let accept =
+                    self.nested(|lw| lw.shuffled_loop(lens, (key, lo), ids, &fixed, &mut body))?;
+                // Never taken where subgroups are laid out as every known
+                // driver lays them out, so the smallest correct code: each
+                // draw on the direct path.
+                let reject = self
+                    .nested(|lw| lw.tile_loop_by(lens, 4, |lw, flat, pos| body(lw, flat, pos)))?;
                 self.cur.push(Statement::If {
                     condition: in_order,
                     accept,
@@ -458,7 +459,7 @@ impl Lower<'_> {
 
     /// The 16-byte loads under `value` (`stmt::quad_load`), each with a
     /// function variable that holds it for the next group.
-    pub(super) fn fetch_vars(&mut self, value: ExprId, depth: usize) -> Vec<(ExprId, Vec<H>)> {
+    fn fetch_vars(&mut self, value: ExprId, depth: usize) -> Vec<(ExprId, Vec<H>)> {
         let k = self.k;
         let mut loads = Vec::new();
         let mut seen = vec![false; k.exprs.len()];
@@ -500,7 +501,7 @@ impl Lower<'_> {
 
     /// Makes the 16-byte loads `fetch` names for the group paired with
     /// block `b`, into their variables, when `b` is in `b0 .. b_end`.
-    pub(super) fn fetch_group(
+    fn fetch_group(
         &mut self,
         b: H,
         (b0, b_end): (H, H),
