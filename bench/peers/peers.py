@@ -365,6 +365,14 @@ TABLE_KERNELS = [
     ("tandem dropout R=64", "dropout"),
     ("tandem noise R=16", "noise"),
     ("tandem noise R=64", "noise"),
+    # The fills written as Phobos kernels (phobos-bench-table's FILL_KERNELS),
+    # beside the same fills' peers.
+    ("u32 as a Phobos kernel R=16", "u32"),
+    ("u32 as a Phobos kernel R=64", "u32"),
+    ("f32 as a Phobos kernel R=16", "f32"),
+    ("f32 as a Phobos kernel R=64", "f32"),
+    ("normal_f32 as a Phobos kernel R=16", "normal_f32"),
+    ("normal_f32 as a Phobos kernel R=64", "normal_f32"),
 ]
 TRITON_BLOCKS = (512, 1024, 2048, 4096)
 DROPOUT_P = 0.1
