@@ -43,7 +43,7 @@ fn broken_ir_is_reported_with_its_entity() {
         .iter()
         .position(|e| matches!(e.kind, ExprKind::Binary(..)))
     {
-        k.exprs[id].kind = ExprKind::Binary(phobos_core::syntax::ast::BinOp::Add, last, last);
+        k.exprs[id].kind = ExprKind::Binary(phobos_core::ir::BinOp::Add, last, last);
         assert!(entities(&k).contains(&format!("%{id}")), "{:?}", verify(&k));
     }
 

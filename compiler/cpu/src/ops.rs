@@ -7,7 +7,7 @@ use cranelift_codegen::ir::immediates::{Ieee32, Ieee64};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value, types};
 use cranelift_frontend::FunctionBuilder;
 use phobos_core::ir::Builtin;
-use phobos_core::syntax::ast::{BinOp, UnOp};
+use phobos_core::ir::{BinOp, UnOp};
 use phobos_core::types::{Scalar, Value as V};
 
 /// The machine type of an element type; bool is a byte holding 0 or 1.

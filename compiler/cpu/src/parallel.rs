@@ -7,8 +7,8 @@
 //! tiled along every block axis the kernel uses: some index of it starts at
 //! `n * ctx.block.a + c` with length `n`.
 
+use phobos_core::ir::BinOp;
 use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, ParamKind, Place, Stmt};
-use phobos_core::syntax::ast::BinOp;
 use phobos_core::types::{Dim, Value};
 use std::collections::HashMap;
 

@@ -13,8 +13,8 @@ use std::collections::HashMap;
 use crate::codegen::{Gen, StoreCtx, key};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value, types};
+use phobos_core::ir::{BinOp, UnOp};
 use phobos_core::ir::{Builtin, ExprId, ExprKind, Index, Place};
-use phobos_core::syntax::ast::{BinOp, UnOp};
 use phobos_core::types::{Dim, Scalar};
 
 const W: i64 = 4;

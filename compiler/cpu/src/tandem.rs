@@ -18,8 +18,8 @@
 use crate::codegen::Gen;
 use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, Value, types};
 use phobos_core::interp::ops::{TANDEM_K, tandem_below_retry, tandem_key, tandem_word};
+use phobos_core::ir::{BinOp, UnOp};
 use phobos_core::ir::{Builtin, ExprId, ExprKind};
-use phobos_core::syntax::ast::{BinOp, UnOp};
 use phobos_core::types::{Dim, Scalar, Value as V};
 use phobos_tandem::core::{Block, Chunk, GROUP_CHUNKS};
 use std::cell::RefCell;

@@ -26,7 +26,7 @@
 //!   input all store and bitcast as the same bits on every backend.
 
 use crate::ir::Builtin;
-use crate::syntax::ast::{BinOp, UnOp};
+use crate::ir::{BinOp, UnOp};
 use crate::types::{Scalar, Value};
 
 pub fn unary(op: UnOp, a: Value) -> Value {
@@ -209,39 +209,85 @@ pub fn bitcast(a: Value, to: Scalar) -> Value {
     }
 }
 
+/// The value of a builtin: its row's function in `ir::builtin::TABLE`.
 pub fn builtin(f: Builtin, args: &[Value]) -> Value {
+    f.eval(args)
+}
+
+/// `sqrt`: IEEE square root, correctly rounded.
+pub fn sqrt(f: Builtin, args: &[Value]) -> Value {
     use Value::*;
+    match args {
+        [F32(x)] => F32(x.sqrt()),
+        [F64(x)] => F64(x.sqrt()),
+        _ => unreachable!("the checker rejects {f:?} on {args:?}"),
+    }
+}
+
+/// `abs`: the sign cleared on floats; wrapping on integers (`abs(MIN) == MIN`).
+pub fn abs(f: Builtin, args: &[Value]) -> Value {
+    use Value::*;
+    match args {
+        [F32(x)] => F32(x.abs()),
+        [F64(x)] => F64(x.abs()),
+        [I32(x)] => I32(x.wrapping_abs()),
+        [I64(x)] => I64(x.wrapping_abs()),
+        _ => unreachable!("the checker rejects {f:?} on {args:?}"),
+    }
+}
+
+/// `min(a, b)`: `b < a ? b : a`.
+pub fn min(_: Builtin, args: &[Value]) -> Value {
+    let [a, b] = args else {
+        unreachable!("min takes two arguments")
+    };
+    select(binary(BinOp::Lt, *b, *a), *b, *a)
+}
+
+/// `max(a, b)`: `b > a ? b : a`.
+pub fn max(_: Builtin, args: &[Value]) -> Value {
+    let [a, b] = args else {
+        unreachable!("max takes two arguments")
+    };
+    select(binary(BinOp::Gt, *b, *a), *b, *a)
+}
+
+/// `_tandem_key.q(seed)`: word `q` of [`tandem_key`].
+pub fn tandem_key_word(f: Builtin, args: &[Value]) -> Value {
     match (f, args) {
-        // IEEE square root is correctly rounded.
-        (Builtin::Sqrt, [F32(x)]) => F32(x.sqrt()),
-        (Builtin::Sqrt, [F64(x)]) => F64(x.sqrt()),
-        (Builtin::Abs, [F32(x)]) => F32(x.abs()),
-        (Builtin::Abs, [F64(x)]) => F64(x.abs()),
-        (Builtin::Abs, [I32(x)]) => I32(x.wrapping_abs()),
-        (Builtin::Abs, [I64(x)]) => I64(x.wrapping_abs()),
-        (Builtin::Min, [a, b]) => select(binary(BinOp::Lt, *b, *a), *b, *a),
-        (Builtin::Max, [a, b]) => select(binary(BinOp::Gt, *b, *a), *b, *a),
-        (Builtin::TandemKey(q), [U32(seed)]) => U32(tandem_key(*seed)[q as usize]),
-        (Builtin::TandemWord, [U32(k0), U32(k1), U32(k2), U32(k3), U32(i)]) => {
-            U32(tandem_word([*k0, *k1, *k2, *k3], *i))
-        }
-        (
-            Builtin::TandemBelowRetry,
-            [
-                Bool(rejected),
-                U32(k0),
-                U32(k1),
-                U32(k2),
-                U32(k3),
-                U32(i),
-                U32(n),
-            ],
-        ) => U32(if *rejected {
+        (Builtin::TandemKey(q), [Value::U32(seed)]) => Value::U32(tandem_key(*seed)[q as usize]),
+        _ => unreachable!("the checker rejects {f:?} on {args:?}"),
+    }
+}
+
+/// `_tandem_word(k0, k1, k2, k3, i)`: [`tandem_word`].
+pub fn tandem_word_value(f: Builtin, args: &[Value]) -> Value {
+    use Value::U32;
+    match args {
+        [U32(k0), U32(k1), U32(k2), U32(k3), U32(i)] => U32(tandem_word([*k0, *k1, *k2, *k3], *i)),
+        _ => unreachable!("the checker rejects {f:?} on {args:?}"),
+    }
+}
+
+/// `_tandem_below_retry(rejected, k0, k1, k2, k3, i, n)`:
+/// [`tandem_below_retry`] when `rejected`, else 0.
+pub fn tandem_below_retry_value(f: Builtin, args: &[Value]) -> Value {
+    use Value::{Bool, U32};
+    match args {
+        [
+            Bool(rejected),
+            U32(k0),
+            U32(k1),
+            U32(k2),
+            U32(k3),
+            U32(i),
+            U32(n),
+        ] => U32(if *rejected {
             tandem_below_retry([*k0, *k1, *k2, *k3], *i, *n)
         } else {
             0
         }),
-        (f, args) => unreachable!("the checker rejects {f:?} on {args:?}"),
+        _ => unreachable!("the checker rejects {f:?} on {args:?}"),
     }
 }
 

@@ -4,12 +4,15 @@
 //! Expressions live in one arena per kernel and refer to each other by
 //! [`ExprId`]; an argument used twice by an inlined `fn` is one shared node.
 
-use crate::syntax::ast::{BinOp, UnOp};
 use crate::types::{Dim, Scalar, Shape, SymId, Value};
 use std::fmt::Write;
 
+mod builtin;
+mod op;
 pub mod range;
 mod verify;
+pub use builtin::{Builtin, Def as BuiltinDef, TABLE as BUILTINS, Typing};
+pub use op::{BinOp, UnOp};
 pub use verify::{VerifyError, verify};
 
 pub type ExprId = usize;
@@ -136,60 +139,6 @@ pub enum Stmt {
         index: Vec<Index>,
         value: ExprId,
     },
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Builtin {
-    Sqrt,
-    Abs,
-    Min,
-    Max,
-    /// `(seed: u32) -> u32`: word `q` (0..4) of the Tandem key
-    /// `Key::from_seed(seed)` (stdlib/tandem/SPEC.md section 2).
-    TandemKey(u8),
-    /// `(k0, k1, k2, k3, i: u32) -> u32`: word `i` of the Tandem stream of
-    /// the key `[k0, k1, k2, k3]` with `K = 32` (SPEC.md section 3.6),
-    /// element `i` of `fill_u32`.
-    TandemWord,
-    /// `(rejected: bool, k0, k1, k2, k3, i, n: u32) -> u32`: when `rejected`,
-    /// the value Lemire's method accepts on the continuation of
-    /// `key.sub(PURPOSE_BELOW).split(i)` (SPEC.md section 7.5); else 0,
-    /// without drawing anything.
-    TandemBelowRetry,
-}
-
-impl Builtin {
-    pub fn name(self) -> &'static str {
-        match self {
-            Builtin::Sqrt => "sqrt",
-            Builtin::Abs => "abs",
-            Builtin::Min => "min",
-            Builtin::Max => "max",
-            Builtin::TandemKey(_) => "_tandem_key",
-            Builtin::TandemWord => "_tandem_word",
-            Builtin::TandemBelowRetry => "_tandem_below_retry",
-        }
-    }
-
-    /// The Tandem builtins: integer operations on u32 words (and one bool),
-    /// whose meaning is the reference crate `phobos-tandem`.
-    pub fn is_tandem(self) -> bool {
-        matches!(
-            self,
-            Builtin::TandemKey(_) | Builtin::TandemWord | Builtin::TandemBelowRetry
-        )
-    }
-
-    /// The argument types of a Tandem builtin, in order.
-    pub fn tandem_args(self) -> &'static [Scalar] {
-        use Scalar::{Bool, U32};
-        match self {
-            Builtin::TandemKey(_) => &[U32],
-            Builtin::TandemWord => &[U32, U32, U32, U32, U32],
-            Builtin::TandemBelowRetry => &[Bool, U32, U32, U32, U32, U32, U32],
-            _ => &[],
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -397,13 +346,12 @@ impl Kernel {
             ExprKind::Cast(a) => format!("cast %{a}"),
             ExprKind::Bitcast(a) => format!("bitcast %{a}"),
             ExprKind::Select(c, a, b) => format!("select %{c} %{a} %{b}"),
-            ExprKind::Builtin(Builtin::TandemKey(q), args) => {
-                let v: Vec<String> = args.iter().map(|a| format!("%{a}")).collect();
-                format!("_tandem_key.{q} {}", v.join(" "))
-            }
             ExprKind::Builtin(f, args) => {
                 let v: Vec<String> = args.iter().map(|a| format!("%{a}")).collect();
-                format!("{} {}", f.name(), v.join(" "))
+                match f.word() {
+                    Some(q) => format!("{}.{q} {}", f.name(), v.join(" ")),
+                    None => format!("{} {}", f.name(), v.join(" ")),
+                }
             }
         }
     }

@@ -7,7 +7,9 @@
 //!    locals and dims exist, places are tensors or locals.
 //! 2. Types: operands of an operation agree; comparisons give bool; `where`
 //!    takes a bool condition and branches of its own type; a bitcast keeps the
-//!    size; builtins take the types the checker allows; constants carry their
+//!    size; builtins take the number and types of arguments their row of
+//!    `ir::builtin::TABLE` gives (its typing rule, the checker's own), and
+//!    have the broadcast of their arguments' shapes; constants carry their
 //!    node's type; iota, block and grid values and dim values are i32.
 //! 3. Shapes: an operation's shape is the broadcast of its operands'; a load
 //!    has one index per axis of its place and the shape of its range axes;
@@ -20,8 +22,8 @@
 //! The checker builds IR that satisfies all of this; a violation is a
 //! compiler bug, reported as an internal error with the printed IR.
 
+use super::{BinOp, UnOp};
 use super::{ExprKind, Index, Kernel, LocalKind, ParamKind, Place, Stmt};
-use crate::syntax::ast::{BinOp, UnOp};
 use crate::types::{Dim, Scalar, Shape};
 use std::fmt;
 
@@ -256,11 +258,11 @@ impl Verifier<'_> {
                             format!("operands of `{}` are {} and {}", op.symbol(), x.ty, y.ty),
                         );
                     }
-                    let cmp = matches!(
-                        op,
-                        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
-                    );
-                    let want = if cmp { Scalar::Bool } else { x.ty };
+                    let want = if op.is_comparison() {
+                        Scalar::Bool
+                    } else {
+                        x.ty
+                    };
                     if e.ty != want {
                         self.err(
                             &me,
@@ -324,65 +326,47 @@ impl Verifier<'_> {
                     }
                 }
             }
-            ExprKind::Builtin(f, xs) if f.is_tandem() => {
-                let want = f.tandem_args();
-                if xs.len() != want.len() {
+            ExprKind::Builtin(f, xs) => {
+                let def = f.def();
+                if xs.len() != def.arity {
                     self.err(
                         &me,
                         format!(
                             "{} takes {} arguments, has {}",
                             f.name(),
-                            want.len(),
+                            def.arity,
                             xs.len()
                         ),
                     );
                 }
-                if e.ty != Scalar::U32 {
-                    self.err(&me, format!("{} is u32, node is {}", f.name(), e.ty));
+                if let (Some(q), Some(n)) = (f.word(), def.word)
+                    && q >= n
+                {
+                    self.err(&me, format!("{} has words 0 to {}", f.name(), n - 1));
                 }
-                if matches!(f, super::Builtin::TandemKey(q) if *q > 3) {
-                    self.err(&me, "a Tandem key has words 0 to 3");
+                if !xs.iter().all(|x| self.operand(id, *x)) {
+                    return;
                 }
-                for (x, t) in xs.iter().zip(want) {
-                    if self.operand(id, *x) && k.exprs[*x].ty != *t {
-                        self.err(
-                            &me,
-                            format!(
-                                "argument %{x} of {} is {}, not {t}",
-                                f.name(),
-                                k.exprs[*x].ty
-                            ),
-                        );
-                    }
-                }
-            }
-            ExprKind::Builtin(f, xs) => {
-                let n = if matches!(f, super::Builtin::Min | super::Builtin::Max) {
-                    2
-                } else {
-                    1
-                };
-                if xs.len() != n {
-                    self.err(
+                let types: Vec<Scalar> = xs.iter().map(|x| k.exprs[*x].ty).collect();
+                match def.typing.result(&types) {
+                    Ok(t) if t == e.ty => {}
+                    Ok(t) => self.err(&me, format!("{} gives {t}, node is {}", f.name(), e.ty)),
+                    Err(i) => self.err(
                         &me,
-                        format!("{} takes {n} arguments, has {}", f.name(), xs.len()),
-                    );
+                        format!(
+                            "argument %{} of {} is {}, which its typing rule {:?} refuses",
+                            xs[i],
+                            f.name(),
+                            types[i],
+                            def.typing
+                        ),
+                    ),
                 }
-                for x in xs {
-                    if self.operand(id, *x) && k.exprs[*x].ty != e.ty {
-                        self.err(
-                            &me,
-                            format!(
-                                "argument %{x} of {} is {}, node is {}",
-                                f.name(),
-                                k.exprs[*x].ty,
-                                e.ty
-                            ),
-                        );
-                    }
-                }
-                if *f == super::Builtin::Sqrt && !e.ty.is_float() {
-                    self.err(&me, format!("sqrt of {}", e.ty));
+                let shape = xs
+                    .iter()
+                    .try_fold(Vec::new(), |acc, x| broadcast(&acc, &k.exprs[*x].shape));
+                if shape.as_ref() != Some(&e.shape) {
+                    self.err(&me, "shape is not the broadcast of the arguments' shapes");
                 }
             }
         }

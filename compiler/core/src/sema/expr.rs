@@ -4,34 +4,28 @@
 use super::check::{Binding, Checker, IotaCtx};
 use super::literal::{Ty, Val};
 use crate::diag::{Diagnostic, code};
-use crate::ir::{Builtin, ExprKind, ParamKind, Place};
+use crate::ir::{self, Builtin, BuiltinDef, ExprKind, ParamKind, Place};
 use crate::span::Span;
-use crate::syntax::ast::{self, BinOp, ExprKind as AK, UnOp};
+use crate::syntax::ast::{self, ExprKind as AK};
 use crate::types::{Scalar, Value};
 
-/// Names that are builtins rather than `fn`s.
-const BUILTINS: &[&str] = &[
-    "iota",
-    "where",
-    "sqrt",
-    "abs",
-    "min",
-    "max",
-    "bool",
-    "i32",
-    "u32",
-    "i64",
-    "u64",
-    "f32",
-    "f64",
-    "_tandem_key",
-    "_tandem_word",
-    "_tandem_below_retry",
-    "_tandem_index",
-];
+/// The builtin forms the checker turns into other nodes: they are not rows
+/// of `ir::BUILTINS` (the builtins that are IR nodes), nor conversions
+/// (named by their type).
+const FORMS: &[&str] = &["iota", "where", "_tandem_index"];
+
+/// Every name a call may use that is not a `fn`: the forms, the
+/// conversions and the IR's builtins.
+fn builtin_names() -> impl Iterator<Item = &'static str> {
+    FORMS
+        .iter()
+        .copied()
+        .chain(Scalar::ALL.iter().map(|s| s.name()))
+        .chain(ir::BUILTINS.iter().map(|d| d.name))
+}
 
 pub fn is_builtin(name: &str) -> bool {
-    BUILTINS.contains(&name)
+    builtin_names().any(|n| n == name)
 }
 
 /// The deepest `fn` expansion allowed; recursion is reported before this.
@@ -242,8 +236,9 @@ impl Checker<'_> {
         Some(self.concrete(kind, Scalar::I32, vec![], e.span))
     }
 
-    fn unary(&mut self, op: UnOp, a: &ast::Expr, span: Span) -> Option<Val> {
+    fn unary(&mut self, op: ast::UnOp, a: &ast::Expr, span: Span) -> Option<Val> {
         let v = self.expr(a)?;
+        use ast::UnOp;
         let ok = match op {
             UnOp::Neg => {
                 v.ty.is_float()
@@ -257,7 +252,7 @@ impl Checker<'_> {
             self.bad_operand(op.symbol(), &v, span);
             return None;
         }
-        let kind = ExprKind::Unary(op, v.id);
+        let kind = ExprKind::Unary(op.into(), v.id);
         Some(match v.ty {
             Ty::S(s) => self.concrete(kind, s, v.shape, span),
             abs => self.abstract_op(kind, abs, v.shape, span),
@@ -285,11 +280,11 @@ impl Checker<'_> {
         );
     }
 
-    fn binary(&mut self, op: BinOp, a: &ast::Expr, b: &ast::Expr, span: Span) -> Option<Val> {
+    fn binary(&mut self, op: ast::BinOp, a: &ast::Expr, b: &ast::Expr, span: Span) -> Option<Val> {
         let (va, vb) = (self.expr(a), self.expr(b));
         let (va, vb) = (va?, vb?);
         let shape = self.broadcast(&va, &vb, span)?;
-        use BinOp::*;
+        use ast::BinOp::*;
         let (va, vb, ty) = match op {
             And | Or => {
                 for v in [&va, &vb] {
@@ -333,7 +328,7 @@ impl Checker<'_> {
                 (va, vb, t)
             }
         };
-        let kind = ExprKind::Binary(op, va.id, vb.id);
+        let kind = ExprKind::Binary(op.into(), va.id, vb.id);
         Some(match ty {
             Ty::S(s) => self.concrete(kind, s, shape, span),
             abs => self.abstract_op(kind, abs, shape, span),
@@ -383,83 +378,107 @@ impl Checker<'_> {
                 let [c, a, b] = self.args::<3>(f, args, span)?;
                 self.select(c, a, b, span)
             }
-            "sqrt" | "abs" => {
-                let [a] = self.args::<1>(f, args, span)?;
-                let v = self.expr(a)?;
-                let v = self.default_type(v)?;
-                let b = if name == "sqrt" {
-                    Builtin::Sqrt
-                } else {
-                    Builtin::Abs
-                };
-                let ok = if b == Builtin::Sqrt {
-                    v.ty.is_float()
-                } else {
-                    v.ty.is_float() || matches!(v.ty, Ty::S(s) if s.is_signed_int())
-                };
-                if !ok {
-                    self.bad_operand(name, &v, span);
-                    return None;
-                }
-                let Ty::S(s) = v.ty else { return None };
-                Some(self.concrete(ExprKind::Builtin(b, vec![v.id]), s, v.shape, span))
-            }
-            "min" | "max" => {
-                let [a, b] = self.args::<2>(f, args, span)?;
-                let (va, vb) = (self.expr(a)?, self.expr(b)?);
-                let shape = self.broadcast(&va, &vb, span)?;
-                let (va, vb, _) = self.unify(&va, &vb, span, "arguments differ in type")?;
-                let (va, vb) = (self.default_type(va)?, self.default_type(vb)?);
-                let Ty::S(s) = va.ty else { return None };
-                if s == Scalar::Bool {
-                    self.bad_operand(name, &va, span);
-                    return None;
-                }
-                let b = if name == "min" {
-                    Builtin::Min
-                } else {
-                    Builtin::Max
-                };
-                Some(self.concrete(ExprKind::Builtin(b, vec![va.id, vb.id]), s, shape, span))
-            }
-            "_tandem_key" => {
-                let [seed, q] = self.args::<2>(f, args, span)?;
-                let q = self.const_int(q)?;
-                if !(0..4).contains(&q) {
-                    self.error(
-                        Diagnostic::error(
-                            code::RANK,
-                            format!("a Tandem key has words 0 to 3, not {q}"),
-                        )
-                        .label(span, "this word")
-                        .help("write `_tandem_key(seed, 0)` .. `_tandem_key(seed, 3)`"),
-                    );
-                    return None;
-                }
-                self.tandem(Builtin::TandemKey(q as u8), &[seed], span)
-            }
-            "_tandem_word" => {
-                let xs = self.args::<5>(f, args, span)?;
-                self.tandem(Builtin::TandemWord, &xs, span)
-            }
-            "_tandem_below_retry" => {
-                let xs = self.args::<7>(f, args, span)?;
-                self.tandem(Builtin::TandemBelowRetry, &xs, span)
-            }
             "_tandem_index" => {
                 let [a] = self.args::<1>(f, args, span)?;
                 self.tandem_index(a, span)
             }
-            _ => self.call_fn(f, args, span),
+            _ => match Builtin::lookup(name) {
+                Some(def) => self.builtin(def, f, args, span),
+                None => self.call_fn(f, args, span),
+            },
         }
     }
 
-    /// A Tandem builtin: each argument must have the type the builtin takes
-    /// (an untyped literal takes it), and the shapes broadcast.
-    fn tandem(&mut self, b: Builtin, args: &[&ast::Expr], span: Span) -> Option<Val> {
+    /// A call of a builtin of `ir::BUILTINS`, typed by its row's rule.
+    fn builtin(
+        &mut self,
+        def: &'static BuiltinDef,
+        f: &ast::Ident,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<Val> {
+        let given = def.arity + usize::from(def.word.is_some());
+        if args.len() != given {
+            self.arity(&f.name, given, args.len(), span, None);
+            return None;
+        }
+        let mut b = def.builtin;
+        if let Some(n) = def.word {
+            let q = self.const_int(&args[def.arity])?;
+            if !(0..i128::from(n)).contains(&q) {
+                self.error(
+                    Diagnostic::error(
+                        code::RANK,
+                        format!("`{}` has words 0 to {}, not {q}", def.name, n - 1),
+                    )
+                    .label(span, "this word")
+                    .help(format!(
+                        "write `{0}(..., 0)` .. `{0}(..., {1})`",
+                        def.name,
+                        n - 1
+                    )),
+                );
+                return None;
+            }
+            b = b.with_word(q as u8);
+        }
+        let operands = &args[..def.arity];
+        if let ir::Typing::Fixed(want, _) = def.typing {
+            let xs: Vec<&ast::Expr> = operands.iter().collect();
+            return self.fixed(b, want, &xs, span);
+        }
+        let mut vals = Vec::with_capacity(operands.len());
+        for a in operands {
+            vals.push(self.expr(a)?);
+        }
+        let mut shape = Vec::new();
+        for v in &vals {
+            let acc = Val { shape, ..v.clone() };
+            shape = self.broadcast(&acc, v, span)?;
+        }
+        // One type for all: untyped literals take the typed arguments' type
+        // (`concretize` retypes nodes in place, so unifying twice is free).
+        for i in 1..vals.len() {
+            let (a, b, _) = self.unify(&vals[0], &vals[i], span, "arguments differ in type")?;
+            vals[0] = a;
+            vals[i] = b;
+        }
+        for i in 1..vals.len().saturating_sub(1) {
+            let (_, b, _) = self.unify(&vals[0], &vals[i], span, "arguments differ in type")?;
+            vals[i] = b;
+        }
+        let mut ids = Vec::with_capacity(vals.len());
+        let mut types = Vec::with_capacity(vals.len());
+        for v in vals.iter().cloned() {
+            let v = self.default_type(v)?;
+            let Ty::S(s) = v.ty else { return None };
+            ids.push(v.id);
+            types.push(s);
+        }
+        let ty = match def.typing.result(&types) {
+            Ok(t) => t,
+            Err(i) => {
+                let v = self.default_type(vals[i].clone())?;
+                self.bad_operand(def.name, &v, span);
+                return None;
+            }
+        };
+        Some(self.concrete(ExprKind::Builtin(b, ids), ty, shape, span))
+    }
+
+    /// A builtin of fixed argument types (the Tandem builtins): each argument
+    /// must have the type the builtin takes (an untyped literal takes it),
+    /// and the shapes broadcast.
+    fn fixed(
+        &mut self,
+        b: Builtin,
+        want: &'static [Scalar],
+        args: &[&ast::Expr],
+        span: Span,
+    ) -> Option<Val> {
         let mut ids = Vec::new();
         let mut shape: Vec<crate::types::Dim> = Vec::new();
-        for (a, want) in args.iter().zip(b.tandem_args()) {
+        for (a, want) in args.iter().zip(want) {
             let v = self.expr(a)?;
             let v = match v.ty {
                 Ty::AbsInt | Ty::AbsFloat => self.concretize(&v, *want)?,
@@ -483,7 +502,10 @@ impl Checker<'_> {
             shape = self.broadcast(&acc, &v, span)?;
             ids.push(v.id);
         }
-        Some(self.concrete(ExprKind::Builtin(b, ids), Scalar::U32, shape, span))
+        let ir::Typing::Fixed(_, ret) = b.def().typing else {
+            unreachable!("called for fixed typing rules only")
+        };
+        Some(self.concrete(ExprKind::Builtin(b, ids), ret, shape, span))
     }
 
     /// The counter of a Tandem draw as u32: an i32 counter is read as its
@@ -639,7 +661,7 @@ impl Checker<'_> {
                 .fns
                 .keys()
                 .cloned()
-                .chain(BUILTINS.iter().map(|s| s.to_string()))
+                .chain(builtin_names().map(str::to_string))
                 .collect();
             let d = Diagnostic::error(code::UNKNOWN_FN, format!("unknown function `{}`", f.name))
                 .label(f.span, "not defined");

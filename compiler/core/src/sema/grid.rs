@@ -110,11 +110,12 @@ fn affine(c: &Checker<'_>, id: ExprId) -> Option<([i64; 3], i64)> {
         ExprKind::Binary(op, a, b) => {
             let (ca, oa) = affine(c, *a)?;
             let (cb, ob) = affine(c, *b)?;
+            use crate::ir::BinOp as Op;
             match op {
-                BinOp::Add => Some(([ca[0] + cb[0], ca[1] + cb[1], ca[2] + cb[2]], oa + ob)),
-                BinOp::Sub => Some(([ca[0] - cb[0], ca[1] - cb[1], ca[2] - cb[2]], oa - ob)),
-                BinOp::Mul if ca == [0; 3] => Some((cb.map(|x| x * oa), ob * oa)),
-                BinOp::Mul if cb == [0; 3] => Some((ca.map(|x| x * ob), oa * ob)),
+                Op::Add => Some(([ca[0] + cb[0], ca[1] + cb[1], ca[2] + cb[2]], oa + ob)),
+                Op::Sub => Some(([ca[0] - cb[0], ca[1] - cb[1], ca[2] - cb[2]], oa - ob)),
+                Op::Mul if ca == [0; 3] => Some((cb.map(|x| x * oa), ob * oa)),
+                Op::Mul if cb == [0; 3] => Some((ca.map(|x| x * ob), oa * ob)),
                 _ => None,
             }
         }

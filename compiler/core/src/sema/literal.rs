@@ -7,9 +7,9 @@
 
 use super::check::Checker;
 use crate::diag::{Diagnostic, code};
+use crate::ir::{BinOp, UnOp};
 use crate::ir::{ExprId, ExprKind};
 use crate::span::Span;
-use crate::syntax::ast::{BinOp, UnOp};
 use crate::types::{Dim, Scalar, Shape, Value};
 
 /// The type of a checked expression: an element type, or a literal's kind

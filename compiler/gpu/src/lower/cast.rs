@@ -3,8 +3,8 @@
 use super::{H, Lower, kind};
 use crate::Precision;
 use naga::{BinaryOperator, ScalarKind};
+use phobos_core::ir::BinOp;
 use phobos_core::ir::{Builtin, ExprId, ExprKind};
-use phobos_core::syntax::ast::BinOp;
 use phobos_core::types::{Scalar, Value};
 
 impl<'k> Lower<'k> {

@@ -4,7 +4,7 @@ use super::{H, Lower};
 use crate::Precision;
 use naga::{BinaryOperator, Expression, MathFunction, ScalarKind, UnaryOperator};
 use phobos_core::ir::Builtin;
-use phobos_core::syntax::ast::{BinOp, UnOp};
+use phobos_core::ir::{BinOp, UnOp};
 use phobos_core::types::{Scalar, Value};
 
 impl<'k> Lower<'k> {

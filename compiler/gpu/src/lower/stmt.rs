@@ -500,7 +500,7 @@ pub(crate) fn quad_offset(k: &Kernel, id: ExprId) -> bool {
             _ => false,
         },
         ExprKind::Binary(op, a, b) => {
-            use phobos_core::syntax::ast::BinOp;
+            use phobos_core::ir::BinOp;
             match op {
                 BinOp::Mul => quad_offset(k, *a) || quad_offset(k, *b),
                 BinOp::Add | BinOp::Sub => quad_offset(k, *a) && quad_offset(k, *b),

@@ -30,8 +30,8 @@ use naga::{
     AddressSpace, ArraySize, BinaryOperator as B, Block, Expression, GlobalVariable, Handle,
     MathFunction, Span, Statement, Type, TypeInner,
 };
+use phobos_core::ir::{BinOp, UnOp};
 use phobos_core::ir::{Builtin, ExprId, ExprKind, Index, Kernel, Place, Stmt};
-use phobos_core::syntax::ast::{BinOp, UnOp};
 use phobos_core::types::{Dim, Scalar, Value};
 use std::collections::HashMap;
 use std::num::NonZeroU32;

@@ -36,8 +36,8 @@ use super::{K_GROUP_BLOCKS, Lower, WARM_UP};
 use crate::LowerError;
 use crate::lower::H;
 use naga::{BinaryOperator as B, Block, Expression, Statement};
+use phobos_core::ir::BinOp;
 use phobos_core::ir::{ExprId, ExprKind, Kernel};
-use phobos_core::syntax::ast::BinOp;
 use phobos_core::types::{Dim, Scalar, Value};
 use std::collections::HashMap;
 
