@@ -172,6 +172,9 @@ fn err_fixtures_report_what_they_mark() {
         NO_KERNEL,
         TILE_TOO_LARGE,
         TUNE_SPACE_TOO_LARGE,
+        BAD_AXIS,
+        EMPTY_REDUCTION,
+        IOTA_IN_REDUCTION,
     ] {
         assert!(codes.contains(c), "no fixture produces {c}");
     }

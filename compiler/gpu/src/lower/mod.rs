@@ -18,6 +18,7 @@ mod exact;
 mod expr;
 mod fold;
 mod ops;
+mod reduce;
 mod split;
 mod stmt;
 mod tandem_draw;

@@ -1,0 +1,151 @@
+//! Reductions: `sum(x, axis = k)`, `max(x, axis = k)`, `min(x, axis = k)`,
+//! `argmax(x, axis = k)`. The axis is always written as a keyword, so
+//! `max(a, b)` stays the elementwise builtin and `max(x, axis = 1)` is the
+//! reduction, whatever the types. Their meaning is `ir/reduce.rs`.
+
+use super::check::{Checker, IotaCtx};
+use super::literal::{Ty, Val};
+use crate::diag::{Diagnostic, code};
+use crate::ir::{ExprKind, ReduceOp};
+use crate::span::Span;
+use crate::syntax::ast::{self, ExprKind as AK};
+use crate::types::{Dim, Scalar};
+
+/// Whether a call of `min` or `max` is the reduction: its second argument
+/// is a keyword argument.
+pub fn is_reduction_call(args: &[ast::Expr]) -> bool {
+    args.len() == 2 && matches!(args[1].kind, AK::Keyword(..))
+}
+
+impl Checker<'_> {
+    pub(super) fn reduction(
+        &mut self,
+        op: ReduceOp,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<Val> {
+        let name = op.name();
+        let [x, axis_arg] = args else {
+            self.error(
+                Diagnostic::error(
+                    code::ARITY,
+                    format!(
+                        "`{name}` takes a tile and an axis but {} argument{} were given",
+                        args.len(),
+                        if args.len() == 1 { "" } else { "s" }
+                    ),
+                )
+                .label(span, "the axis is missing")
+                .help(format!("write `{name}(x, axis = 1)`")),
+            );
+            return None;
+        };
+        let axis_expr = match &axis_arg.kind {
+            AK::Keyword(k, e) if k.name == "axis" => e,
+            _ => {
+                self.error(
+                    Diagnostic::error(
+                        code::BAD_AXIS,
+                        format!("the axis of `{name}` is written `axis = k`"),
+                    )
+                    .label(axis_arg.span, "not `axis = k`")
+                    .help(match op {
+                        ReduceOp::Min | ReduceOp::Max => format!(
+                            "write `{name}(x, axis = 1)`; `{name}(a, b)` of two values is elementwise"
+                        ),
+                        _ => format!("write `{name}(x, axis = 1)`: a reduction names its axis"),
+                    }),
+                );
+                return None;
+            }
+        };
+        // `iota` inside the operand would be a position in two tiles at
+        // once (the statement's and the operand's): refused.
+        let saved = std::mem::replace(&mut self.iota, IotaCtx::Reduction);
+        let v = self.expr(x);
+        self.iota = IotaCtx::Elsewhere;
+        let axis = self.const_int(axis_expr);
+        self.iota = saved;
+        let v = self.default_type(v?)?;
+        let axis = axis?;
+        let Ty::S(elem) = v.ty else { return None };
+        if elem == Scalar::Bool {
+            self.error(
+                Diagnostic::error(
+                    code::BAD_OPERAND,
+                    format!("`{name}` is not defined on bool"),
+                )
+                .label(v.span, "this is bool")
+                .help("convert it first: `i32(x)` counts the true elements with `sum`"),
+            );
+            return None;
+        }
+        let rank = v.shape.len();
+        if axis < 0 || axis as usize >= rank {
+            let has = if rank == 0 {
+                "a scalar has no axis to reduce".to_string()
+            } else {
+                format!(
+                    "this has shape {}, with axes 0 to {}",
+                    self.shape_text(&v.shape),
+                    rank - 1
+                )
+            };
+            self.error(
+                Diagnostic::error(
+                    code::BAD_AXIS,
+                    format!("`{name}` over axis {axis}, which its operand does not have"),
+                )
+                .label(axis_expr.span, format!("axis {axis}"))
+                .label(v.span, has)
+                .help(if rank == 0 {
+                    "reduce a tile, such as `X[r :+ R, :]`".to_string()
+                } else {
+                    format!("name an axis from 0 to {}", rank - 1)
+                }),
+            );
+            return None;
+        }
+        let axis = axis as usize;
+        if op == ReduceOp::Argmax && v.shape[axis] == Dim::Const(0) {
+            self.error(
+                Diagnostic::error(
+                    code::EMPTY_REDUCTION,
+                    "`argmax` of an empty axis has no element to point at",
+                )
+                .label(axis_expr.span, format!("axis {axis} has extent 0"))
+                .label(
+                    v.span,
+                    format!("this has shape {}", self.shape_text(&v.shape)),
+                )
+                .help("reduce an axis with at least one element"),
+            );
+            return None;
+        }
+        let mut shape = v.shape.clone();
+        shape[axis] = Dim::Const(1);
+        let ty = if op == ReduceOp::Argmax {
+            Scalar::I32
+        } else {
+            elem
+        };
+        let kind = ExprKind::Reduce {
+            op,
+            arg: v.id,
+            axis: axis as u8,
+        };
+        Some(self.concrete(kind, ty, shape, span))
+    }
+
+    /// A `name = value` argument anywhere but a reduction's axis.
+    pub(super) fn stray_keyword(&mut self, name: &ast::Ident, span: Span) {
+        self.error(
+            Diagnostic::error(
+                code::BAD_AXIS,
+                format!("`{} = ...` is not an argument here", name.name),
+            )
+            .label(span, "a keyword argument")
+            .help("only reductions take one: `sum(x, axis = 1)`, `max`, `min`, `argmax`"),
+        );
+    }
+}
