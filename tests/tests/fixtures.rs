@@ -175,6 +175,8 @@ fn err_fixtures_report_what_they_mark() {
         BAD_AXIS,
         EMPTY_REDUCTION,
         IOTA_IN_REDUCTION,
+        LOOP_BOUND,
+        ACCUMULATOR_TYPE,
     ] {
         assert!(codes.contains(c), "no fixture produces {c}");
     }

@@ -74,6 +74,7 @@ impl Checker<'_> {
             AK::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem, a, b) => {
                 return self.finite_bound(a) && self.finite_bound(b);
             }
+            AK::Field(..) => Some("this differs from block to block".to_string()),
             _ => Some("this is computed from the kernel's data".to_string()),
         };
         let Some(why) = bad else { return true };
