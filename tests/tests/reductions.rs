@@ -34,8 +34,9 @@ fn model_max(xs: &[f32]) -> f32 {
     xs.iter()
         .copied()
         .fold(None, |best: Option<f32>, x| match best {
-            Some(b) if !(x > b) => Some(b),
-            _ => Some(x),
+            Some(b) if x > b => Some(x),
+            Some(b) => Some(b),
+            None => Some(x),
         })
         .unwrap_or(f32::NEG_INFINITY)
 }
@@ -47,8 +48,9 @@ fn model_min(xs: &[f32]) -> f32 {
     xs.iter()
         .copied()
         .fold(None, |best: Option<f32>, x| match best {
-            Some(b) if !(x < b) => Some(b),
-            _ => Some(x),
+            Some(b) if x < b => Some(x),
+            Some(b) => Some(b),
+            None => Some(x),
         })
         .unwrap_or(f32::INFINITY)
 }
