@@ -693,7 +693,14 @@ fn generator_covers_the_language() {
         );
     }
     // Invariant kernels still index globally and read past their blocks.
-    for needle in ["+ iota(0))", "r + 1 :+ R", "hash32(", "where(", "sum(", "for i"] {
+    for needle in [
+        "+ iota(0))",
+        "r + 1 :+ R",
+        "hash32(",
+        "where(",
+        "sum(",
+        "for i",
+    ] {
         let n = invariant.iter().filter(|s| s.contains(needle)).count();
         assert!(
             n >= invariant.len() / 200,
