@@ -6,7 +6,13 @@
 use super::check::{Checker, IotaCtx};
 use super::literal::{Ty, Val};
 use crate::diag::{Diagnostic, code};
-use crate::ir::{ExprKind, ReduceOp};
+use crate::ir::{ExprId, ExprKind, LocalKind, ReduceOp, Stmt};
+use std::collections::HashSet;
+
+/// The largest reduction moved into a `let` of its own before its
+/// statement ([`Checker::hoist_reductions`]): 1 KiB, 256 rows of f32, small
+/// beside the 16 KiB of workgroup memory WebGPU guarantees.
+pub const HOIST_BYTES: u64 = 1024;
 use crate::span::Span;
 use crate::syntax::ast::{self, ExprKind as AK};
 use crate::types::{Dim, Scalar};
@@ -135,6 +141,57 @@ impl Checker<'_> {
             axis: axis as u8,
         };
         Some(self.concrete(kind, ty, shape, span))
+    }
+
+    /// Computes each small reduction of a statement's value once, before
+    /// the statement, instead of once per element that reads it: the node
+    /// becomes a read of a new `let` tile (named `_sum`, `_max`, ...) that a
+    /// copy of the reduction fills. Nothing changes but the work: a
+    /// reduction's operand has no `iota`, so its value at an element depends
+    /// only on the element's position in the reduction's own shape, which
+    /// is what the `let` holds; and the tree is the same.
+    ///
+    /// Only reductions of constant shape no larger than [`HOIST_BYTES`] are
+    /// moved (a `let` tile of constant shape lives in a GPU workgroup's
+    /// memory), and not one that is the statement's whole value or has the
+    /// statement's shape (each of its elements is read once anyway).
+    /// Inner reductions come first (they have lower ids), so an outer one
+    /// reads the inner one's tile.
+    pub(super) fn hoist_reductions(&mut self, value: ExprId, tile: &[Dim]) {
+        let mut found = Vec::new();
+        let mut seen = HashSet::new();
+        let mut stack = vec![value];
+        while let Some(id) = stack.pop() {
+            if !seen.insert(id) {
+                continue;
+            }
+            let kind = &self.k.exprs[id].kind;
+            if let ExprKind::Reduce { .. } = kind {
+                found.push(id);
+            }
+            stack.extend(kind.operands());
+        }
+        found.sort_unstable();
+        for id in found {
+            let e = self.k.exprs[id].clone();
+            let ExprKind::Reduce { op, .. } = e.kind else {
+                unreachable!("collected as a reduction")
+            };
+            let Some(elements) = e.shape.iter().try_fold(1u64, |n, d| match d {
+                Dim::Const(v) => n.checked_mul(*v),
+                Dim::Sym(_) => None,
+            }) else {
+                continue;
+            };
+            let bytes = elements.saturating_mul(e.ty.size().max(4) as u64);
+            if id == value || e.shape == tile || bytes > HOIST_BYTES {
+                continue;
+            }
+            let copy = self.push(e.kind.clone(), e.ty, e.shape.clone());
+            let local = self.new_local(&format!("_{}", op.name()), LocalKind::Let, e.ty, e.shape);
+            self.k.exprs[id].kind = ExprKind::Local(local);
+            self.k.body.push(Stmt::Let { local, value: copy });
+        }
     }
 
     /// A `name = value` argument anywhere but a reduction's axis.
