@@ -771,6 +771,17 @@ impl<'p> Checker<'p> {
         let place = match self.lookup(name) {
             Some(Binding::Tensor(i)) => Place::Param(i),
             Some(Binding::Local(l)) if self.k.locals[l].kind == LocalKind::Var => Place::Local(l),
+            Some(Binding::Local(l)) if self.k.locals[l].kind == LocalKind::Loop => {
+                self.error(
+                    Diagnostic::error(
+                        code::STORE_TO_INPUT,
+                        format!("`{name}` is a loop variable and cannot be assigned"),
+                    )
+                    .label(base.span, "set by its `for` loop")
+                    .help("keep your own count in a `var` declared before the loop"),
+                );
+                return None;
+            }
             Some(Binding::Local(_)) => {
                 self.error(
                     Diagnostic::error(

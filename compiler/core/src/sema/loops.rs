@@ -61,15 +61,17 @@ impl Checker<'_> {
     fn finite_bound(&mut self, e: &ast::Expr) -> bool {
         let bad = match &e.kind {
             AK::Int(_) => None,
-            AK::Name(n) => {
-                let known = self.tune_index(n).is_some()
-                    || match self.lookup(n) {
-                        Some(Binding::Dim(_)) | Some(Binding::Poisoned) => true,
-                        Some(Binding::Local(l)) => self.k.locals[l].kind == LocalKind::Loop,
-                        _ => false,
-                    };
-                (!known).then(|| format!("`{n}` is not known before the kernel runs"))
-            }
+            AK::Name(n) => match self.lookup(n) {
+                _ if self.tune_index(n).is_some() => None,
+                Some(Binding::Dim(_) | Binding::Poisoned) => None,
+                Some(Binding::Local(l)) if self.k.locals[l].kind == LocalKind::Loop => None,
+                Some(Binding::Local(l)) if self.k.locals[l].kind == LocalKind::Let => {
+                    Some(format!(
+                        "`{n}` is a `let`, computed as the kernel runs; write its definition here"
+                    ))
+                }
+                _ => Some(format!("`{n}` is not known before the kernel runs")),
+            },
             AK::Unary(UnOp::Neg, a) => return self.finite_bound(a),
             AK::Binary(BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem, a, b) => {
                 return self.finite_bound(a) && self.finite_bound(b);
