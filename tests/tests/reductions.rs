@@ -275,3 +275,80 @@ fn loops_run_in_order_with_their_bounds() {
         assert_eq!(i32s(&args[1]), vec![a, 0, c, 60], "N = {n}");
     }
 }
+
+/// Reductions bound by `let` over a constant width, which the GPU computes
+/// with the whole workgroup one tree level at a time
+/// (`phobos-gpu/src/lower/tree_reduce.rs`), and reductions inside a larger
+/// statement, which the checker moves into a hidden `let`: the same model.
+#[test]
+fn workgroup_trees_give_the_same_bits() {
+    let mut x: u32 = 777;
+    let mut next = move || {
+        x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        let m = (x >> 9) as f32 / (1u32 << 23) as f32;
+        let e = ((x >> 3) % 30) as i32 - 15;
+        if x & 1 == 0 {
+            m * 2f32.powi(e)
+        } else {
+            -m * 2f32.powi(e)
+        }
+    };
+    for n in [2usize, 3, 5, 37, 64, 256, 257] {
+        let src = format!(
+            "@autotune(R in [4])
+kernel trees(X: tensor<f32>[M, {n}], S: tensor<f32>[M, 1], Mx: tensor<f32>[M, 1], Mn: tensor<f32>[M, 1], D: tensor<f32>[M, {n}]) {{
+  let r = ctx.block.x * R
+  let s = sum(X[r :+ R, :], axis = 1)
+  let mx = max(X[r :+ R, :], axis = 1)
+  let mn = min(X[r :+ R, :], axis = 1)
+  S[r :+ R, :] = s
+  Mx[r :+ R, :] = mx
+  Mn[r :+ R, :] = mn
+  D[r :+ R, :] = X[r :+ R, :] - sum(X[r :+ R, :], axis = 1)
+}}"
+        );
+        let p = program("trees.ph", &src);
+        let k = p.kernel("trees", &[]).unwrap();
+        let m = 7;
+        let xs: Vec<f32> = (0..m * n).map(|_| next()).collect();
+        let mut args = vec![
+            Arg::Tensor(Tensor {
+                shape: vec![m, n],
+                data: Data::F32(xs.clone()),
+            }),
+            Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, 1])),
+            Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, 1])),
+            Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, 1])),
+            Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, n])),
+        ];
+        run_all(&k, &mut args);
+        let (s, mx, mn, d) = (
+            f32s(&args[1]),
+            f32s(&args[2]),
+            f32s(&args[3]),
+            f32s(&args[4]),
+        );
+        for r in 0..m {
+            let row = &xs[r * n..(r + 1) * n];
+            let sum = model_sum(row);
+            assert_eq!(s[r].to_bits(), sum.to_bits(), "sum of row {r} of {n}");
+            assert_eq!(
+                mx[r].to_bits(),
+                model_max(row).to_bits(),
+                "max of row {r} of {n}"
+            );
+            assert_eq!(
+                mn[r].to_bits(),
+                model_min(row).to_bits(),
+                "min of row {r} of {n}"
+            );
+            for c in 0..n {
+                assert_eq!(
+                    d[r * n + c].to_bits(),
+                    (row[c] - sum).to_bits(),
+                    "D ({r}, {c}) of {n}"
+                );
+            }
+        }
+    }
+}

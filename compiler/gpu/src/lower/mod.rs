@@ -22,6 +22,7 @@ mod reduce;
 mod split;
 mod stmt;
 mod tandem_draw;
+mod tree_reduce;
 
 pub(crate) use tandem_draw::{largest_stepped_tile, stepped_tasks};
 
@@ -81,6 +82,9 @@ struct Lower<'k> {
     /// The workgroup tile of each element type that stores reading their own
     /// destination compute their value into first (`stmt.rs`).
     staging: HashMap<Scalar, Handle<GlobalVariable>>,
+    /// The workgroup array of each element type that reductions computed
+    /// by the whole workgroup use (`tree_reduce.rs`).
+    tree_buffers: HashMap<Scalar, Handle<GlobalVariable>>,
     /// Tensors (by parameter index) bound as `array<vec4<T>>`: some
     /// statement stores or loads them in aligned groups of 4 (`stmt.rs`);
     /// a single element `i` of one is `t[i >> 2][i & 3]`.
@@ -320,6 +324,7 @@ fn lower_packed(
         wide_div: options.wide_div,
         exact: Default::default(),
         staging: HashMap::new(),
+        tree_buffers: HashMap::new(),
         quad,
         lane: None,
         tandem: Default::default(),

@@ -129,16 +129,7 @@ impl<'k> Lower<'k> {
         self.count_loop(len, |lw, k| {
             let x = element(lw, k)?;
             let a = lw.expr(Expression::Load { pointer: acc });
-            let beats = if op == ReduceOp::Min {
-                BinOp::Lt
-            } else {
-                BinOp::Gt
-            };
-            let a_ok = lw.binop(BinOp::Eq, elem, a, a);
-            let x_nan = lw.binop(BinOp::Ne, elem, x, x);
-            let better = lw.binop(beats, elem, x, a);
-            let better = lw.binary(BinaryOperator::LogicalOr, x_nan, better);
-            let take = lw.binary(BinaryOperator::LogicalAnd, a_ok, better);
+            let take = lw.takes_right(op, elem, a, x);
             let zero = lw.u32c(0);
             let first = lw.binary(BinaryOperator::Equal, k, zero);
             let take = lw.binary(BinaryOperator::LogicalOr, take, first);
@@ -158,6 +149,33 @@ impl<'k> Lower<'k> {
         })?;
         let out = if op == ReduceOp::Argmax { best } else { acc };
         Ok(self.expr(Expression::Load { pointer: out }))
+    }
+
+    /// Whether the combine of `max`, `min` and `argmax` keeps the right item
+    /// `b` over the left `a`: `a` is not NaN, and `b` is NaN or beats it.
+    fn takes_right(&mut self, op: ReduceOp, elem: Scalar, a: H, b: H) -> H {
+        let beats = if op == ReduceOp::Min {
+            BinOp::Lt
+        } else {
+            BinOp::Gt
+        };
+        let a_ok = self.binop(BinOp::Eq, elem, a, a);
+        let b_nan = self.binop(BinOp::Ne, elem, b, b);
+        let better = self.binop(beats, elem, b, a);
+        let better = self.binary(BinaryOperator::LogicalOr, b_nan, better);
+        self.binary(BinaryOperator::LogicalAnd, a_ok, better)
+    }
+
+    /// One step of a reduction, `interp::ops::reduce_combine`'s (not
+    /// `argmax`, whose items are pairs).
+    pub(super) fn combine(&mut self, op: ReduceOp, elem: Scalar, a: H, b: H) -> H {
+        match op {
+            ReduceOp::Sum => self.binop(BinOp::Add, elem, a, b),
+            _ => {
+                let take = self.takes_right(op, elem, a, b);
+                self.select(take, b, a)
+            }
+        }
     }
 
     /// `sum` in the pairwise tree: after element `k`, the top two partial

@@ -161,6 +161,11 @@ impl<'k> Lower<'k> {
                     });
                     return Ok(());
                 }
+                if let Stmt::Let { .. } = s
+                    && self.tree_let(*local, *value, &pre)?
+                {
+                    return Ok(());
+                }
                 let shape = self.k.locals[*local].shape.clone();
                 let ext: Vec<H> = shape.iter().map(|d| self.extent(*d)).collect();
                 self.draw_tile_loop(&shape, &ext, 1, *value, &pre, |lw, flat, pos| {
