@@ -557,7 +557,7 @@ impl<'p> Checker<'p> {
                 self.check_tile_bound(&name.name, elem, &v.shape, value.span);
                 let local = self.new_local(&name.name, LocalKind::Let, elem, v.shape.clone());
                 self.let_values.insert(local, v.id);
-                self.hoist_reductions(v.id, &v.shape);
+                self.hoist_reductions(v.id);
                 self.k.body.push(Stmt::Let { local, value: v.id });
                 self.bind(&name.name, Binding::Local(local));
             }
@@ -575,7 +575,7 @@ impl<'p> Checker<'p> {
                 };
                 let local = self.new_local(&name.name, LocalKind::Var, elem, shape);
                 self.var_depth.insert(local, self.loop_depth);
-                self.hoist_reductions(v, &self.k.locals[local].shape.clone());
+                self.hoist_reductions(v);
                 self.k.body.push(Stmt::Var { local, value: v });
                 self.bind(&name.name, Binding::Local(local));
             }
@@ -599,7 +599,7 @@ impl<'p> Checker<'p> {
                 {
                     *written = true;
                 }
-                self.hoist_reductions(v, &shape);
+                self.hoist_reductions(v);
                 self.k.body.push(Stmt::Store {
                     place: target,
                     index,

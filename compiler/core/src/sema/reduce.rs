@@ -153,11 +153,13 @@ impl Checker<'_> {
     ///
     /// Only reductions of constant shape no larger than [`HOIST_BYTES`] are
     /// moved (a `let` tile of constant shape lives in a GPU workgroup's
-    /// memory), and not one that is the statement's whole value or has the
-    /// statement's shape (each of its elements is read once anyway).
+    /// memory), and not one that is the statement's whole value. One of the
+    /// statement's own shape saves no work on a CPU, but as a `let` the GPU
+    /// computes it with the whole workgroup (`phobos-gpu`'s
+    /// `tree_reduce.rs`), as in an accumulator's `s = s + sum(x, axis = 1)`.
     /// Inner reductions come first (they have lower ids), so an outer one
     /// reads the inner one's tile.
-    pub(super) fn hoist_reductions(&mut self, value: ExprId, tile: &[Dim]) {
+    pub(super) fn hoist_reductions(&mut self, value: ExprId) {
         let mut found = Vec::new();
         let mut seen = HashSet::new();
         let mut stack = vec![value];
@@ -184,7 +186,7 @@ impl Checker<'_> {
                 continue;
             };
             let bytes = elements.saturating_mul(e.ty.size().max(4) as u64);
-            if id == value || e.shape == tile || bytes > HOIST_BYTES {
+            if id == value || bytes > HOIST_BYTES {
                 continue;
             }
             let copy = self.push(e.kind.clone(), e.ty, e.shape.clone());
