@@ -133,8 +133,9 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// Emits the body of the block function.
     pub fn body(&mut self) {
-        // The header and exit blocks and the end of each open loop.
-        let mut open: Vec<(Block, Block, Value, Value)> = Vec::new();
+        // The header and exit blocks and the variable's address of each
+        // open loop.
+        let mut open: Vec<(Block, Block, Value)> = Vec::new();
         for (n, s) in self.k.body.iter().enumerate() {
             match s {
                 Stmt::For { local, start, end } => {
@@ -153,10 +154,10 @@ impl<'a, 'b> Gen<'a, 'b> {
                     let more = self.b.ins().icmp(IntCC::SignedLessThan, i, end);
                     self.b.ins().brif(more, body, &[], exit, &[]);
                     self.b.switch_to_block(body);
-                    open.push((header, exit, end, var));
+                    open.push((header, exit, var));
                 }
                 Stmt::EndFor => {
-                    let (header, exit, _, var) = open.pop().expect("the verifier matched loops");
+                    let (header, exit, var) = open.pop().expect("the verifier matched loops");
                     // `i < end <= i32::MAX`: the increment cannot wrap.
                     let i = self.b.ins().load(types::I32, TRUSTED, var, 0);
                     let next = self.b.ins().iadd_imm_s(i, 1);
