@@ -13,7 +13,7 @@ use crate::{LaunchRequest, Response, SOURCE_NAME, diag};
 use phobos_core::Program;
 use phobos_core::inputs;
 use phobos_core::interp;
-use phobos_core::ir::{Index, Kernel, ParamKind, Stmt};
+use phobos_core::ir::{ExprKind, Index, Kernel, ParamKind, Stmt};
 use phobos_core::launch::{Arg, Bound, bind};
 use phobos_core::tensor::{Data, Tensor};
 use phobos_core::types::{Dim, Scalar, Value};
@@ -25,8 +25,9 @@ use std::collections::BTreeMap;
 pub const MAX_TENSOR_BYTES: u64 = 128 << 20;
 
 /// The most expression-node evaluations an interpreter run may take
-/// (elements of every statement's tile, times the kernel's nodes, times
-/// the blocks): 2^28, about seven seconds of the wasm interpreter (37 M
+/// (elements of every statement's tile, times the iterations of the loops
+/// around it and the extents its reductions run over, times the kernel's
+/// nodes, times the blocks): 2^28, about seven seconds of the wasm interpreter (37 M
 /// nodes/s for `dropout_rows` in V8 here, 2026-12-01).
 pub const MAX_WORK: u64 = 1 << 28;
 
@@ -210,6 +211,8 @@ pub fn work(kernel: &Kernel, bound: &Bound) -> u64 {
     };
     let tile = |shape: &mut dyn Iterator<Item = u64>| shape.fold(1u64, |n, e| n.saturating_mul(e));
     let mut elements: u64 = 0;
+    // The iterations of the open loops, multiplied.
+    let mut trips: Vec<u64> = vec![1];
     for s in &kernel.body {
         let n = match s {
             Stmt::Let { local, .. } | Stmt::Var { local, .. } => {
@@ -219,13 +222,77 @@ pub fn work(kernel: &Kernel, bound: &Bound) -> u64 {
                 Index::Range { len, .. } => extent(len),
                 Index::Single(_) => 1,
             })),
+            Stmt::For { start, end, .. } => {
+                // A bound that reads an enclosing loop's variable is not
+                // known here: counted as unbounded, so refused.
+                let count = match (
+                    bound_value(kernel, bound, *start),
+                    bound_value(kernel, bound, *end),
+                ) {
+                    (Some(a), Some(b)) => (b - a).max(0) as u64,
+                    _ => u64::MAX,
+                };
+                let outer = *trips.last().unwrap_or(&1);
+                trips.push(outer.saturating_mul(count.max(1)));
+                continue;
+            }
+            Stmt::EndFor => {
+                trips.pop();
+                continue;
+            }
         };
+        let per_element = s
+            .value()
+            .map_or(1, |v| reduced_elements(kernel, v, &extent));
+        let n = n
+            .saturating_mul(per_element)
+            .saturating_mul(*trips.last().unwrap_or(&1));
         elements = elements.saturating_add(n);
     }
     let blocks = bound.grid.iter().fold(1u64, |n, g| n.saturating_mul(*g));
     elements
         .saturating_mul(kernel.exprs.len().max(1) as u64)
         .saturating_mul(blocks)
+}
+
+/// The value of a loop bound built from constants and dims, or `None` when
+/// it reads a loop variable.
+fn bound_value(kernel: &Kernel, bound: &Bound, id: usize) -> Option<i64> {
+    use phobos_core::interp::ops;
+    let v = match &kernel.exprs[id].kind {
+        ExprKind::Const(v) => *v,
+        ExprKind::DimValue(s) => Value::I32(*bound.dims.get(*s)? as i32),
+        ExprKind::Unary(op, a) => {
+            ops::unary(*op, Value::I32(bound_value(kernel, bound, *a)? as i32))
+        }
+        ExprKind::Binary(op, a, b) => ops::binary(
+            *op,
+            Value::I32(bound_value(kernel, bound, *a)? as i32),
+            Value::I32(bound_value(kernel, bound, *b)? as i32),
+        ),
+        _ => return None,
+    };
+    Some(v.as_i128() as i64)
+}
+
+/// An upper bound on the evaluations one element of a statement's value
+/// takes through its reductions: the product of their reduced extents.
+fn reduced_elements(kernel: &Kernel, root: usize, extent: &dyn Fn(&Dim) -> u64) -> u64 {
+    let mut seen = vec![false; kernel.exprs.len()];
+    let mut stack = vec![root];
+    let mut n: u64 = 1;
+    while let Some(id) = stack.pop() {
+        if std::mem::replace(&mut seen[id], true) {
+            continue;
+        }
+        let kind = &kernel.exprs[id].kind;
+        if let ExprKind::Reduce { arg, axis, .. } = kind {
+            let len = extent(&kernel.exprs[*arg].shape[*axis as usize]);
+            n = n.saturating_mul(len.max(1));
+        }
+        stack.extend(kind.operands());
+    }
+    n
 }
 
 /// The 32-bit little-endian words of a tensor's data (a bool as one word, 0

@@ -250,3 +250,32 @@ fn plan_dispatches_the_workgroups_of_shared_blocks() {
     // 80 rows of 256 in blocks of 16 rows: 5 blocks, 3 workgroups.
     assert_eq!(plan.json["workgroups"], json!([3, 1, 1]));
 }
+
+/// Loops and reductions count in the interpreter's work bound: a loop of
+/// 2^31 iterations over a tiny tile, one whose bound reads an enclosing
+/// loop's variable, and a reduction over a long row in every element of a
+/// large tile are refused before they start; small ones run.
+#[test]
+fn loops_and_reductions_count_in_the_work_bound() {
+    let refused = [
+        "@grid(1)\nkernel k(Y: tensor<i32>[1]) {\n  var a: i32 = 0\n  for i in 0 .. 2147483647 {\n    a = a + 1\n  }\n  Y[0] = a\n}",
+        "@grid(1)\nkernel k(Y: tensor<i32>[1]) {\n  var a: i32 = 0\n  for i in 0 .. 2 {\n    for j in 0 .. i {\n      a = a + 1\n    }\n  }\n  Y[0] = a\n}",
+        "kernel k(X: tensor<f32>[M, N], Y: tensor<f32>[M, N]) {\n  Y = X - sum(X, axis = 1)\n}",
+    ];
+    for (i, src) in refused.iter().enumerate() {
+        let dims = if src.contains("M, N") {
+            json!({"M": 4096, "N": 4096})
+        } else {
+            json!({})
+        };
+        let r = handle_json(&json!({"op": "run", "source": src, "dims": dims}));
+        assert_eq!(r["ok"], false, "case {i}: {r}");
+        assert!(
+            r["error"].as_str().unwrap().contains("expression nodes"),
+            "case {i}: {r}"
+        );
+    }
+    let small = "@grid(1)\nkernel k(X: tensor<f32>[4, 8], Y: tensor<f32>[4, 1]) {\n  var a: tile<f32>[4, 1] = 0.0\n  for i in 0 .. 3 {\n    a = a + sum(X, axis = 1)\n  }\n  Y = a\n}";
+    let r = handle_json(&json!({"op": "run", "source": small}));
+    assert_eq!(r["ok"], true, "{r}");
+}

@@ -1073,9 +1073,15 @@ impl Gen {
         let mut range_stores = 0;
         for _ in 0..1 + self.rng.below(4) {
             let vars = self.places.iter().any(|p| p.var.is_some());
-            let what = self
-                .rng
-                .weighted(&[2, 2, 2, 1, 6, if vars { 2 } else { 0 }]);
+            let what = self.rng.weighted(&[
+                2,
+                2,
+                2,
+                1,
+                6,
+                if vars { 2 } else { 0 },
+                if vars { 1 } else { 0 },
+            ]);
             self.tile = main_tile.clone();
             if self.frame == Frame::Whole {
                 self.full_dimmap();
@@ -1091,7 +1097,8 @@ impl Gen {
                     range_stores += usize::from(range);
                     s
                 }
-                _ => self.var_update(),
+                5 => self.var_update(),
+                _ => self.for_loop(),
             };
             body.push(stmt);
         }
@@ -1206,6 +1213,47 @@ impl Gen {
     }
 
     /// `v = VALUE` for an existing `var`.
+    /// `for i in a .. b { .. }` around one or two `var` updates, which may
+    /// read `i`. The bounds are literals or a dim modulo a small number, so
+    /// a loop runs at most a few times, sometimes not at all.
+    fn for_loop(&mut self) -> String {
+        let name = self.fresh("i");
+        let mut bounds = vec![
+            "0 .. 3".to_string(),
+            "1 .. 1".to_string(),
+            "-2 .. 2".to_string(),
+            "4 .. 2".to_string(),
+        ];
+        for s in &self.syms {
+            bounds.push(format!("0 .. {s} % 4"));
+            bounds.push(format!("{s} % 3 - 1 .. {s} % 5"));
+        }
+        let range = self.rng.pick(&bounds).clone();
+        self.places.push(Place {
+            name: name.clone(),
+            ty: Scalar::I32,
+            axes: Vec::new(),
+            tensor: false,
+            output: false,
+            inv: true,
+            var: None,
+        });
+        let mut body = Vec::new();
+        for _ in 0..1 + self.rng.below(2) {
+            body.push(self.var_update());
+        }
+        self.places.pop();
+        format!(
+            "for {name} in {range} {{
+    {}
+  }}",
+            body.join(
+                "
+    "
+            )
+        )
+    }
+
     fn var_update(&mut self) -> String {
         let vars: Vec<Place> = self
             .places
@@ -1779,6 +1827,7 @@ impl Gen {
             usize::from(signed) * 3,
             usize::from(hash) * 4,
             3,
+            4,
         ];
         match self.rng.weighted(&w) {
             0 => {
@@ -1835,8 +1884,44 @@ impl Gen {
                 let a = self.expr(ty, depth - 1, false);
                 Self::call("hash32", &[&a], true)
             }
-            _ => self.clamp(ty, depth),
+            8 => self.clamp(ty, depth),
+            _ => self
+                .reduction(ty, depth)
+                .unwrap_or_else(|| self.cast(ty, depth)),
         }
+    }
+
+    /// `sum`, `max`, `min` (of `ty`) or `argmax` (any type, when `ty` is
+    /// i32) along one axis of an operand that has it; `None` when the
+    /// operand came out scalar or only an axis the kernel may not reduce
+    /// is left. The operand has no `iota` (the checker refuses it there);
+    /// a tuning-invariant kernel reduces only along axes whose positions do
+    /// not depend on the block decomposition.
+    fn reduction(&mut self, ty: Scalar, depth: u32) -> Option<E> {
+        let (op, operand) = if ty == Scalar::I32 && !self.rng.one_in(3) {
+            let t = self.elem_type(false);
+            ("argmax", t)
+        } else {
+            (*self.rng.pick(&["sum", "max", "min"]), ty)
+        };
+        let iota = std::mem::replace(&mut self.iota_ok, false);
+        let a = self.expr(operand, depth - 1, true);
+        self.iota_ok = iota;
+        let off = self.tile.len().checked_sub(a.shape.len())?;
+        let axes: Vec<usize> = (0..a.shape.len())
+            .filter(|j| !(self.opts.tuning_invariant && self.tile[off + j].blocked))
+            .collect();
+        if axes.is_empty() {
+            return None;
+        }
+        let j = *self.rng.pick(&axes);
+        let mut shape = a.shape.clone();
+        shape[j] = "1".to_string();
+        Some(E {
+            text: format!("{op}({}, axis = {j})", a.text),
+            shape,
+            typed: true,
+        })
     }
 
     fn float_expr(&mut self, ty: Scalar, depth: u32, typed: bool) -> E {
@@ -1858,6 +1943,7 @@ impl Gen {
             4 * f32_only,
             f32_only,
             2,
+            4,
         ];
         match self.rng.weighted(&w) {
             0 => {
@@ -1926,7 +2012,10 @@ impl Gen {
                 let c = self.expr(ty, depth - 1, false);
                 Self::call("fma", &[&a, &b, &c], true)
             }
-            _ => self.clamp(ty, depth),
+            15 => self.clamp(ty, depth),
+            _ => self
+                .reduction(ty, depth)
+                .unwrap_or_else(|| self.cast(ty, depth)),
         }
     }
 

@@ -629,6 +629,11 @@ fn generator_covers_the_language() {
         "+ iota(",
         "min(",
         "max(",
+        "sum(",
+        "argmax(",
+        ", axis = 0)",
+        ", axis = 1)",
+        "for i",
         "sqrt(",
         "abs(",
         "bitcast<",
@@ -688,7 +693,14 @@ fn generator_covers_the_language() {
         );
     }
     // Invariant kernels still index globally and read past their blocks.
-    for needle in ["+ iota(0))", "r + 1 :+ R", "hash32(", "where("] {
+    for needle in [
+        "+ iota(0))",
+        "r + 1 :+ R",
+        "hash32(",
+        "where(",
+        "sum(",
+        "for i",
+    ] {
         let n = invariant.iter().filter(|s| s.contains(needle)).count();
         assert!(
             n >= invariant.len() / 200,

@@ -172,6 +172,11 @@ fn err_fixtures_report_what_they_mark() {
         NO_KERNEL,
         TILE_TOO_LARGE,
         TUNE_SPACE_TOO_LARGE,
+        BAD_AXIS,
+        EMPTY_REDUCTION,
+        IOTA_IN_REDUCTION,
+        LOOP_BOUND,
+        ACCUMULATOR_TYPE,
     ] {
         assert!(codes.contains(c), "no fixture produces {c}");
     }

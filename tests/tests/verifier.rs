@@ -85,3 +85,100 @@ fn broken_ir_is_reported_with_its_entity() {
     k.grid[1] = phobos_core::ir::GridExpr::Dim(9);
     assert!(entities(&k).contains(&"grid".to_string()));
 }
+
+const LOOPED: &str = "kernel k(X: tensor<f32>[M, N], S: tensor<f32>[M, 1], n: i32) {
+  var s: tile<f32>[M, 1] = 0.0
+  for j in 0 .. N / 4 {
+    s = s + sum(X[:, j * 4 :+ 4], axis = 1)
+  }
+  S = s
+}";
+
+/// Reductions and loops break in the ways the verifier's invariants name.
+#[test]
+fn broken_reductions_and_loops_are_reported() {
+    let p = program("looped.ph", LOOPED);
+    let good = p.kernel("k", &[]).unwrap();
+    assert_eq!(verify(&good), vec![]);
+    let messages = |k: &phobos_core::ir::Kernel| {
+        verify(k)
+            .into_iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+    };
+    let reduce = good
+        .exprs
+        .iter()
+        .position(|e| matches!(e.kind, ExprKind::Reduce { .. }))
+        .expect("a reduction");
+
+    // A reduction whose shape keeps the reduced axis.
+    let mut k = good.clone();
+    k.exprs[reduce].shape[1] = phobos_core::types::Dim::Const(4);
+    assert!(
+        messages(&k).iter().any(|m| m.contains("reduced axis")),
+        "{:?}",
+        messages(&k)
+    );
+
+    // A reduction over an axis its operand does not have.
+    let mut k = good.clone();
+    if let ExprKind::Reduce { axis, .. } = &mut k.exprs[reduce].kind {
+        *axis = 5;
+    }
+    assert!(
+        messages(&k).iter().any(|m| m.contains("axis 5")),
+        "{:?}",
+        messages(&k)
+    );
+
+    // An iota below a reduction.
+    let mut k = good.clone();
+    let ExprKind::Reduce { arg, .. } = k.exprs[reduce].kind else {
+        unreachable!()
+    };
+    k.exprs[arg].kind = ExprKind::Iota(0);
+    k.exprs[arg].ty = Scalar::F32;
+    assert!(
+        messages(&k).iter().any(|m| m.contains("iota")),
+        "{:?}",
+        messages(&k)
+    );
+
+    // A loop without its end, and an end without its loop.
+    let mut k = good.clone();
+    let end = k.body.iter().position(|s| *s == Stmt::EndFor).unwrap();
+    k.body.remove(end);
+    assert!(
+        messages(&k).iter().any(|m| m.contains("without its match")),
+        "{:?}",
+        messages(&k)
+    );
+    let mut k = good.clone();
+    let open = k
+        .body
+        .iter()
+        .position(|s| matches!(s, Stmt::For { .. }))
+        .unwrap();
+    k.body.remove(open);
+    assert!(
+        messages(&k).iter().any(|m| m.contains("without its match")),
+        "{:?}",
+        messages(&k)
+    );
+
+    // A loop bound read from a scalar parameter (data).
+    let mut k = good.clone();
+    let Some(Stmt::For { end, .. }) = k.body.get(open).cloned() else {
+        unreachable!()
+    };
+    k.exprs[end].kind = ExprKind::Param(2);
+    k.exprs[end].shape = Vec::new();
+    assert!(
+        messages(&k)
+            .iter()
+            .any(|m| m.contains("not a constant, dim")),
+        "{:?}",
+        messages(&k)
+    );
+}

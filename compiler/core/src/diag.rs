@@ -38,6 +38,18 @@ pub mod code {
     pub const TILE_TOO_LARGE: &str = "E0123";
     /// An `@autotune` space of more than `bounds::MAX_TUNE_CONFIGS`.
     pub const TUNE_SPACE_TOO_LARGE: &str = "E0124";
+    /// A reduction's axis: not written `axis = k`, or not an axis of the
+    /// operand; and a keyword argument anywhere else.
+    pub const BAD_AXIS: &str = "E0130";
+    /// `argmax` of an axis of extent 0.
+    pub const EMPTY_REDUCTION: &str = "E0131";
+    /// `iota` inside the operand of a reduction.
+    pub const IOTA_IN_REDUCTION: &str = "E0132";
+    /// A `for` bound not built from constants, dims and enclosing loop
+    /// variables.
+    pub const LOOP_BOUND: &str = "E0133";
+    /// A value that would change the type of a loop's accumulator.
+    pub const ACCUMULATOR_TYPE: &str = "E0134";
     /// A compiler bug: the checked IR failed verification.
     pub const INTERNAL: &str = "E0900";
 }

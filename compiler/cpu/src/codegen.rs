@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use crate::layout::Layout;
 use crate::ops;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value, types};
+use cranelift_codegen::ir::{Block, InstBuilder, MemFlagsData, Value, types};
 use cranelift_frontend::FunctionBuilder;
 use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, Place, Stmt};
 use phobos_core::types::{Dim, Scalar};
@@ -133,8 +133,40 @@ impl<'a, 'b> Gen<'a, 'b> {
 
     /// Emits the body of the block function.
     pub fn body(&mut self) {
+        // The header and exit blocks and the variable's address of each
+        // open loop.
+        let mut open: Vec<(Block, Block, Value)> = Vec::new();
         for (n, s) in self.k.body.iter().enumerate() {
-            self.stmt(n, s);
+            match s {
+                Stmt::For { local, start, end } => {
+                    // The bounds, once; the variable lives in its local's slot.
+                    let mut pre = HashMap::new();
+                    let first = self.emit(*start, &[], &mut pre);
+                    let end = self.emit(*end, &[], &mut pre);
+                    let var = self.places[&key(Place::Local(*local))].base;
+                    self.b.ins().store(TRUSTED, first, var, 0);
+                    let header = self.b.create_block();
+                    let body = self.b.create_block();
+                    let exit = self.b.create_block();
+                    self.b.ins().jump(header, &[]);
+                    self.b.switch_to_block(header);
+                    let i = self.b.ins().load(types::I32, TRUSTED, var, 0);
+                    let more = self.b.ins().icmp(IntCC::SignedLessThan, i, end);
+                    self.b.ins().brif(more, body, &[], exit, &[]);
+                    self.b.switch_to_block(body);
+                    open.push((header, exit, var));
+                }
+                Stmt::EndFor => {
+                    let (header, exit, var) = open.pop().expect("the verifier matched loops");
+                    // `i < end <= i32::MAX`: the increment cannot wrap.
+                    let i = self.b.ins().load(types::I32, TRUSTED, var, 0);
+                    let next = self.b.ins().iadd_imm_s(i, 1);
+                    self.b.ins().store(TRUSTED, next, var, 0);
+                    self.b.ins().jump(header, &[]);
+                    self.b.switch_to_block(exit);
+                }
+                _ => self.stmt(n, s),
+            }
         }
     }
 
@@ -159,6 +191,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 index,
                 value,
             } => self.store(n, *place, index, *value),
+            Stmt::For { .. } | Stmt::EndFor => unreachable!("body() opens and closes loops"),
         }
     }
 
@@ -456,6 +489,9 @@ impl<'a, 'b> Gen<'a, 'b> {
                 } else {
                     ops::builtin(self.b, *f, ty, &vals)
                 }
+            }
+            ExprKind::Reduce { op, arg, axis } => {
+                self.reduce(id, *op, *arg, *axis as usize, pos, cache)
             }
         };
         cache.insert(id, v);

@@ -28,6 +28,7 @@ mod exec;
 mod layout;
 mod ops;
 mod parallel;
+mod reduce;
 mod simd;
 mod tandem;
 

@@ -3,7 +3,7 @@
 // comments (with `// check` and `// dims:` lines marked), annotations.
 import { StreamLanguage } from '@codemirror/language';
 
-const KEYWORDS = new Set(['fn', 'kernel', 'let', 'var', 'in', 'bitcast']);
+const KEYWORDS = new Set(['fn', 'kernel', 'let', 'var', 'for', 'in', 'bitcast']);
 const TYPES = new Set([
   'tensor', 'tile', 'i32', 'u32', 'f32', 'bool', 'f16', 'f64', 'i64', 'u64',
 ]);
@@ -30,7 +30,7 @@ export const phobos = StreamLanguage.define({
       if (stream.match(/^\s*\(/, false)) return 'variableName.function';
       return 'variableName';
     }
-    if (stream.match(/^(:\+|==|!=|<=|>=|<<|>>|&&|\|\||[-+*/%<>=!&|^~:])/)) return 'operator';
+    if (stream.match(/^(\.\.|:\+|==|!=|<=|>=|<<|>>|&&|\|\||[-+*/%<>=!&|^~:])/)) return 'operator';
     stream.next();
     return 'punctuation';
   },

@@ -3,10 +3,12 @@
 //! position 0 of that axis.
 
 use super::{locate, ops};
-use crate::ir::{ExprId, ExprKind, Index, Kernel, Place};
+use crate::ir::reduce::pairwise;
+use crate::ir::{ExprId, ExprKind, Index, Kernel, Place, ReduceOp};
 use crate::launch::{Arg, Bound};
 use crate::tensor::Tensor;
 use crate::types::{Dim, Value};
+use std::collections::HashMap;
 
 pub struct Block<'k> {
     pub kernel: &'k Kernel,
@@ -17,6 +19,9 @@ pub struct Block<'k> {
     memo: Vec<Value>,
     memo_stamp: Vec<u64>,
     stamp: u64,
+    /// Reductions computed in the current statement, by node and position
+    /// in the node's own shape (which is all their value depends on).
+    reduced: HashMap<(ExprId, Vec<usize>), Value>,
 }
 
 impl<'k> Block<'k> {
@@ -29,6 +34,7 @@ impl<'k> Block<'k> {
             memo: vec![Value::Bool(false); kernel.exprs.len()],
             memo_stamp: vec![0; kernel.exprs.len()],
             stamp: 0,
+            reduced: HashMap::new(),
         }
     }
 
@@ -36,6 +42,12 @@ impl<'k> Block<'k> {
     pub fn eval(&mut self, id: ExprId, pos: &[usize], args: &[Arg]) -> Value {
         self.stamp += 1;
         self.node(id, pos, args)
+    }
+
+    /// Starts a statement: reductions computed so far may have read locals
+    /// it changes.
+    pub fn begin_statement(&mut self) {
+        self.reduced.clear();
     }
 
     /// A scalar integer expression (a slice start), widened to i64.
@@ -102,9 +114,61 @@ impl<'k> Block<'k> {
                 let vals: Vec<Value> = xs.iter().map(|x| self.node(*x, pos, args)).collect();
                 ops::builtin(*f, &vals)
             }
+            ExprKind::Reduce { op, arg, axis } => {
+                self.reduce(id, *op, *arg, *axis as usize, pos, args)
+            }
         };
         self.memo[id] = v;
         self.memo_stamp[id] = self.stamp;
+        v
+    }
+
+    /// A reduction at position `pos` of the statement's tile: its operand
+    /// evaluated at `pos` with the reduced axis running over its extent,
+    /// combined in the tree of `ir/reduce.rs`.
+    fn reduce(
+        &mut self,
+        id: ExprId,
+        op: ReduceOp,
+        arg: ExprId,
+        axis: usize,
+        pos: &[usize],
+        args: &[Arg],
+    ) -> Value {
+        let shape = &self.kernel.exprs[id].shape;
+        let key = (id, aligned(shape, pos, self));
+        if let Some(v) = self.reduced.get(&key) {
+            return *v;
+        }
+        let at = pos.len() - shape.len() + axis;
+        let operand = &self.kernel.exprs[arg];
+        let (elem, len) = (operand.ty, self.extent(operand.shape[axis]));
+        let mut p = pos.to_vec();
+        let mut items = Vec::with_capacity(len);
+        for k in 0..len {
+            p[at] = k;
+            // A fresh stamp per position: the operand's nodes differ there.
+            self.stamp += 1;
+            items.push((self.node(arg, &p, args), k));
+        }
+        // And a fresh one for the caller's position, which the operand's
+        // evaluations above may have memoized over.
+        self.stamp += 1;
+        let v = match op {
+            ReduceOp::Argmax => pairwise(items, |(a, i), (b, j)| {
+                if ops::argmax_takes_right(a, b) {
+                    (b, j)
+                } else {
+                    (a, i)
+                }
+            })
+            .map_or(Value::I32(-1), |(_, i)| Value::I32(i as i32)),
+            _ => pairwise(items.into_iter().map(|(v, _)| v).collect(), |a, b| {
+                ops::reduce_combine(op, a, b)
+            })
+            .unwrap_or_else(|| ops::reduce_empty(op, elem)),
+        };
+        self.reduced.insert(key, v);
         v
     }
 

@@ -20,21 +20,84 @@ use eval::Block;
 /// Runs `kernel` over `args`, writing its outputs into the tensor arguments.
 pub fn run(kernel: &Kernel, args: &mut [Arg]) -> Result<Bound, LaunchError> {
     let bound = bind(kernel, args)?;
+    let loops = kernel.loops();
     let [gx, gy, gz] = bound.grid;
     for z in 0..gz {
         for y in 0..gy {
             for x in 0..gx {
                 let mut block = Block::new(kernel, &bound, [x as i64, y as i64, z as i64]);
-                for stmt in &kernel.body {
-                    exec(&mut block, stmt, args)?;
-                }
+                run_block(&mut block, &loops, args)?;
             }
         }
     }
     Ok(bound)
 }
 
+/// The statements of one block in order, `for` loops included: a loop's
+/// bounds are evaluated once when it starts, and its body runs for each
+/// value of its variable from the start up to the end excluded.
+fn run_block(
+    b: &mut Block<'_>,
+    loops: &[Option<usize>],
+    args: &mut [Arg],
+) -> Result<(), LaunchError> {
+    let kernel = b.kernel;
+    let body = &kernel.body;
+    // The end of each open loop, innermost last.
+    let mut ends: Vec<i32> = Vec::new();
+    let mut pc = 0;
+    while pc < body.len() {
+        match &body[pc] {
+            Stmt::For { local, start, end } => {
+                let (s, e) = (
+                    b.eval_int(*start, args) as i32,
+                    b.eval_int(*end, args) as i32,
+                );
+                let close = loops[pc].expect("the verifier matched every loop");
+                if s >= e {
+                    pc = close + 1;
+                    continue;
+                }
+                set_loop_var(b, *local, s);
+                ends.push(e);
+            }
+            Stmt::EndFor => {
+                let open = loops[pc].expect("the verifier matched every loop");
+                let Stmt::For { local, .. } = body[open] else {
+                    unreachable!("an EndFor matches a For")
+                };
+                let end = *ends.last().expect("an open loop");
+                // `v < end <= i32::MAX`, so `v + 1` does not overflow.
+                let next = loop_var(b, local) + 1;
+                if next < end {
+                    set_loop_var(b, local, next);
+                    pc = open + 1;
+                    continue;
+                }
+                ends.pop();
+            }
+            s => exec(b, s, args)?,
+        }
+        pc += 1;
+    }
+    Ok(())
+}
+
+fn set_loop_var(b: &mut Block<'_>, local: usize, v: i32) {
+    let mut t = Tensor::zeros(crate::types::Scalar::I32, &[]);
+    t.set(0, Value::I32(v));
+    b.locals[local] = Some(t);
+}
+
+fn loop_var(b: &Block<'_>, local: usize) -> i32 {
+    match b.locals[local].as_ref().map(|t| t.get(0)) {
+        Some(Value::I32(v)) => v,
+        other => unreachable!("a loop variable holds an i32, not {other:?}"),
+    }
+}
+
 fn exec(b: &mut Block<'_>, stmt: &Stmt, args: &mut [Arg]) -> Result<(), LaunchError> {
+    b.begin_statement();
     match stmt {
         Stmt::Let { local, value } | Stmt::Var { local, value } => {
             // Within `bounds::MAX_TILE_BYTES`: the checker and `bind` refused
@@ -47,6 +110,7 @@ fn exec(b: &mut Block<'_>, stmt: &Stmt, args: &mut [Arg]) -> Result<(), LaunchEr
             }
             b.locals[*local] = Some(tile);
         }
+        Stmt::For { .. } | Stmt::EndFor => unreachable!("run_block runs loops"),
         Stmt::Store {
             place,
             index,

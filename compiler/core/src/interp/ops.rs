@@ -25,8 +25,7 @@
 //!   So 0.0/0.0, inf - inf, a NaN operand's payload and a NaN loaded from an
 //!   input all store and bitcast as the same bits on every backend.
 
-use crate::ir::Builtin;
-use crate::ir::{BinOp, UnOp};
+use crate::ir::{BinOp, Builtin, ReduceOp, UnOp};
 use crate::types::{Scalar, Value};
 
 pub fn unary(op: UnOp, a: Value) -> Value {
@@ -288,6 +287,57 @@ pub fn tandem_below_retry_value(f: Builtin, args: &[Value]) -> Value {
             0
         }),
         _ => unreachable!("the checker rejects {f:?} on {args:?}"),
+    }
+}
+
+/// One step of a reduction (`ir/reduce.rs`): `sum` adds, `max` and `min`
+/// keep the left item unless it is not NaN and the right one is NaN or
+/// beats it. (`argmax` combines pairs; see [`argmax_takes_right`].)
+pub fn reduce_combine(op: ReduceOp, a: Value, b: Value) -> Value {
+    match op {
+        ReduceOp::Sum => binary(BinOp::Add, a, b),
+        ReduceOp::Max | ReduceOp::Min | ReduceOp::Argmax => select(takes_right(op, a, b), b, a),
+    }
+}
+
+/// Whether `argmax`'s combine of (left value `a`, right value `b`) keeps
+/// the right item: `a` is not NaN, and `b` is NaN or greater.
+pub fn argmax_takes_right(a: Value, b: Value) -> bool {
+    takes_right(ReduceOp::Argmax, a, b) == Value::Bool(true)
+}
+
+fn takes_right(op: ReduceOp, a: Value, b: Value) -> Value {
+    let beats = if op == ReduceOp::Min {
+        BinOp::Lt
+    } else {
+        BinOp::Gt
+    };
+    let a_ok = binary(BinOp::Eq, a, a);
+    let b_nan = binary(BinOp::Ne, b, b);
+    let better = binary(BinOp::Or, b_nan, binary(beats, b, a));
+    binary(BinOp::And, a_ok, better)
+}
+
+/// A reduction over an empty axis: `sum` 0, `max` the least value (`-inf`
+/// for floats), `min` the greatest (`+inf`), `argmax` -1.
+pub fn reduce_empty(op: ReduceOp, elem: Scalar) -> Value {
+    use Value::*;
+    match (op, elem) {
+        (ReduceOp::Sum, s) => s.zero(),
+        (ReduceOp::Argmax, _) => I32(-1),
+        (ReduceOp::Max, Scalar::F32) => F32(f32::NEG_INFINITY),
+        (ReduceOp::Max, Scalar::F64) => F64(f64::NEG_INFINITY),
+        (ReduceOp::Min, Scalar::F32) => F32(f32::INFINITY),
+        (ReduceOp::Min, Scalar::F64) => F64(f64::INFINITY),
+        (ReduceOp::Max, Scalar::I32) => I32(i32::MIN),
+        (ReduceOp::Max, Scalar::I64) => I64(i64::MIN),
+        (ReduceOp::Max, Scalar::U32) => U32(0),
+        (ReduceOp::Max, Scalar::U64) => U64(0),
+        (ReduceOp::Min, Scalar::I32) => I32(i32::MAX),
+        (ReduceOp::Min, Scalar::I64) => I64(i64::MAX),
+        (ReduceOp::Min, Scalar::U32) => U32(u32::MAX),
+        (ReduceOp::Min, Scalar::U64) => U64(u64::MAX),
+        (op, s) => unreachable!("the checker rejects {op:?} on {s}"),
     }
 }
 

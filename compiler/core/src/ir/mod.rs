@@ -10,9 +10,11 @@ use std::fmt::Write;
 mod builtin;
 mod op;
 pub mod range;
+pub mod reduce;
 mod verify;
 pub use builtin::{Builtin, Def as BuiltinDef, TABLE as BUILTINS, Typing};
 pub use op::{BinOp, UnOp};
+pub use reduce::ReduceOp;
 pub use verify::{VerifyError, verify};
 
 pub type ExprId = usize;
@@ -54,6 +56,8 @@ pub enum ParamKind {
 pub enum LocalKind {
     Let,
     Var,
+    /// The variable of a `for` loop: a scalar i32 that only its loop sets.
+    Loop,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -139,6 +143,32 @@ pub enum Stmt {
         index: Vec<Index>,
         value: ExprId,
     },
+    /// `for local in start .. end`: the statements up to the matching
+    /// [`Stmt::EndFor`] (loops nest like brackets, [`Kernel::loops`]) run
+    /// once for each i32 value of `local` from `start` up to `end`
+    /// excluded, in order; none when `end <= start`. `start` and `end` are
+    /// scalar i32 nodes of constants, dims and enclosing loop variables
+    /// only, evaluated once when the loop starts, so every loop is finite
+    /// and every invocation of a block runs it the same number of times.
+    For {
+        local: LocalId,
+        start: ExprId,
+        end: ExprId,
+    },
+    /// The end of the innermost open [`Stmt::For`].
+    EndFor,
+}
+
+impl Stmt {
+    /// The value a statement computes, if it computes one.
+    pub fn value(&self) -> Option<ExprId> {
+        match self {
+            Stmt::Let { value, .. } | Stmt::Var { value, .. } | Stmt::Store { value, .. } => {
+                Some(*value)
+            }
+            Stmt::For { .. } | Stmt::EndFor => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -174,6 +204,14 @@ pub enum ExprKind {
     Bitcast(ExprId),
     Select(ExprId, ExprId, ExprId),
     Builtin(Builtin, Vec<ExprId>),
+    /// A reduction of `arg` along its axis `axis` (an axis of the node's own
+    /// shape, which is `arg`'s with that axis of extent 1). Its order of
+    /// evaluation is [`reduce`]'s, on every backend.
+    Reduce {
+        op: ReduceOp,
+        arg: ExprId,
+        axis: u8,
+    },
 }
 
 impl ExprKind {
@@ -196,6 +234,7 @@ impl ExprKind {
             ExprKind::Binary(_, a, b) => vec![*a, *b],
             ExprKind::Select(c, a, b) => vec![*c, *a, *b],
             ExprKind::Builtin(_, xs) => xs.clone(),
+            ExprKind::Reduce { arg, .. } => vec![*arg],
         }
     }
 }
@@ -212,6 +251,27 @@ impl Index {
 }
 
 impl Kernel {
+    /// For each statement, the index of its matching `EndFor` if it is a
+    /// `For` (and of its `For` if it is an `EndFor`); `None` for the rest,
+    /// and for a bracket without a match (which the verifier reports).
+    pub fn loops(&self) -> Vec<Option<usize>> {
+        let mut out = vec![None; self.body.len()];
+        let mut open = Vec::new();
+        for (n, s) in self.body.iter().enumerate() {
+            match s {
+                Stmt::For { .. } => open.push(n),
+                Stmt::EndFor => {
+                    if let Some(f) = open.pop() {
+                        out[f] = Some(n);
+                        out[n] = Some(f);
+                    }
+                }
+                Stmt::Let { .. } | Stmt::Var { .. } | Stmt::Store { .. } => {}
+            }
+        }
+        out
+    }
+
     /// The element type a place holds.
     pub fn place_elem(&self, place: Place) -> Scalar {
         match place {
@@ -283,7 +343,11 @@ impl Kernel {
                 self.expr_text(&e.kind)
             );
         }
+        let mut depth = 0;
         for s in &self.body {
+            if let Stmt::EndFor = s {
+                depth = usize::max(depth, 1) - 1;
+            }
             let line = match s {
                 Stmt::Let { local, value } => {
                     format!("let {} = %{value}", self.locals[*local].name)
@@ -300,8 +364,18 @@ impl Kernel {
                     self.place_text(*place),
                     self.index_text(index)
                 ),
+                Stmt::For { local, start, end } => {
+                    format!(
+                        "for {}.{local} in %{start} .. %{end} {{",
+                        self.locals[*local].name
+                    )
+                }
+                Stmt::EndFor => "}".to_string(),
             };
-            let _ = writeln!(out, "  {line}");
+            let _ = writeln!(out, "  {}{line}", "  ".repeat(depth));
+            if let Stmt::For { .. } = s {
+                depth += 1;
+            }
         }
         out
     }
@@ -353,6 +427,7 @@ impl Kernel {
                     None => format!("{} {}", f.name(), v.join(" ")),
                 }
             }
+            ExprKind::Reduce { op, arg, axis } => format!("{} %{arg} axis={axis}", op.name()),
         }
     }
 }

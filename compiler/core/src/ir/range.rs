@@ -7,8 +7,8 @@
 //! shifts, masks, selects and scalar `let`s a few levels deep, and counts
 //! no bits for anything else.
 
+use super::BinOp;
 use super::{ExprId, ExprKind, Kernel, Stmt};
-use crate::syntax::ast::BinOp;
 use crate::types::{Scalar, Value};
 
 /// How many levels of operands the analysis follows.
@@ -81,7 +81,8 @@ fn low_bits_at(k: &Kernel, e: ExprId, depth: u32) -> u32 {
         | ExprKind::GridSize(_)
         | ExprKind::Load { .. }
         | ExprKind::Unary(..)
-        | ExprKind::Builtin(..) => 0,
+        | ExprKind::Builtin(..)
+        | ExprKind::Reduce { .. } => 0,
     }
 }
 

@@ -14,8 +14,13 @@
 //! 3. Shapes: an operation's shape is the broadcast of its operands'; a load
 //!    has one index per axis of its place and the shape of its range axes;
 //!    slice starts and single indices are scalar integers; `iota(a)` has an
-//!    axis `a` in its shape.
-//! 4. Statements: a local is defined (`let`/`var`) before it is read; a store
+//!    axis `a` in its shape; a reduction's shape is its operand's with the
+//!    reduced axis of extent 1, and no `iota` lies below its operand.
+//! 4. Statements: loops nest like brackets, each loop's variable is a
+//!    scalar i32 `Loop` local, readable until its `EndFor`, and its bounds
+//!    are scalar i32 nodes built from constants, dims and enclosing loop
+//!    variables only;
+//!    a local is defined (`let`/`var`) before it is read; a store
 //!    writes a tensor or a `var`, never a `let`; its value has the place's
 //!    element type and broadcasts to the slice's shape.
 //!
@@ -44,6 +49,7 @@ pub fn verify(k: &Kernel) -> Vec<VerifyError> {
     let mut v = Verifier {
         k,
         errors: Vec::new(),
+        iota_below: Vec::with_capacity(k.exprs.len()),
     };
     for id in 0..k.exprs.len() {
         v.expr(id);
@@ -58,6 +64,8 @@ pub fn verify(k: &Kernel) -> Vec<VerifyError> {
 struct Verifier<'k> {
     k: &'k Kernel,
     errors: Vec<VerifyError>,
+    /// Whether an `iota` is reachable from each expression verified so far.
+    iota_below: Vec<bool>,
 }
 
 fn broadcast(a: &Shape, b: &Shape) -> Option<Shape> {
@@ -162,6 +170,12 @@ impl Verifier<'_> {
         let k = self.k;
         let e = &k.exprs[id];
         let me = format!("%{id}");
+        let below = matches!(e.kind, ExprKind::Iota(_))
+            || e.kind
+                .operands()
+                .iter()
+                .any(|x| self.iota_below.get(*x).copied().unwrap_or(false));
+        self.iota_below.push(below);
         for d in &e.shape {
             self.dim(&me, *d);
         }
@@ -369,6 +383,43 @@ impl Verifier<'_> {
                     self.err(&me, "shape is not the broadcast of the arguments' shapes");
                 }
             }
+            ExprKind::Reduce { op, arg, axis } => {
+                if !self.operand(id, *arg) {
+                    return;
+                }
+                let x = &k.exprs[*arg];
+                let a = *axis as usize;
+                let mut want = x.shape.clone();
+                if a < want.len() {
+                    want[a] = Dim::Const(1);
+                } else {
+                    self.err(
+                        &me,
+                        format!(
+                            "{} over axis {a} of a rank-{} operand",
+                            op.name(),
+                            want.len()
+                        ),
+                    );
+                }
+                if e.shape != want {
+                    self.err(
+                        &me,
+                        "shape is not the operand's with the reduced axis of extent 1",
+                    );
+                }
+                let ty = if *op == super::ReduceOp::Argmax {
+                    Scalar::I32
+                } else {
+                    x.ty
+                };
+                if e.ty != ty || x.ty == Scalar::Bool {
+                    self.err(&me, format!("{} of {} is {}", op.name(), x.ty, e.ty));
+                }
+                if self.iota_below[*arg] {
+                    self.err(&me, format!("an iota lies below its operand %{arg}"));
+                }
+            }
         }
     }
 
@@ -380,11 +431,32 @@ impl Verifier<'_> {
         // that each statement walks only its own value: linear in the IR.
         let mut seen = vec![0usize; k.exprs.len()];
         let mut stack = Vec::new();
+        let loops = k.loops();
         for (n, s) in k.body.iter().enumerate() {
             let me = format!("stmt {n}");
+            if let Stmt::For { .. } | Stmt::EndFor = s
+                && loops[n].is_none()
+            {
+                self.err(&me, "a loop bracket without its match");
+            }
             let value = match s {
                 Stmt::Let { value, .. } | Stmt::Var { value, .. } | Stmt::Store { value, .. } => {
                     *value
+                }
+                Stmt::For { local, start, end } => {
+                    self.loop_header(&me, *local, [*start, *end], &defined);
+                    if let Some(d) = defined.get_mut(*local) {
+                        *d = true;
+                    }
+                    continue;
+                }
+                Stmt::EndFor => {
+                    if let Some(Stmt::For { local, .. }) = loops[n].map(|f| &k.body[f])
+                        && let Some(d) = defined.get_mut(*local)
+                    {
+                        *d = false;
+                    }
+                    continue;
                 }
             };
             if value >= k.exprs.len() {
@@ -439,6 +511,7 @@ impl Verifier<'_> {
                     }
                     defined[*local] = true;
                 }
+                Stmt::For { .. } | Stmt::EndFor => unreachable!("handled above"),
                 Stmt::Store { place, index, .. } => {
                     if let Some((elem, shape, writable)) = self.place(&me, *place) {
                         if !writable {
@@ -465,6 +538,45 @@ impl Verifier<'_> {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// A loop's variable is a scalar i32 `Loop` local, and its bounds are
+    /// scalar i32 nodes whose leaves are constants, dims and the variables
+    /// of enclosing loops (open: `defined`).
+    fn loop_header(&mut self, me: &str, local: usize, bounds: [usize; 2], defined: &[bool]) {
+        let k = self.k;
+        match k.locals.get(local) {
+            Some(l) if l.kind == LocalKind::Loop && l.elem == Scalar::I32 && l.shape.is_empty() => {
+            }
+            _ => self.err(
+                me,
+                format!("local {local} is not a scalar i32 loop variable"),
+            ),
+        }
+        for b in bounds {
+            let Some(e) = k.exprs.get(b) else {
+                self.err(me, format!("bound %{b} does not exist"));
+                continue;
+            };
+            if e.ty != Scalar::I32 || !e.shape.is_empty() {
+                self.err(me, format!("bound %{b} is not a scalar i32"));
+            }
+            let mut bad = Vec::new();
+            let mut seen = vec![0; k.exprs.len()];
+            reachable(k, b, 1, &mut seen, &mut Vec::new(), |id| {
+                match k.exprs[id].kind {
+                    ExprKind::Const(_) | ExprKind::DimValue(_) => {}
+                    ExprKind::Local(l)
+                        if k.locals.get(l).is_some_and(|l| l.kind == LocalKind::Loop)
+                            && defined.get(l).copied().unwrap_or(false) => {}
+                    ExprKind::Unary(..) | ExprKind::Binary(..) | ExprKind::Cast(_) => {}
+                    _ => bad.push(id),
+                }
+            });
+            if let Some(id) = bad.first() {
+                self.err(me, format!("bound %{b} depends on %{id}, which is not a constant, dim or enclosing loop variable"));
             }
         }
     }

@@ -31,6 +31,8 @@ pub enum IotaCtx {
     /// In the value of an assignment or `var` whose tile has this shape.
     Assign(Shape),
     Let,
+    /// In the operand of a reduction.
+    Reduction,
     /// Anywhere else: slice starts, types, annotations.
     Elsewhere,
 }
@@ -60,6 +62,10 @@ pub struct Checker<'p> {
     pub block_uses: [Option<Span>; 3],
     /// The first use of `ctx.grid.{x,y,z}`.
     pub grid_used: Option<Span>,
+    /// The `for` loops open around the statement being checked.
+    pub loop_depth: usize,
+    /// The loop depth at which each `var` was declared.
+    pub var_depth: HashMap<LocalId, usize>,
 }
 
 /// Reads a kernel's `@autotune` declarations, reporting malformed ones.
@@ -281,6 +287,8 @@ impl<'p> Checker<'p> {
             let_values: HashMap::new(),
             block_uses: [None; 3],
             grid_used: None,
+            loop_depth: 0,
+            var_depth: HashMap::new(),
         };
         for a in &def.annotations {
             if a.name.name != "autotune" && a.name.name != "grid" {
@@ -535,7 +543,7 @@ impl<'p> Checker<'p> {
         }
     }
 
-    fn stmt(&mut self, s: &ast::Stmt) {
+    pub(super) fn stmt(&mut self, s: &ast::Stmt) {
         match s {
             ast::Stmt::Let { name, value, .. } => {
                 self.iota = IotaCtx::Let;
@@ -549,6 +557,7 @@ impl<'p> Checker<'p> {
                 self.check_tile_bound(&name.name, elem, &v.shape, value.span);
                 let local = self.new_local(&name.name, LocalKind::Let, elem, v.shape.clone());
                 self.let_values.insert(local, v.id);
+                self.hoist_reductions(v.id);
                 self.k.body.push(Stmt::Let { local, value: v.id });
                 self.bind(&name.name, Binding::Local(local));
             }
@@ -565,6 +574,8 @@ impl<'p> Checker<'p> {
                     return;
                 };
                 let local = self.new_local(&name.name, LocalKind::Var, elem, shape);
+                self.var_depth.insert(local, self.loop_depth);
+                self.hoist_reductions(v);
                 self.k.body.push(Stmt::Var { local, value: v });
                 self.bind(&name.name, Binding::Local(local));
             }
@@ -572,7 +583,15 @@ impl<'p> Checker<'p> {
                 let Some((target, index, elem, shape)) = self.place(place) else {
                     return;
                 };
-                let Some(v) = self.assigned_value(value, elem, &shape, place.span) else {
+                // A var declared outside the loop being checked is its
+                // accumulator: say so if a value would change its type.
+                let acc = match target {
+                    Place::Local(l) if self.var_depth.get(&l) < Some(&self.loop_depth) => {
+                        Some(self.k.locals[l].name.clone())
+                    }
+                    _ => None,
+                };
+                let Some(v) = self.assigned_value_to(value, elem, &shape, place.span, acc) else {
                     return;
                 };
                 if let Place::Param(i) = target
@@ -580,12 +599,20 @@ impl<'p> Checker<'p> {
                 {
                     *written = true;
                 }
+                self.hoist_reductions(v);
                 self.k.body.push(Stmt::Store {
                     place: target,
                     index,
                     value: v,
                 });
             }
+            ast::Stmt::For {
+                var,
+                start,
+                end,
+                body,
+                ..
+            } => self.for_loop(var, start, end, body),
             ast::Stmt::Error(_) => {}
         }
     }
@@ -631,7 +658,13 @@ impl<'p> Checker<'p> {
         );
     }
 
-    fn new_local(&mut self, name: &str, kind: LocalKind, elem: Scalar, shape: Shape) -> LocalId {
+    pub(super) fn new_local(
+        &mut self,
+        name: &str,
+        kind: LocalKind,
+        elem: Scalar,
+        shape: Shape,
+    ) -> LocalId {
         self.k.locals.push(ir::Local {
             name: name.to_string(),
             kind,
@@ -672,12 +705,40 @@ impl<'p> Checker<'p> {
         shape: &Shape,
         dest: Span,
     ) -> Option<ExprId> {
+        self.assigned_value_to(value, elem, shape, dest, None)
+    }
+
+    /// [`Self::assigned_value`]; `accumulator` names the var when the
+    /// destination is a var declared outside the loop being checked.
+    fn assigned_value_to(
+        &mut self,
+        value: &ast::Expr,
+        elem: Scalar,
+        shape: &Shape,
+        dest: Span,
+        accumulator: Option<String>,
+    ) -> Option<ExprId> {
         self.iota = IotaCtx::Assign(shape.clone());
         let v = self.expr(value);
         self.iota = IotaCtx::Elsewhere;
         let v = v?;
         let v = match v.ty {
             Ty::S(t) if t == elem => v,
+            Ty::S(t) if accumulator.is_some() => {
+                let name = accumulator.unwrap_or_default();
+                self.error(
+                    Diagnostic::error(
+                        code::ACCUMULATOR_TYPE,
+                        format!("the accumulator `{name}` is {elem}; this loop would make it {t}"),
+                    )
+                    .label(v.span, format!("this is {t}"))
+                    .label(dest, format!("`{name}` was declared {elem} before the loop"))
+                    .help(format!(
+                        "an accumulator keeps its declared type in every iteration: convert the value, `{elem}(...)`, or declare `{name}` as {t}"
+                    )),
+                );
+                return None;
+            }
             Ty::S(t) => {
                 self.error(
                     Diagnostic::error(code::TYPE_MISMATCH, format!("cannot store {t} into {elem}"))
@@ -710,6 +771,17 @@ impl<'p> Checker<'p> {
         let place = match self.lookup(name) {
             Some(Binding::Tensor(i)) => Place::Param(i),
             Some(Binding::Local(l)) if self.k.locals[l].kind == LocalKind::Var => Place::Local(l),
+            Some(Binding::Local(l)) if self.k.locals[l].kind == LocalKind::Loop => {
+                self.error(
+                    Diagnostic::error(
+                        code::STORE_TO_INPUT,
+                        format!("`{name}` is a loop variable and cannot be assigned"),
+                    )
+                    .label(base.span, "set by its `for` loop")
+                    .help("keep your own count in a `var` declared before the loop"),
+                );
+                return None;
+            }
             Some(Binding::Local(_)) => {
                 self.error(
                     Diagnostic::error(

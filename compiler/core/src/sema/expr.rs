@@ -3,8 +3,9 @@
 
 use super::check::{Binding, Checker, IotaCtx};
 use super::literal::{Ty, Val};
+use super::reduce::is_reduction_call;
 use crate::diag::{Diagnostic, code};
-use crate::ir::{self, Builtin, BuiltinDef, ExprKind, ParamKind, Place};
+use crate::ir::{self, Builtin, BuiltinDef, ExprKind, ParamKind, Place, ReduceOp};
 use crate::span::Span;
 use crate::syntax::ast::{self, ExprKind as AK};
 use crate::types::{Scalar, Value};
@@ -12,7 +13,7 @@ use crate::types::{Scalar, Value};
 /// The builtin forms the checker turns into other nodes: they are not rows
 /// of `ir::BUILTINS` (the builtins that are IR nodes), nor conversions
 /// (named by their type).
-const FORMS: &[&str] = &["iota", "where", "_tandem_index"];
+const FORMS: &[&str] = &["iota", "where", "sum", "argmax", "_tandem_index"];
 
 /// Every name a call may use that is not a `fn`: the forms, the
 /// conversions and the IR's builtins.
@@ -47,6 +48,10 @@ impl Checker<'_> {
             AK::Bitcast(t, a) => self.bitcast(t, a, span),
             AK::Field(..) => self.ctx_field(e),
             AK::Index(base, args) => self.load(base, args, span),
+            AK::Keyword(name, _) => {
+                self.stray_keyword(name, span);
+                None
+            }
             AK::Error => None,
         }
     }
@@ -370,6 +375,17 @@ impl Checker<'_> {
             return self.cast(to, a, span);
         }
         match name {
+            "sum" => return self.reduction(ReduceOp::Sum, args, span),
+            "argmax" => return self.reduction(ReduceOp::Argmax, args, span),
+            "max" if is_reduction_call(args) => {
+                return self.reduction(ReduceOp::Max, args, span);
+            }
+            "min" if is_reduction_call(args) => {
+                return self.reduction(ReduceOp::Min, args, span);
+            }
+            _ => {}
+        }
+        match name {
             "iota" => {
                 let [a] = self.args::<1>(f, args, span)?;
                 self.iota(a, span)
@@ -585,6 +601,17 @@ impl Checker<'_> {
                     Diagnostic::error(code::IOTA_IN_LET, "`iota` cannot be used in a `let`")
                         .label(span, "iota is a position in the assigned tile, and a let has none")
                         .help("hold it in a tile instead: `var c: tile<i32>[R, 256] = ... iota(0) ...`"),
+                );
+                return None;
+            }
+            IotaCtx::Reduction => {
+                self.error(
+                    Diagnostic::error(
+                        code::IOTA_IN_REDUCTION,
+                        "`iota` cannot be used inside a reduction",
+                    )
+                    .label(span, "a position here would be in the statement's tile and in the reduced one at once")
+                    .help("compute the operand into a var first: `var t: tile<f32>[R, 256] = ... iota(1) ...`, then `sum(t, axis = 1)`"),
                 );
                 return None;
             }

@@ -101,7 +101,9 @@ fn collect_calls<'a>(e: &'a ast::Expr, out: &mut Vec<(&'a str, Span)>) {
             out.push((f.name.as_str(), f.span));
             args.iter().for_each(|a| collect_calls(a, out));
         }
-        AK::Unary(_, a) | AK::Bitcast(_, a) | AK::Field(a, _) => collect_calls(a, out),
+        AK::Unary(_, a) | AK::Bitcast(_, a) | AK::Field(a, _) | AK::Keyword(_, a) => {
+            collect_calls(a, out)
+        }
         AK::Binary(_, a, b) => {
             collect_calls(a, out);
             collect_calls(b, out);

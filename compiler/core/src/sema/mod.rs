@@ -8,6 +8,8 @@ mod expr;
 mod fns;
 mod grid;
 mod literal;
+mod loops;
+mod reduce;
 mod space;
 
 use std::collections::HashMap;

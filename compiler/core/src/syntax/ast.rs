@@ -108,6 +108,15 @@ pub enum Stmt {
         value: Expr,
         span: Span,
     },
+    /// `for var in start .. end { body }`: the body once for each i32
+    /// `var` from `start` up to `end`, excluded.
+    For {
+        var: Ident,
+        start: Expr,
+        end: Expr,
+        body: Vec<Stmt>,
+        span: Span,
+    },
     /// A statement the parser could not read; its diagnostic is already out.
     Error(Span),
 }
@@ -207,6 +216,9 @@ pub enum ExprKind {
     Bitcast(Ident, Box<Expr>),
     Field(Box<Expr>, Ident),
     Index(Box<Expr>, Vec<SliceArg>),
+    /// `name = value` as an argument of a call; only reductions take one
+    /// (`sum(x, axis = 1)`), and the checker refuses it anywhere else.
+    Keyword(Ident, Box<Expr>),
     /// A part the parser could not read.
     Error,
 }

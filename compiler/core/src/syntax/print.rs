@@ -70,6 +70,22 @@ fn stmt(s: &Stmt) -> String {
             name, ty: t, value, ..
         } => format!("(var {} {} {})", name.name, ty(t), expr(value)),
         Stmt::Assign { place, value, .. } => format!("(= {} {})", expr(place), expr(value)),
+        Stmt::For {
+            var,
+            start,
+            end,
+            body,
+            ..
+        } => {
+            let body: Vec<String> = body.iter().map(stmt).collect();
+            format!(
+                "(for {} {} {} {})",
+                var.name,
+                expr(start),
+                expr(end),
+                body.join(" ")
+            )
+        }
         Stmt::Error(_) => "(error)".to_string(),
     }
 }
@@ -103,6 +119,7 @@ fn expr(e: &Expr) -> String {
                 .collect();
             format!("{}[{}]", expr(a), v.join(", "))
         }
+        ExprKind::Keyword(n, a) => format!("{}={}", n.name, expr(a)),
         ExprKind::Error => "(error)".to_string(),
     }
 }

@@ -30,6 +30,8 @@ pub enum Tok<'a> {
     Bitcast,
     #[token("in")]
     In,
+    #[token("for")]
+    For,
     #[token("true")]
     True,
     #[token("false")]
@@ -62,6 +64,8 @@ pub enum Tok<'a> {
     Semi,
     #[token(".")]
     Dot,
+    #[token("..")]
+    DotDot,
     #[token("@")]
     At,
     #[token("=")]
@@ -121,6 +125,7 @@ impl fmt::Display for Tok<'_> {
             Tok::Tile => "`tile`",
             Tok::Bitcast => "`bitcast`",
             Tok::In => "`in`",
+            Tok::For => "`for`",
             Tok::True => "`true`",
             Tok::False => "`false`",
             Tok::LParen => "`(`",
@@ -134,6 +139,7 @@ impl fmt::Display for Tok<'_> {
             Tok::Colon => "`:`",
             Tok::Semi => "`;`",
             Tok::Dot => "`.`",
+            Tok::DotDot => "`..`",
             Tok::At => "`@`",
             Tok::Assign => "`=`",
             Tok::EqEq => "`==`",
@@ -215,6 +221,7 @@ fn continues_line(tok: &Tok<'_>) -> bool {
             | Shl
             | Shr
             | Dot
+            | DotDot
             | Newline
             | Semi
     )
@@ -228,7 +235,10 @@ fn filter_newlines(raw: Vec<Spanned<'_>>) -> Vec<Spanned<'_>> {
         // A line that starts with a statement or item keyword cannot continue
         // an expression: an unclosed bracket before it is an error, and the
         // line ends there so that the parser can recover at the next line.
-        let starts_item = matches!(tok, Tok::Let | Tok::Var | Tok::Fn | Tok::Kernel | Tok::At);
+        let starts_item = matches!(
+            tok,
+            Tok::Let | Tok::Var | Tok::For | Tok::Fn | Tok::Kernel | Tok::At
+        );
         if let (true, Some((nlo, nhi))) = (starts_item && depth > 0, swallowed) {
             depth = 0;
             out.push((nlo, Tok::Newline, nhi));

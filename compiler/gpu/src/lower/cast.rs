@@ -56,7 +56,8 @@ impl<'k> Lower<'k> {
             | ExprKind::Unary(..)
             | ExprKind::Binary(..)
             | ExprKind::Bitcast(_)
-            | ExprKind::Builtin(..) => false,
+            | ExprKind::Builtin(..)
+            | ExprKind::Reduce { .. } => false,
         }
     }
 

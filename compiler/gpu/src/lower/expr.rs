@@ -315,6 +315,9 @@ impl<'k> Lower<'k> {
                     self.builtin(*f, ty, &vals)
                 }
             }
+            ExprKind::Reduce { op, arg, axis } => {
+                self.reduce(id, *op, *arg, *axis as usize, pos, cache)?
+            }
         };
         cache.insert(id, h);
         Ok(h)

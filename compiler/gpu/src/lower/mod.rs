@@ -18,9 +18,11 @@ mod exact;
 mod expr;
 mod fold;
 mod ops;
+mod reduce;
 mod split;
 mod stmt;
 mod tandem_draw;
+mod tree_reduce;
 
 pub(crate) use tandem_draw::{largest_stepped_tile, stepped_tasks};
 
@@ -82,6 +84,9 @@ struct Lower<'k> {
     /// The workgroup tile of each element type that stores reading their own
     /// destination compute their value into first (`stmt.rs`).
     staging: HashMap<Scalar, Handle<GlobalVariable>>,
+    /// The workgroup array of each element type that reductions computed
+    /// by the whole workgroup use (`tree_reduce.rs`).
+    tree_buffers: HashMap<Scalar, Handle<GlobalVariable>>,
     /// Tensors (by parameter index) bound as `array<vec4<T>>`: some
     /// statement stores or loads them in aligned groups of 4 (`stmt.rs`);
     /// a single element `i` of one is `t[i >> 2][i & 3]`.
@@ -322,6 +327,7 @@ fn lower_packed(
         subgroup_shuffle: options.subgroup_shuffle,
         exact: Default::default(),
         staging: HashMap::new(),
+        tree_buffers: HashMap::new(),
         quad,
         lane: None,
         tandem: Default::default(),

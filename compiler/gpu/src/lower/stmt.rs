@@ -14,7 +14,64 @@ impl<'k> Lower<'k> {
         // barrier) whose places it conflicts with; private scalars never
         // conflict, since each invocation has its own.
         let mut pending = Access::default();
+        // The enclosing block and the variable of each open loop.
+        let mut open: Vec<(Vec<Statement>, Place)> = Vec::new();
         for s in &self.k.body {
+            match s {
+                Stmt::For { local, start, end } => {
+                    // Everything before the loop is done before it starts,
+                    // and each iteration ends at a barrier (below), so the
+                    // body never races with itself across iterations.
+                    if !pending.reads.is_empty() || !pending.writes.is_empty() {
+                        self.cur.push(Statement::ControlBarrier(
+                            naga::Barrier::STORAGE | naga::Barrier::WORK_GROUP,
+                        ));
+                        pending = Access::default();
+                    }
+                    let mut pre = HashMap::new();
+                    let first = self.node(*start, &[], &mut pre)?;
+                    let end = self.node(*end, &[], &mut pre)?;
+                    let var = Place::Local(*local);
+                    let ptr = self.element_ptr(var, None);
+                    self.cur.push(Statement::Store {
+                        pointer: ptr,
+                        value: first,
+                    });
+                    open.push((std::mem::take(&mut self.cur), var));
+                    let ptr = self.element_ptr(var, None);
+                    let i = self.expr(Expression::Load { pointer: ptr });
+                    let done = self.binary(BinaryOperator::GreaterEqual, i, end);
+                    self.if_then(done, Block::from_vec(vec![Statement::Break]));
+                    continue;
+                }
+                Stmt::EndFor => {
+                    self.cur.push(Statement::ControlBarrier(
+                        naga::Barrier::STORAGE | naga::Barrier::WORK_GROUP,
+                    ));
+                    pending = Access::default();
+                    let (outer, var) = open.pop().expect("the verifier matched loops");
+                    let body = std::mem::replace(&mut self.cur, outer);
+                    let continuing = self.nested(|lw| {
+                        // `i < end <= i32::MAX`: the increment cannot wrap.
+                        let ptr = lw.element_ptr(var, None);
+                        let i = lw.expr(Expression::Load { pointer: ptr });
+                        let one = lw.lit(phobos_core::types::Value::I32(1));
+                        let next = lw.binary(BinaryOperator::Add, i, one);
+                        lw.cur.push(Statement::Store {
+                            pointer: ptr,
+                            value: next,
+                        });
+                        Ok(())
+                    })?;
+                    self.cur.push(Statement::Loop {
+                        body: Block::from_vec(body),
+                        continuing,
+                        break_if: None,
+                    });
+                    continue;
+                }
+                Stmt::Let { .. } | Stmt::Var { .. } | Stmt::Store { .. } => {}
+            }
             let acc = self.access(s);
             let mut barrier = naga::Barrier::empty();
             let conflicts = pending
@@ -34,11 +91,7 @@ impl<'k> Lower<'k> {
             }
             let noted = self.tandem.notes.len();
             self.stmt(s)?;
-            let value = match s {
-                Stmt::Let { value, .. } | Stmt::Var { value, .. } | Stmt::Store { value, .. } => {
-                    *value
-                }
-            };
+            let value = s.value().expect("loops are handled above");
             if self.tandem.notes.len() == noted && super::tandem_draw::has_words(self.k, value) {
                 self.tandem.note(
                     "direct: a scalar, or a store whose value reads its destination; each draw \
@@ -88,6 +141,7 @@ impl<'k> Lower<'k> {
                 }
                 a.writes.push(*place);
             }
+            Stmt::For { .. } | Stmt::EndFor => {}
         }
         a
     }
@@ -107,6 +161,11 @@ impl<'k> Lower<'k> {
                     });
                     return Ok(());
                 }
+                if let Stmt::Let { .. } = s
+                    && self.tree_let(*local, *value, &pre)?
+                {
+                    return Ok(());
+                }
                 let shape = self.k.locals[*local].shape.clone();
                 let ext: Vec<H> = shape.iter().map(|d| self.extent(*d)).collect();
                 self.draw_tile_loop(&shape, &ext, 1, *value, &pre, |lw, flat, pos| {
@@ -122,6 +181,7 @@ impl<'k> Lower<'k> {
                 index,
                 value,
             } => self.store(*place, index, *value),
+            Stmt::For { .. } | Stmt::EndFor => unreachable!("body() opens and closes loops"),
         }
     }
 

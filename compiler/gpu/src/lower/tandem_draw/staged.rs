@@ -106,6 +106,11 @@ pub(super) fn word_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<Ex
                 }
             }
         }
+        // A word under a reduction is drawn at the reduced positions, not
+        // the statement's: it is computed directly, never staged or stepped.
+        if let ExprKind::Reduce { .. } = e.kind {
+            continue;
+        }
         // Operands, the counter included (it may hold words of its own).
         stack.extend(e.kind.operands());
     }
@@ -323,6 +328,7 @@ fn staging_candidates(lw: &Lower<'_>) -> Vec<(Vec<Dim>, ExprId)> {
     };
     for s in &k.body {
         match s {
+            Stmt::For { .. } | Stmt::EndFor => {}
             Stmt::Let { local, value } | Stmt::Var { local, value } => {
                 if !lw.is_private(Place::Local(*local)) {
                     push(k.locals[*local].shape.clone(), *value, false);

@@ -204,6 +204,7 @@ pub(crate) fn largest_stepped_tile(k: &Kernel) -> Option<u64> {
     let mut best = None;
     for s in &k.body {
         let (tile, value, quads) = match s {
+            Stmt::For { .. } | Stmt::EndFor => continue,
             Stmt::Let { local, value } | Stmt::Var { local, value } => {
                 let shape = k.locals[*local].shape.clone();
                 if shape.is_empty() {
