@@ -28,12 +28,17 @@ fn blocks(text: &str) -> Vec<(String, Option<String>)> {
     out
 }
 
-/// `--dim NAME=N` and `--arg NAME=V` of a `$ phobosc run` line.
-fn run_flags(console: &str) -> (Vec<(String, usize)>, Vec<(String, i64)>) {
+/// The `--dim NAME=N` and the `--arg NAME=V` of a `$ phobosc run` line.
+struct Flags {
+    dims: Vec<(String, usize)>,
+    scalars: Vec<(String, i64)>,
+}
+
+fn run_flags(console: &str) -> Flags {
     let mut dims = Vec::new();
     let mut scalars = Vec::new();
     let Some(line) = console.lines().find(|l| l.starts_with("$ phobosc run")) else {
-        return (dims, scalars);
+        return Flags { dims, scalars };
     };
     let words: Vec<&str> = line.split_whitespace().collect();
     for w in words.windows(2) {
@@ -46,7 +51,7 @@ fn run_flags(console: &str) -> (Vec<(String, usize)>, Vec<(String, i64)>) {
             _ => {}
         }
     }
-    (dims, scalars)
+    Flags { dims, scalars }
 }
 
 #[test]
@@ -61,7 +66,7 @@ fn the_language_reference_examples_run() {
         let name = format!("docs block {i}");
         let p = program(&name, &code);
         let console = console.unwrap_or_default();
-        let (dims, scalars) = run_flags(&console);
+        let Flags { dims, scalars } = run_flags(&console);
         for kname in p.kernel_names() {
             let k = p.kernel(kname, &[]).expect("checks");
             let scalars: Vec<(&str, Value)> = k
