@@ -35,8 +35,9 @@ use std::num::NonZeroU32;
 const TREE_BYTES: u64 = 4096;
 
 impl<'k> Lower<'k> {
-    /// Computes `let local = value` as a workgroup tree when it qualifies;
-    /// `false` (nothing emitted) when it does not.
+    /// Computes `let local = value` (or a `var` of the value's own shape)
+    /// as a workgroup tree when it qualifies; `false` (nothing emitted)
+    /// when it does not.
     pub(super) fn tree_let(
         &mut self,
         local: LocalId,
