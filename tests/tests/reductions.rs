@@ -294,9 +294,12 @@ fn workgroup_trees_give_the_same_bits() {
         }
     };
     for n in [2usize, 3, 5, 37, 64, 256, 257] {
+        // Ties and NaNs for argmax: a repeated largest value in row 1, two
+        // NaNs in row 2.
+        let tie = next().abs() * 1e6;
         let src = format!(
             "@autotune(R in [4])
-kernel trees(X: tensor<f32>[M, {n}], S: tensor<f32>[M, 1], Mx: tensor<f32>[M, 1], Mn: tensor<f32>[M, 1], D: tensor<f32>[M, {n}]) {{
+kernel trees(X: tensor<f32>[M, {n}], S: tensor<f32>[M, 1], Mx: tensor<f32>[M, 1], Mn: tensor<f32>[M, 1], D: tensor<f32>[M, {n}], A: tensor<i32>[M, 1]) {{
   let r = ctx.block.x * R
   let s = sum(X[r :+ R, :], axis = 1)
   let mx = max(X[r :+ R, :], axis = 1)
@@ -305,12 +308,21 @@ kernel trees(X: tensor<f32>[M, {n}], S: tensor<f32>[M, 1], Mx: tensor<f32>[M, 1]
   Mx[r :+ R, :] = mx
   Mn[r :+ R, :] = mn
   D[r :+ R, :] = X[r :+ R, :] - sum(X[r :+ R, :], axis = 1)
+  let a = argmax(X[r :+ R, :], axis = 1)
+  A[r :+ R, :] = a
 }}"
         );
         let p = program("trees.ph", &src);
         let k = p.kernel("trees", &[]).unwrap();
         let m = 7;
-        let xs: Vec<f32> = (0..m * n).map(|_| next()).collect();
+        let mut xs: Vec<f32> = (0..m * n).map(|_| next()).collect();
+        for c in (0..n).step_by(3) {
+            xs[n + c] = tie;
+        }
+        if n > 4 {
+            xs[2 * n + n / 2] = f32::NAN;
+            xs[3 * n - 1] = f32::NAN;
+        }
         let mut args = vec![
             Arg::Tensor(Tensor {
                 shape: vec![m, n],
@@ -320,32 +332,37 @@ kernel trees(X: tensor<f32>[M, {n}], S: tensor<f32>[M, 1], Mx: tensor<f32>[M, 1]
             Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, 1])),
             Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, 1])),
             Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, n])),
+            Arg::Tensor(Tensor::zeros(Scalar::I32, &[m, 1])),
         ];
         run_all(&k, &mut args);
+        let a = i32s(&args[5]);
         let (s, mx, mn, d) = (
             f32s(&args[1]),
             f32s(&args[2]),
             f32s(&args[3]),
             f32s(&args[4]),
         );
+        // Stores make NaNs canonical (interp/ops.rs).
+        let canon = |x: f32| if x.is_nan() { 0x7fc0_0000 } else { x.to_bits() };
         for r in 0..m {
             let row = &xs[r * n..(r + 1) * n];
             let sum = model_sum(row);
-            assert_eq!(s[r].to_bits(), sum.to_bits(), "sum of row {r} of {n}");
+            assert_eq!(s[r].to_bits(), canon(sum), "sum of row {r} of {n}");
             assert_eq!(
                 mx[r].to_bits(),
-                model_max(row).to_bits(),
+                canon(model_max(row)),
                 "max of row {r} of {n}"
             );
             assert_eq!(
                 mn[r].to_bits(),
-                model_min(row).to_bits(),
+                canon(model_min(row)),
                 "min of row {r} of {n}"
             );
+            assert_eq!(a[r], model_argmax(row), "argmax of row {r} of {n}");
             for c in 0..n {
                 assert_eq!(
                     d[r * n + c].to_bits(),
-                    (row[c] - sum).to_bits(),
+                    canon(row[c] - sum),
                     "D ({r}, {c}) of {n}"
                 );
             }

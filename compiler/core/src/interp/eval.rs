@@ -1,6 +1,9 @@
 //! Evaluating one element of an expression at a position of its statement's
 //! tile. A node whose extent along an axis is 1 is broadcast: it is read at
-//! position 0 of that axis.
+//! position 0 of that axis. A reduction at a position evaluates its operand
+//! at that position with the reduced axis running over its extent; its
+//! value depends only on its position in its own shape, so it is kept for
+//! the rest of the statement.
 
 use super::{locate, ops};
 use crate::ir::reduce::pairwise;

@@ -1,8 +1,11 @@
 //! The reference interpreter: the definition of what a kernel computes.
 //!
 //! Blocks run one after another in x, then y, then z order. Within a block,
-//! statements run in order; each evaluates its value element by element over
-//! its tile, each element on its own (`eval.rs`). A store writes the elements
+//! statements run in order (the body of a `for` once for each value of its
+//! variable, bounds evaluated when the loop starts); each evaluates its
+//! value element by element over its tile, each element on its own
+//! (`eval.rs`; a reduction evaluates its operand along the reduced axis and
+//! combines it in the tree of `ir/reduce.rs`). A store writes the elements
 //! that fall inside the destination and drops the rest; a load outside a
 //! tensor reads 0; a NaN stored to a tensor is the canonical NaN
 //! (`ops::canonical_nan`). Nothing here is clever, on purpose: every other backend is

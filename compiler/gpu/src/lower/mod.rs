@@ -84,9 +84,10 @@ struct Lower<'k> {
     /// The workgroup tile of each element type that stores reading their own
     /// destination compute their value into first (`stmt.rs`).
     staging: HashMap<Scalar, Handle<GlobalVariable>>,
-    /// The workgroup array of each element type that reductions computed
-    /// by the whole workgroup use (`tree_reduce.rs`).
-    tree_buffers: HashMap<Scalar, Handle<GlobalVariable>>,
+    /// The workgroup arrays that reductions computed by the whole workgroup
+    /// use (`tree_reduce.rs`): values by element type, and `argmax`'s
+    /// indices (`true`).
+    tree_buffers: HashMap<(Scalar, bool), Handle<GlobalVariable>>,
     /// Tensors (by parameter index) bound as `array<vec4<T>>`: some
     /// statement stores or loads them in aligned groups of 4 (`stmt.rs`);
     /// a single element `i` of one is `t[i >> 2][i & 3]`.

@@ -153,7 +153,7 @@ impl<'k> Lower<'k> {
 
     /// Whether the combine of `max`, `min` and `argmax` keeps the right item
     /// `b` over the left `a`: `a` is not NaN, and `b` is NaN or beats it.
-    fn takes_right(&mut self, op: ReduceOp, elem: Scalar, a: H, b: H) -> H {
+    pub(super) fn takes_right(&mut self, op: ReduceOp, elem: Scalar, a: H, b: H) -> H {
         let beats = if op == ReduceOp::Min {
             BinOp::Lt
         } else {

@@ -161,9 +161,9 @@ impl<'k> Lower<'k> {
                     });
                     return Ok(());
                 }
-                if let Stmt::Let { .. } = s
-                    && self.tree_let(*local, *value, &pre)?
-                {
+                // A var takes this path too when its declared shape is the
+                // reduction's (`tree_let` checks).
+                if self.tree_let(*local, *value, &pre)? {
                     return Ok(());
                 }
                 let shape = self.k.locals[*local].shape.clone();

@@ -1,4 +1,4 @@
-//! A `let` whose value is a small `sum`, `max` or `min` of constant shape
+//! A `let` whose value is a small reduction of constant shape
 //! (such as the checker's hidden `_max` of `x - max(x, axis = 1)`), computed
 //! by the whole workgroup: the pairwise tree of `phobos_core::ir::reduce`,
 //! one level at a time, each level's pairs spread over the invocations
@@ -12,7 +12,10 @@
 //! items of the level, an odd last one carried up". Item 0 of each row is
 //! the result, copied into the `let`. Every `+` (or combine of `max` and
 //! `min`) is the one `reduce.rs` uses, so the bits are the interpreter's:
-//! only which invocation computes which node of the tree changes.
+//! only which invocation computes which node of the tree changes. `argmax`
+//! carries each item's index in a second array (`reduce_index`) and keeps
+//! the right item exactly when `max` would, which the spec shows is the
+//! same index in any grouping.
 //!
 //! Any other reduction, or one whose array would not fit beside the
 //! kernel's other workgroup tiles, keeps `reduce.rs`'s loop per element.
@@ -32,8 +35,9 @@ use std::num::NonZeroU32;
 const TREE_BYTES: u64 = 4096;
 
 impl<'k> Lower<'k> {
-    /// Computes `let local = value` as a workgroup tree when it qualifies;
-    /// `false` (nothing emitted) when it does not.
+    /// Computes `let local = value` (or a `var` of the value's own shape)
+    /// as a workgroup tree when it qualifies; `false` (nothing emitted)
+    /// when it does not.
     pub(super) fn tree_let(
         &mut self,
         local: LocalId,
@@ -58,8 +62,7 @@ impl<'k> Lower<'k> {
             return Ok(false);
         };
         let len = ext_in[axis];
-        let ok = matches!(op, ReduceOp::Sum | ReduceOp::Max | ReduceOp::Min)
-            && matches!(elem, Scalar::I32 | Scalar::U32 | Scalar::F32)
+        let ok = matches!(elem, Scalar::I32 | Scalar::U32 | Scalar::F32)
             && matches!(self.locals[local], LocalHome::Workgroup(_))
             && out == self.k.exprs[value].shape
             && len >= 2;
@@ -70,8 +73,17 @@ impl<'k> Lower<'k> {
         let mut ext_h = ext_out.clone();
         ext_h[axis] = half;
         let count: u64 = ext_h.iter().map(|e| u64::from(*e)).product();
-        let Some(buf) = self.tree_buffer(elem, count) else {
+        let argmax = op == ReduceOp::Argmax;
+        let Some(buf) = self.tree_buffer(elem, false, count) else {
             return Ok(false);
+        };
+        let index_buf = if argmax {
+            match self.tree_buffer(Scalar::I32, true, count) {
+                Some(b) => Some(b),
+                None => return Ok(false),
+            }
+        } else {
+            None
         };
         // A tree of an earlier statement may still be read from the array.
         self.cur
@@ -95,13 +107,20 @@ impl<'k> Lower<'k> {
             let a = lw.node(arg, &p, &mut pre.clone())?;
             p[axis] = safe;
             let b = lw.node(arg, &p, &mut pre.clone())?;
-            let both = lw.combine(op, elem, a, b);
-            let v = lw.select(inside, both, a);
+            let (v, index) = lw.tree_step(op, elem, a, b, (left, safe), Some(inside));
             let ptr = lw.tree_ptr(buf, flat);
             lw.cur.push(Statement::Store {
                 pointer: ptr,
                 value: v,
             });
+            if let (Some(ib), Some(index)) = (index_buf, index) {
+                let ptr = lw.tree_ptr(ib, flat);
+                let index = lw.bitcast(index, naga::ScalarKind::Sint);
+                lw.cur.push(Statement::Store {
+                    pointer: ptr,
+                    value: index,
+                });
+            }
             Ok(())
         })?;
         // Levels s = 1, 2, 4, ..: items at multiples of s, pairs (2j s, (2j + 1) s).
@@ -126,11 +145,28 @@ impl<'k> Lower<'k> {
                 let pb = lw.tree_ptr(buf, partner);
                 let a = lw.expr(Expression::Load { pointer: pa });
                 let b = lw.expr(Expression::Load { pointer: pb });
-                let v = lw.combine(op, elem, a, b);
+                let indices = match index_buf {
+                    Some(ib) => {
+                        let ia = lw.tree_ptr(ib, at);
+                        let ib = lw.tree_ptr(ib, partner);
+                        let va = lw.expr(Expression::Load { pointer: ia });
+                        let vb = lw.expr(Expression::Load { pointer: ib });
+                        Some((ia, va, vb))
+                    }
+                    None => None,
+                };
+                let pair = indices.map_or((a, a), |(_, va, vb)| (va, vb));
+                let (v, index) = lw.tree_step(op, elem, a, b, pair, None);
                 lw.cur.push(Statement::Store {
                     pointer: pa,
                     value: v,
                 });
+                if let (Some((ia, _, _)), Some(index)) = (indices, index) {
+                    lw.cur.push(Statement::Store {
+                        pointer: ia,
+                        value: index,
+                    });
+                }
                 Ok(())
             })?;
             s *= 2;
@@ -144,13 +180,43 @@ impl<'k> Lower<'k> {
             let mut p = pos.to_vec();
             p[axis] = lw.u32c(0);
             let at = lw.flat_in(&p, &ext_h);
-            let ptr = lw.tree_ptr(buf, at);
+            let ptr = lw.tree_ptr(index_buf.unwrap_or(buf), at);
             let v = lw.expr(Expression::Load { pointer: ptr });
             let dest = lw.element_ptr(place, Some(flat));
             lw.store_element(place, dest, v);
             Ok(())
         })?;
         Ok(true)
+    }
+
+    /// One combine of the tree: the value, and for `argmax` the index of
+    /// the item kept, from the pair of indices given (u32 positions at
+    /// level 1, i32 indices after). `inside` false keeps the left item
+    /// alone (an odd last item at level 1).
+    fn tree_step(
+        &mut self,
+        op: ReduceOp,
+        elem: Scalar,
+        a: H,
+        b: H,
+        (ia, ib): (H, H),
+        inside: Option<H>,
+    ) -> (H, Option<H>) {
+        if op != ReduceOp::Argmax {
+            let both = self.combine(op, elem, a, b);
+            let v = match inside {
+                Some(inside) => self.select(inside, both, a),
+                None => both,
+            };
+            return (v, None);
+        }
+        let mut take = self.takes_right(op, elem, a, b);
+        if let Some(inside) = inside {
+            take = self.binary(BinaryOperator::LogicalAnd, take, inside);
+        }
+        let v = self.select(take, b, a);
+        let index = self.select(take, ib, ia);
+        (v, Some(index))
     }
 
     /// The row-major flat index of `pos` in a tile of constant `ext`.
@@ -172,12 +238,17 @@ impl<'k> Lower<'k> {
     /// The workgroup array of `elem` that trees use, grown to `count`
     /// elements; `None` when that would pass [`TREE_BYTES`] or, with the
     /// kernel's other workgroup arrays, [`WORKGROUP_MEMORY_LIMIT`].
-    fn tree_buffer(&mut self, elem: Scalar, count: u64) -> Option<naga::Handle<GlobalVariable>> {
+    fn tree_buffer(
+        &mut self,
+        elem: Scalar,
+        index: bool,
+        count: u64,
+    ) -> Option<naga::Handle<GlobalVariable>> {
         let bytes = count * 4;
         if bytes > TREE_BYTES {
             return None;
         }
-        let existing = self.tree_buffers.get(&elem).copied();
+        let existing = self.tree_buffers.get(&(elem, index)).copied();
         let used: u64 = self
             .m
             .global_variables
@@ -217,7 +288,11 @@ impl<'k> Lower<'k> {
             None => {
                 let g = self.m.global_variables.append(
                     GlobalVariable {
-                        name: Some(format!("reduce_{elem}")),
+                        name: Some(if index {
+                            "reduce_index".to_string()
+                        } else {
+                            format!("reduce_{elem}")
+                        }),
                         space: AddressSpace::WorkGroup,
                         binding: None,
                         ty,
@@ -226,7 +301,7 @@ impl<'k> Lower<'k> {
                     },
                     Span::UNDEFINED,
                 );
-                self.tree_buffers.insert(elem, g);
+                self.tree_buffers.insert((elem, index), g);
                 g
             }
         })
