@@ -83,8 +83,7 @@ fn the_examples_in_language_md_check_and_run() {
         let at = format!("docs/language.md:{}", b.line);
         let fns_only = !b.code.contains("kernel ");
         if fns_only
-            && b
-                .code
+            && b.code
                 .lines()
                 .filter(|l| !l.trim().is_empty())
                 .all(|l| stdlib.lines().any(|s| s == l))
@@ -99,7 +98,10 @@ fn the_examples_in_language_md_check_and_run() {
             .as_deref()
             .is_some_and(|c| c.contains("Error") || c.contains("error"));
         if expect_error {
-            assert!(!diags.is_empty(), "{at}: the page shows an error, but it checks");
+            assert!(
+                !diags.is_empty(),
+                "{at}: the page shows an error, but it checks"
+            );
             failing += 1;
             continue;
         }
