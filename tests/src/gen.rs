@@ -1514,16 +1514,6 @@ impl Gen {
 
     /// `name(args)`; `typed` says whether the result has a fixed type (for
     /// `where`, only its branches decide).
-    /// `clamp(x, lo, hi)` of std/math.ph: its parameters are untyped, so
-    /// each argument is typed (an untyped literal would default to i32 or
-    /// f32 on its own).
-    fn clamp(&mut self, ty: Scalar, depth: u32) -> E {
-        let x = self.expr(ty, depth - 1, true);
-        let lo = self.expr(ty, depth - 1, true);
-        let hi = self.expr(ty, depth - 1, true);
-        Self::call("clamp", &[&x, &lo, &hi], true)
-    }
-
     fn call(name: &str, args: &[&E], typed: bool) -> E {
         let mut shape = Vec::new();
         for a in args {
@@ -1826,7 +1816,6 @@ impl Gen {
             6,
             usize::from(signed) * 3,
             usize::from(hash) * 4,
-            3,
             4,
         ];
         match self.rng.weighted(&w) {
@@ -1884,7 +1873,6 @@ impl Gen {
                 let a = self.expr(ty, depth - 1, false);
                 Self::call("hash32", &[&a], true)
             }
-            8 => self.clamp(ty, depth),
             _ => self
                 .reduction(ty, depth)
                 .unwrap_or_else(|| self.cast(ty, depth)),
@@ -1940,9 +1928,6 @@ impl Gen {
             3 * f32_only,
             2 * f32_only,
             2 * f32_only,
-            4 * f32_only,
-            f32_only,
-            2,
             4,
         ];
         match self.rng.weighted(&w) {
@@ -1988,7 +1973,10 @@ impl Gen {
                 };
                 Self::call(f, &[&s, &c], true)
             }
-            12 => {
+            13 => self
+                .reduction(ty, depth)
+                .unwrap_or_else(|| self.cast(ty, depth)),
+            _ => {
                 let x = self.expr(ty, depth - 1, true);
                 let p = if self.rng.one_in(4) {
                     self.expr(ty, depth - 1, true)
@@ -2000,22 +1988,6 @@ impl Gen {
                 let c = self.expr(Scalar::I32, depth - 1, false);
                 Self::call("dropout", &[&x, &p, &s, &c], true)
             }
-            13 => {
-                // std/math.ph's f32 functions; an untyped argument takes f32.
-                let a = self.expr(ty, depth - 1, false);
-                let f = *self.rng.pick(&["exp", "tanh", "erf", "rsqrt"]);
-                Self::call(f, &[&a], true)
-            }
-            14 => {
-                let a = self.expr(ty, depth - 1, false);
-                let b = self.expr(ty, depth - 1, false);
-                let c = self.expr(ty, depth - 1, false);
-                Self::call("fma", &[&a, &b, &c], true)
-            }
-            15 => self.clamp(ty, depth),
-            _ => self
-                .reduction(ty, depth)
-                .unwrap_or_else(|| self.cast(ty, depth)),
         }
     }
 

@@ -101,7 +101,14 @@ impl Gen<'_, '_> {
                                 && (*f != Builtin::Abs || e.ty != Scalar::U32)
                                 && kids_ok(self, xs, memo)
                         }
-                        _ => false,
+                        // Uniform leaves are splats (`varies` is false for
+                        // them, above); a reduction is computed per element.
+                        ExprKind::Const(_)
+                        | ExprKind::Param(_)
+                        | ExprKind::DimValue(_)
+                        | ExprKind::BlockId(_)
+                        | ExprKind::GridSize(_)
+                        | ExprKind::Reduce { .. } => false,
                     }
             }
         };

@@ -201,7 +201,16 @@ fn slope(
                 let all = xs.iter().all(|x| slope(k, *x, memo) == Some(0));
                 all.then_some(0)
             }
-            _ => None,
+            // Values the analysis does not follow: a load, a tile local, a
+            // float or 64-bit operation, a reduction.
+            ExprKind::Local(_)
+            | ExprKind::Load { .. }
+            | ExprKind::Unary(..)
+            | ExprKind::Binary(..)
+            | ExprKind::Cast(_)
+            | ExprKind::Bitcast(_)
+            | ExprKind::Select(..)
+            | ExprKind::Reduce { .. } => None,
         },
     };
     memo.insert(id, d);

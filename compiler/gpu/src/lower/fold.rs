@@ -50,7 +50,16 @@ pub(super) fn constants(kernel: &Kernel) -> Vec<Option<Value>> {
                 let args: Option<Vec<Value>> = xs.iter().map(|x| c(*x)).collect();
                 args.map(|args| ops::builtin(*f, &args))
             }
-            _ => None,
+            // Values of the launch or of memory, Tandem draws, reductions.
+            ExprKind::Builtin(..)
+            | ExprKind::Param(_)
+            | ExprKind::DimValue(_)
+            | ExprKind::BlockId(_)
+            | ExprKind::GridSize(_)
+            | ExprKind::Iota(_)
+            | ExprKind::Local(_)
+            | ExprKind::Load { .. }
+            | ExprKind::Reduce { .. } => None,
         };
         out.push(v);
     }

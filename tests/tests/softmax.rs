@@ -1,0 +1,79 @@
+//! `examples/softmax_dropout.ph` against an independent float64 reference:
+//! the same bits on the interpreter, Cranelift and the GPU, every dropped
+//! element where the seed's `uniform` says (the plain-Rust model of
+//! `tests/src/model.rs`), and every kept one within the stated error of
+//! `exp(x - max) / sum / (1 - p)` computed in f64, for rows of 256, 1000
+//! (a masked tail chunk) and 8192 elements.
+//!
+//! The bound: `exp` is within 1 ulp (docs/language.md), each of the
+//! chunked pairwise sums of n positive terms within ceil(log2 n) + 1
+//! roundings, and the two divisions half an ulp each; so the relative error
+//! is below (ceil(log2 n) + 6) * 2^-24, with room to spare.
+
+use phobos_core::launch::Arg;
+use phobos_core::tensor::{Data, Tensor};
+use phobos_core::types::{Scalar, Value};
+use phobos_tests::{model, program, root, tensor};
+
+#[test]
+fn softmax_dropout_matches_a_float64_reference() {
+    let text = std::fs::read_to_string(root().join("examples/softmax_dropout.ph")).unwrap();
+    let p = program("softmax_dropout.ph", &text);
+    let k = p.kernel("softmax_dropout", &[]).unwrap();
+    let (seed, drop) = (77i32, 0.1f32);
+    for (m, n) in [(6usize, 256usize), (5, 1000), (4, 8192)] {
+        // Values in [-8, 8) from a hash of the position, plus ties and zeros.
+        let mut xs: Vec<f32> = (0..m * n)
+            .map(|i| {
+                let h = (i as u32).wrapping_mul(2_654_435_761) >> 8;
+                -8.0 + 16.0 * h as f32 / 16_777_216.0
+            })
+            .collect();
+        xs[..6].copy_from_slice(&[0.0, -0.0, 7.99, 7.99, -8.0, 1e-30]);
+        let inputs = vec![
+            Arg::Tensor(Tensor {
+                shape: vec![m, n],
+                data: Data::F32(xs.clone()),
+            }),
+            Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, n])),
+            Arg::Scalar(Value::I32(seed)),
+        ];
+        let mut args = inputs.clone();
+        phobos_tests::run_everywhere(&k, &mut args);
+        if phobos_tests::gpu_available() {
+            assert_eq!(
+                phobos_tests::matches_on_gpu(&k, &inputs, &args),
+                Ok(true),
+                "the GPU differs at n = {n}"
+            );
+        }
+        let Data::F32(ys) = &tensor(&args[1]).data else {
+            panic!("Y is f32")
+        };
+        let bound = (f64::from((n as u32).next_power_of_two().trailing_zeros()) + 6.0)
+            * f64::from(f32::EPSILON)
+            / 2.0;
+        let mut worst = 0.0f64;
+        for row in 0..m {
+            let x = &xs[row * n..(row + 1) * n];
+            let max = x.iter().fold(f64::NEG_INFINITY, |a, &v| a.max(f64::from(v)));
+            let sum: f64 = x.iter().map(|&v| (f64::from(v) - max).exp()).sum();
+            for (j, &v) in x.iter().enumerate() {
+                let i = row * n + j;
+                let y = ys[i];
+                if model::uniform(seed, i as i32) < drop {
+                    assert_eq!(y.to_bits(), 0, "n = {n}: element {i} should be dropped");
+                    continue;
+                }
+                let exact = (f64::from(v) - max).exp() / sum / (1.0 - f64::from(drop));
+                let rel = (f64::from(y) - exact).abs() / exact;
+                worst = worst.max(rel);
+                assert!(
+                    rel <= bound,
+                    "n = {n}, element {i}: {y} against {exact} (relative error {rel:e} over {bound:e})"
+                );
+            }
+        }
+        eprintln!("n = {n}: worst relative error {worst:e} (bound {bound:e})");
+    }
+}
