@@ -56,7 +56,9 @@ fn softmax_dropout_matches_a_float64_reference() {
         let mut worst = 0.0f64;
         for row in 0..m {
             let x = &xs[row * n..(row + 1) * n];
-            let max = x.iter().fold(f64::NEG_INFINITY, |a, &v| a.max(f64::from(v)));
+            let max = x
+                .iter()
+                .fold(f64::NEG_INFINITY, |a, &v| a.max(f64::from(v)));
             let sum: f64 = x.iter().map(|&v| (f64::from(v) - max).exp()).sum();
             for (j, &v) in x.iter().enumerate() {
                 let i = row * n + j;
