@@ -375,17 +375,10 @@ impl Checker<'_> {
             return self.cast(to, a, span);
         }
         match name {
-            "sum" => return self.reduction(ReduceOp::Sum, args, span),
-            "argmax" => return self.reduction(ReduceOp::Argmax, args, span),
-            "max" if is_reduction_call(args) => {
-                return self.reduction(ReduceOp::Max, args, span);
-            }
-            "min" if is_reduction_call(args) => {
-                return self.reduction(ReduceOp::Min, args, span);
-            }
-            _ => {}
-        }
-        match name {
+            "sum" => self.reduction(ReduceOp::Sum, args, span),
+            "argmax" => self.reduction(ReduceOp::Argmax, args, span),
+            "max" if is_reduction_call(args) => self.reduction(ReduceOp::Max, args, span),
+            "min" if is_reduction_call(args) => self.reduction(ReduceOp::Min, args, span),
             "iota" => {
                 let [a] = self.args::<1>(f, args, span)?;
                 self.iota(a, span)
