@@ -529,8 +529,8 @@ fn fill_kernel_rows(gpu: &Gpu, ceilings: &mut Ceilings, which: Which, x: &[f32])
 
 /// One compile measurement in this process (the child of
 /// [`compile_rows`]): prints `COMPILE\t<wall ms>\t<runtime's compile ms>\t<device open ms>\t<parse
-/// and check ms>\t<ms until the dispatch was submitted>`, all from before the parse but the
-/// device's opening.
+/// and check ms>\t<ms until the dispatch was submitted>\t<ms of a second launch>`, all from
+/// before the parse but the device's opening and the second launch.
 fn compile_child(which: Which, r: i64, log2: u32) {
     let opened = Instant::now();
     let gpu = Gpu::new().unwrap_or_else(|e| panic!("{e}"));
@@ -568,8 +568,15 @@ fn compile_child(which: Which, r: i64, log2: u32) {
     let submitted_ms = t0.elapsed().as_secs_f64() * 1e3;
     gpu.wait().expect("the first dispatch");
     let ms = t0.elapsed().as_secs_f64() * 1e3;
+    // The same launch again, from its dispatch to its completion: what the
+    // first launch costs beyond the kernel's own run.
+    let again = Instant::now();
+    gpu.dispatch(&kernel, &args, Precision::Exact)
+        .unwrap_or_else(|e| panic!("{e}"));
+    gpu.wait().expect("the second dispatch");
+    let again_ms = again.elapsed().as_secs_f64() * 1e3;
     println!(
-        "COMPILE\t{ms:.2}\t{:.2}\t{open_ms:.0}\t{parse_ms:.2}\t{submitted_ms:.2}",
+        "COMPILE\t{ms:.2}\t{:.2}\t{open_ms:.0}\t{parse_ms:.2}\t{submitted_ms:.2}\t{again_ms:.2}",
         run.compile_ms
     );
 }
@@ -602,12 +609,13 @@ fn spawn_compile(
         Some(l) if out.status.success() => {
             let f: Vec<f64> = l.split('\t').filter_map(|v| v.parse().ok()).collect();
             match f[..] {
-                [wall, pipeline, open, parse, submitted] => Ok(Compile {
+                [wall, pipeline, open, parse, submitted, again] => Ok(Compile {
                     wall,
                     pipeline,
                     open,
                     parse,
                     submitted,
+                    again,
                 }),
                 _ => Err(format!("unreadable child output: {l}")),
             }
@@ -636,6 +644,9 @@ struct Compile {
     parse: f64,
     /// From the parse to the dispatch's submission.
     submitted: f64,
+    /// A second launch of the same pipeline, from its dispatch to its
+    /// completion.
+    again: f64,
 }
 
 /// A compile row: cold, warm from Phobos's cache, warm from both caches.
@@ -676,8 +687,8 @@ fn compile_rows(log2: u32) -> Vec<CompileRow> {
 fn ms_cell(r: &Result<Compile, String>) -> String {
     match r {
         Ok(c) => format!(
-            "{:.1} (parse {:.1}, pipeline {:.1}, submitted at {:.1})",
-            c.wall, c.parse, c.pipeline, c.submitted
+            "{:.1} (parse {:.1}, pipeline {:.1}, submitted at {:.1}; a second launch {:.1})",
+            c.wall, c.parse, c.pipeline, c.submitted, c.again
         ),
         Err(e) => format!("n/a ({e})"),
     }
