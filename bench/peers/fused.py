@@ -50,6 +50,7 @@ copy ceiling alone (the table measures it only inside its whole run).
 A missing module or a call that fails prints why, and the rest still runs.
 """
 
+import gc
 import itertools
 import json
 import os
@@ -259,14 +260,17 @@ def gpu_main(argv):
             except Exception as e:
                 progress("%s N=%d: failed: %s" % (op, n, house.short(e)))
                 out.add(side="peers", backend="cuda", op=op, N=n, M=m, impl="all", note="n/a (%s)" % house.short(e))
+            gc.collect()
             th.release()
-    progress("the copy ceiling again (drift)")
-    again = house.Peers(elems, None, th, tk if triton is not None else None)
-    again.measure_ceilings(nbytes)
-    c2 = again.ceilings.get(("copy", nbytes))
-    if c2 is not None:
-        out.add(side="peers", backend="cuda", op="copy", impl="CUDA copy ceiling", config=c2[2],
-                median_gib=c2[0], fastest_gib=c2[1], bytes=2 * nbytes, note="end of run")
+    progress("the copy again (drift): copy_()")
+    try:
+        x = torch.empty(nbytes, dtype=torch.uint8, device="cuda").fill_(1)
+        y = torch.empty_like(x)
+        t = th._time(lambda: y.copy_(x))
+        out.add(side="peers", backend="cuda", op="copy", impl="CUDA copy, end of run", config="copy_() (PyTorch)",
+                median_gib=house.gib(2 * nbytes, t[0]), fastest_gib=house.gib(2 * nbytes, t[1]), bytes=2 * nbytes)
+    except Exception as e:
+        progress("the copy again: n/a (%s)" % house.short(e))
     print()
     report(out.rows)
     if not got.get("--tsv"):
@@ -300,7 +304,7 @@ def gpu_rows(torch, th, out, op, n, m, compiled, with_compile, budget, begun):
                     note="n/a (%s)" % house.short(e))
             return
         kept, err = check(torch, got, ref)
-        full = "; ".join(s for s in (note, "kept %.4f, largest error of a kept value %.1e of max|ref|" % (kept, err)) if s)
+        full = "; ".join(s for s in (note, "kept %.4f, largest error of a kept value %.1e of max abs ref" % (kept, err)) if s)
         if abs(kept - (1 - P)) > 0.01 or err > 1e-4:
             full = "CHECK FAILED: " + full
         out.add(side="peers", backend="cuda", op=op, N=n, M=m, impl=impl, config=label or config,
@@ -308,6 +312,8 @@ def gpu_rows(torch, th, out, op, n, m, compiled, with_compile, budget, begun):
         progress("%s N=%d %s %s: %.0f GiB/s" % (op, n, impl, label or config, house.gib(nbytes, t[0])))
 
     def time_eager():
+        eager(*args)
+        torch.cuda.synchronize()
         return th._time(lambda: eager(*args)), "", eager(*args)
 
     row("PyTorch eager", time_eager, config="torch.softmax + F.dropout" if op == "softmax_dropout" else "F.layer_norm + F.dropout")
@@ -318,12 +324,18 @@ def gpu_rows(torch, th, out, op, n, m, compiled, with_compile, budget, begun):
         spent = time.perf_counter() - begun
         if spent > budget:
             raise RuntimeError("skipped: %.0f s spent, over the budget of %.0f s" % (spent, budget))
+        if op + " failed" in compiled:
+            raise RuntimeError("as for the first row length: %s" % compiled[op + " failed"])
         fn = compiled.get(op)
         if fn is None:
             # One specialised graph per row length, as a user's fixed shapes get.
             fn = compiled[op] = torch.compile(eager, dynamic=False)
         t0 = time.perf_counter()
-        first = fn(*args)
+        try:
+            first = fn(*args)
+        except Exception as e:
+            compiled[op + " failed"] = house.short(e)
+            raise
         torch.cuda.synchronize()
         ms = (time.perf_counter() - t0) * 1e3
         del first
@@ -348,6 +360,8 @@ def gpu_rows(torch, th, out, op, n, m, compiled, with_compile, budget, begun):
         best, errors = None, []
         for warps in WARPS:
             try:
+                launch(warps)  # compiles: outside the half second of warm-up
+                torch.cuda.synchronize()
                 t = th._time(lambda: launch(warps))
             except Exception as e:
                 errors.append("num_warps %d: %s" % (warps, house.short(e)))
@@ -361,7 +375,6 @@ def gpu_rows(torch, th, out, op, n, m, compiled, with_compile, budget, begun):
         return best[0], "BLOCK %d, num_warps %d (best of %s)" % (block, best[1], "/".join(map(str, WARPS))), y
 
     row("Triton fused", time_triton)
-    del x, y, w, b, ref
 
 
 def torch_fns(torch):
@@ -378,7 +391,7 @@ def torch_fns(torch):
 
 
 def check(torch, got, ref):
-    """(kept fraction, largest |got - ref| over kept elements / max |ref|)."""
+    """(kept fraction, largest abs(got - ref) over kept elements / max abs(ref))."""
     kept = got != 0
     frac = kept.float().mean().item()
     err = ((got - ref).abs() * kept).max().item() / max(ref.abs().max().item(), 1e-30)
@@ -421,7 +434,6 @@ def numpy_main(argv):
                 out.add(side="numpy", backend="cpu", op=op, N=n, M=m, impl="NumPy unfused", bytes=nbytes,
                         note="n/a (%s)" % house.short(e))
                 progress("numpy %s N=%d: n/a (%s)" % (op, n, house.short(e)))
-        del x
     if not got.get("--tsv"):
         print()
         out.dump()
@@ -492,10 +504,16 @@ def phobos_main(argv):
             out.add(side="phobos", backend=backend, op=op, impl="Phobos", note="n/a (%s)" % house.short(e))
             progress("%s: n/a (%s)" % (op, house.short(e)))
             continue
-        # Each @autotune configuration fixed (the heuristic's workgroup size),
-        # then tuned at first launch, as `phobosc run` would launch it; the
-        # CPU has no lowering choice, so one configuration has nothing to tune.
-        choices = configs + ([None] if backend == "gpu" or len(configs) != 1 else [])
+        # Tuned at first launch, as `phobosc run` launches it (on the GPU over
+        # the workgroup sizes too), and, where there are several, each
+        # @autotune configuration fixed (the heuristic's workgroup size). The
+        # CPU has no lowering choice: one configuration is run fixed.
+        if len(configs) > 1:
+            choices = configs + [None]
+        elif backend == "gpu" or not configs:
+            choices = [None]
+        else:
+            choices = configs
         for n, m in shapes:
             for precision in precisions:
                 for cfg in choices:
@@ -590,9 +608,13 @@ def report(rows):
             print("- CUDA %s candidate, %s bytes moved: %s" % (r["op"], r["bytes"], r["config"] + ": " + r["note"]))
     ceils = [r for r in rows if r["op"] == "copy" and r["impl"] == "CUDA copy ceiling" and value(r) is not None]
     ceil = value(ceils[0]) if ceils else None
-    for r in ceils:
-        print("- CUDA copy ceiling (%s), %s bytes moved: %s GiB/s (fastest %s), %s"
-              % (r["config"], r["bytes"], fnum(r["median_gib"]), fnum(r["fastest_gib"]), r["note"]))
+    for r in [r for r in rows if r["op"] == "copy" and r["impl"].startswith("CUDA copy")]:
+        if value(r) is None:
+            print("- %s: n/a (%s)" % (r["impl"], r["note"]))
+            continue
+        print("- %s (%s), %s bytes moved: %s GiB/s (fastest %s)%s"
+              % (r["impl"], r["config"], r["bytes"], fnum(r["median_gib"]), fnum(r["fastest_gib"]),
+                 ", " + r["note"] if r["note"] else ""))
     if ceils:
         print("- Shares below are of the first (start of run). The Phobos side is judged against this CUDA "
               "ceiling too: neither `phobosc bench` nor `phobos-bench-table` prints wgpu's true copy ceiling "
@@ -605,8 +627,10 @@ def report(rows):
     gpu = [r for r in rows if r["backend"] in ("gpu", "cuda") and r["op"] in OPS]
     if gpu:
         precisions = sorted({r["impl"] for r in gpu if r["side"] == "phobos"})
-        print("\n| op | N | M | %s | PyTorch eager | torch.compile | Triton fused | Phobos / Triton |" % " | ".join(p + " (best config)" for p in precisions))
-        print("|---|---|---|%s---|---|---|---|" % ("---|" * len(precisions)))
+        head = ["op", "N", "M"] + [p + " (best config)" for p in precisions]
+        head += ["PyTorch eager", "torch.compile", "Triton fused", "Phobos / Triton"]
+        print("\n| %s |" % " | ".join(head))
+        print("|%s" % ("---|" * len(head)))
         for op in OPS:
             for n in sorted({int(r["N"]) for r in gpu if r["op"] == op and r["N"]}):
                 cells = [pct(best(gpu, side="phobos", op=op, N=n, impl=p)) for p in precisions]
@@ -615,8 +639,8 @@ def report(rows):
                 ph = [v for v in ph if v is not None]
                 ratio = "n/a" if not ph or tr is None or value(tr) is None else "%.2f" % (max(ph) / value(tr))
                 m = next((r["M"] for r in gpu if r["op"] == op and str(r["N"]) == str(n)), "")
-                print("| %s | %d | %s | %s | %s | %s | %s | %s |" % (
-                    op, n, m, " | ".join(cells),
+                print("| %s | %d | %s | %s%s | %s | %s | %s |" % (
+                    op, n, m, "".join(c + " | " for c in cells),
                     pct(best(gpu, side="peers", op=op, N=n, impl="PyTorch eager")),
                     pct(best(gpu, side="peers", op=op, N=n, impl="torch.compile")),
                     pct(tr), ratio))
