@@ -36,10 +36,14 @@ and the largest error of a kept value.
 call then the median of K wall-clock calls (default 7).
 
 `phobos`: `phobosc bench --json` on examples/softmax_dropout.ph and
-examples/layernorm_dropout.ph at the same M, N: each `@autotune`
-configuration through `--config`, and once tuned at first launch (no
-`--config`; the tuning cache in a fresh `PHOBOS_CACHE_DIR` unless one is
-set), in each precision asked for (GPU default exact and fast; CPU exact).
+examples/layernorm_dropout.ph at the same M, N (seed 12345), in each
+precision asked for (GPU default exact and fast; CPU exact). On the GPU
+each is tuned at first launch as `phobosc run` launches it (no `--config`:
+every `@autotune` configuration and workgroup size; the tuning cache in a
+fresh `PHOBOS_CACHE_DIR` unless one is set) and, where the file lists more
+than one configuration, each also fixed through `--config` (the
+heuristic's workgroup size). The CPU has no lowering choice: a single
+configuration is run fixed. The table shows the best of a row's runs.
 
 `report`: the merged tables of TSVs the modes wrote: each figure as GiB/s
 and as a share of the CUDA copy ceiling of the GPU run, Phobos / Triton,
@@ -628,22 +632,20 @@ def report(rows):
     if gpu:
         precisions = sorted({r["impl"] for r in gpu if r["side"] == "phobos"})
         head = ["op", "N", "M"] + [p + " (best config)" for p in precisions]
-        head += ["PyTorch eager", "torch.compile", "Triton fused", "Phobos / Triton"]
+        head += ["PyTorch eager", "torch.compile", "Triton fused"] + [p + " / Triton" for p in precisions]
         print("\n| %s |" % " | ".join(head))
         print("|%s" % ("---|" * len(head)))
         for op in OPS:
             for n in sorted({int(r["N"]) for r in gpu if r["op"] == op and r["N"]}):
-                cells = [pct(best(gpu, side="phobos", op=op, N=n, impl=p)) for p in precisions]
+                ours = [best(gpu, side="phobos", op=op, N=n, impl=p) for p in precisions]
                 tr = best(gpu, side="peers", op=op, N=n, impl="Triton fused")
-                ph = [value(best(gpu, side="phobos", op=op, N=n, impl=p) or {}) for p in precisions]
-                ph = [v for v in ph if v is not None]
-                ratio = "n/a" if not ph or tr is None or value(tr) is None else "%.2f" % (max(ph) / value(tr))
+                vt = None if tr is None else value(tr)
+                ratios = ["n/a" if r is None or value(r) is None or not vt else "%.2f" % (value(r) / vt) for r in ours]
                 m = next((r["M"] for r in gpu if r["op"] == op and str(r["N"]) == str(n)), "")
-                print("| %s | %d | %s | %s%s | %s | %s | %s |" % (
-                    op, n, m, "".join(c + " | " for c in cells),
-                    pct(best(gpu, side="peers", op=op, N=n, impl="PyTorch eager")),
-                    pct(best(gpu, side="peers", op=op, N=n, impl="torch.compile")),
-                    pct(tr), ratio))
+                cells = [op, str(n), m] + [pct(r) for r in ours]
+                cells += [pct(best(gpu, side="peers", op=op, N=n, impl=i)) for i in ("PyTorch eager", "torch.compile")]
+                cells += [pct(tr)] + ratios
+                print("| %s |" % " | ".join(cells))
         print("\nTargets: Phobos >= 85% of the copy ceiling and >= 1.1x the Triton kernel, rows 1024 to 8192.")
         print("\n| side | op | N | impl | config | GiB/s median (fastest) | note |")
         print("|---|---|---|---|---|---|---|")
