@@ -254,7 +254,7 @@ def gpu_main(argv):
     else:
         out.add(side="peers", backend="cuda", op="copy", impl="CUDA copy ceiling", config=copy[2],
                 median_gib=copy[0], fastest_gib=copy[1], bytes=2 * nbytes, note="start of run")
-        progress("copy ceiling %.0f GiB/s (%s)" % (copy[0], copy[2]))
+        progress("copy ceiling %s GiB/s (%s)" % (fnum(copy[0]), copy[2]))
 
     compiled = {}
     for n, m in shapes:
@@ -313,7 +313,7 @@ def gpu_rows(torch, th, out, op, n, m, compiled, with_compile, budget, begun):
             full = "CHECK FAILED: " + full
         out.add(side="peers", backend="cuda", op=op, N=n, M=m, impl=impl, config=label or config,
                 median_gib=house.gib(nbytes, t[0]), fastest_gib=house.gib(nbytes, t[1]), bytes=nbytes, note=full)
-        progress("%s N=%d %s %s: %.0f GiB/s" % (op, n, impl, label or config, house.gib(nbytes, t[0])))
+        progress("%s N=%d %s %s: %s GiB/s" % (op, n, impl, label or config, fnum(house.gib(nbytes, t[0]))))
 
     def time_eager():
         eager(*args)
@@ -642,7 +642,7 @@ def report(rows):
                 vt = None if tr is None else value(tr)
                 ratios = ["n/a" if r is None or value(r) is None or not vt else "%.2f" % (value(r) / vt) for r in ours]
                 m = next((r["M"] for r in gpu if r["op"] == op and str(r["N"]) == str(n)), "")
-                cells = [op, str(n), m] + [pct(r) for r in ours]
+                cells = [op, str(n), str(m)] + [pct(r) for r in ours]
                 cells += [pct(best(gpu, side="peers", op=op, N=n, impl=i)) for i in ("PyTorch eager", "torch.compile")]
                 cells += [pct(tr)] + ratios
                 print("| %s |" % " | ".join(cells))
@@ -664,7 +664,7 @@ def report(rows):
                 threads = "" if ph is None or ph["note"].count("; ") < 1 else ph["note"].split("; ")[1]
                 m = (ph or npy or {}).get("M", "")
                 ratio = "n/a" if vp is None or not vn else "%.2f" % (vp / vn)
-                print("| %s | %d | %s | %s | %s | %s | %s |" % (op, n, m, fnum(vp) if vp is not None else (ph or {}).get("note", "n/a"),
+                print("| %s | %d | %s | %s | %s | %s | %s |" % (op, n, str(m), fnum(vp) if vp is not None else (ph or {}).get("note", "n/a"),
                                                                 threads, fnum(vn) if vn is not None else (npy or {}).get("note", "n/a"), ratio))
     bad = [r for r in rows if r["note"].startswith("CHECK FAILED")]
     for r in bad:
