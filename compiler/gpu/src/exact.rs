@@ -155,6 +155,7 @@ fn round_pack<O: IntOps>(o: &mut O, mm: O::V, e: O::V) -> O::V {
 ///    to even; a carry out of the significand increments the exponent, up to
 ///    infinity). The result is normal, or infinite by correct rounding.
 ///
+/// A zero `a` over a finite non-zero `b` is the signed zero at once.
 /// Anything else (special, subnormal operands, subnormal or zero results,
 /// an estimate that is 0, infinite, NaN, subnormal or more than a few ulp
 /// off) takes [`div_long`], which is exact on every input. Nothing about the
@@ -269,6 +270,18 @@ pub(crate) fn div<O: IntOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
     let sign_mask = o.c(0x8000_0000);
     let sign = o.and(x, sign_mask);
     let fast = o.or(packed, sign);
+    // A zero dividend over a finite non-zero divisor is a zero with the
+    // operands' sign, whatever the estimate: the long division's result,
+    // without its loop. Zeros are common in what dropout divides (the
+    // outputs of a ReLU, cleared buffers), and took the loop for every
+    // element before (bench/RESULTS.md, 2026-12-02).
+    let a_zero = o.eq(aa, zero);
+    let ab1 = o.sub(ab, one);
+    let max_finite = o.c(0x7f7f_ffff);
+    let b_finite = o.lt(ab1, max_finite);
+    let zero_q = o.band(a_zero, b_finite);
+    let fast = o.select(zero_q, sign, fast);
+    let ok = o.bor(ok, zero_q);
     o.unless(ok, fast, |o| div_long(o, a, b))
 }
 

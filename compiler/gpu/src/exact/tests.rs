@@ -349,3 +349,29 @@ fn many_divisions_with_perturbed_estimates() {
     });
     eprintln!("{n} divisions, {fell} took the long division");
 }
+
+/// A zero dividend over a finite non-zero divisor is answered on the common
+/// path, whatever the device's estimate (a cleared buffer or a ReLU's zeros
+/// divided by dropout's keep rate never run the long division), and the
+/// other zero cases still fall back to it.
+#[test]
+fn zero_dividends_skip_the_long_division() {
+    let mut rng = Rng(0x5eed);
+    for _ in 0..20_000 {
+        for a in [0u32, 0x8000_0000] {
+            let b = match rng.next() & 0x7fff_ffff {
+                0 => 1,
+                m if m >= 0x7f80_0000 => m & 0x007f_ffff | 0x0080_0000,
+                m => m,
+            } | (rng.next() & 0x8000_0000);
+            let want = (f32::from_bits(a) / f32::from_bits(b)).to_bits();
+            let (got, fell) = host_div_est(a, b, rng.next());
+            assert_eq!((got, fell), (want, false), "{a:#x} / {b:#x}");
+        }
+    }
+    for b in [0u32, 0x8000_0000, 0x7f80_0000, 0x7fc0_0000] {
+        let (got, fell) = host_div_est(0, b, 0);
+        assert!(fell, "0 / {b:#x} should take the long division");
+        assert!(same(f32::from_bits(got), 0.0 / f32::from_bits(b)));
+    }
+}
