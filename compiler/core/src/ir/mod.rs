@@ -251,6 +251,22 @@ impl Index {
 }
 
 impl Kernel {
+    /// Every node of the expression DAG under `root`, itself included, each
+    /// once (through [`ExprKind::operands`]), in no particular order.
+    pub fn reachable(&self, root: ExprId) -> Vec<ExprId> {
+        let mut seen = vec![false; self.exprs.len()];
+        let mut out = Vec::new();
+        let mut stack = vec![root];
+        while let Some(id) = stack.pop() {
+            if std::mem::replace(&mut seen[id], true) {
+                continue;
+            }
+            out.push(id);
+            stack.extend(self.exprs[id].kind.operands());
+        }
+        out
+    }
+
     /// For each statement, the index of its matching `EndFor` if it is a
     /// `For` (and of its `For` if it is an `EndFor`); `None` for the rest,
     /// and for a bracket without a match (which the verifier reports).

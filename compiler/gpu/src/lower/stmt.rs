@@ -2,9 +2,9 @@
 //! loop each statement runs across the workgroup.
 
 use super::{H, Lower, index_exprs, push_place};
-use crate::LowerError;
+use crate::{LowerError, Precision};
 use naga::{BinaryOperator, Block, Expression, LocalVariable, Span, Statement};
-use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, Place, Stmt};
+use phobos_core::ir::{BinOp, Builtin, ExprId, ExprKind, Index, Kernel, Place, Stmt};
 use phobos_core::types::{Dim, Scalar};
 use std::collections::HashMap;
 
@@ -231,7 +231,7 @@ impl<'k> Lower<'k> {
         if self.reads(value).contains(&place) {
             return self.staged_store(place, &index, value, &lens, &pre);
         }
-        if quad_slice(self.k, place, &index) {
+        if quad_slice(self.k, place, &index) && !self.lanes_too_heavy(value) {
             return self.quad_store(place, &index, value, &tile, &lens, &pre);
         }
         self.draw_tile_loop(&tile, &lens, 1, value, &pre, |lw, _flat, pos| {
@@ -306,6 +306,37 @@ impl<'k> Lower<'k> {
             lw.if_then(inside, accept);
             Ok(())
         })
+    }
+
+    /// Whether an element of `value` computes more than [`QUAD_EXACT_CALLS`]
+    /// of exact mode's f32 `/` and `sqrt`, so that a store by groups of 4
+    /// would hold four copies of too many of them. A statement with Tandem
+    /// draws keeps its groups: the stepped loop pairs a group with a block
+    /// of the stream.
+    fn lanes_too_heavy(&self, value: ExprId) -> bool {
+        if self.precision != Precision::Exact {
+            return false;
+        }
+        let nodes = self.k.reachable(value);
+        let draws = nodes.iter().any(|&id| {
+            matches!(
+                self.k.exprs[id].kind,
+                ExprKind::Builtin(Builtin::TandemWord | Builtin::TandemBelowRetry, _)
+            )
+        });
+        let calls = nodes
+            .iter()
+            .filter(|&&id| {
+                let e = &self.k.exprs[id];
+                e.ty == Scalar::F32
+                    && !e.shape.is_empty()
+                    && matches!(
+                        e.kind,
+                        ExprKind::Binary(BinOp::Div, ..) | ExprKind::Builtin(Builtin::Sqrt, _)
+                    )
+            })
+            .count();
+        !draws && calls > QUAD_EXACT_CALLS
     }
 
     /// A store whose value reads its own destination: the interpreter
@@ -498,6 +529,17 @@ impl<'k> Lower<'k> {
         Ok(())
     }
 }
+
+/// The most exact-mode f32 `/` and `sqrt` nodes one element of a store by
+/// groups of 4 may compute. Each is a call of a function with a loop
+/// (`lower/exact.rs`), and a group holds four copies of its element's value.
+/// Chromium's SwiftShader spent 150-190 s creating the pipeline of
+/// `examples/random_tile.ph`, whose `randn` has one `/` and one `sqrt` an
+/// element, and then dropped the page's WebGPU instance; it takes 3 s for
+/// `dropout_rows` (one `/`) and 0.1 s for the same `randn` stored one
+/// element at a time (docs/playground.md). Such a store goes element by
+/// element instead.
+const QUAD_EXACT_CALLS: usize = 1;
 
 /// Whether a store to or load from `place` at `index` goes by groups of 4:
 /// `place` is a tensor of a 32-bit type whose rows (last axis) have a
