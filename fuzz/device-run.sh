@@ -38,6 +38,11 @@ tarball=$here/carry/corpus.tar.gz
 for f in "$bin" "$tarball"; do
     [ -f "$f" ] || { echo "$f is missing: run fuzz/device-pack.sh where Rust is" >&2; exit 2; }
 done
+if ! "$bin" -help=1 > /dev/null 2>&1; then
+    # No C++ runtime here, or an older one: the one packed with the binary.
+    export LD_LIBRARY_PATH="$here/carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    "$bin" -help=1 > /dev/null || { echo "$bin does not start here" >&2; exit 2; }
+fi
 mkdir -p "$out/artifacts"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
