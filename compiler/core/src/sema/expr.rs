@@ -700,9 +700,10 @@ impl Checker<'_> {
             );
             return None;
         }
-        // Recursion is reported once per cycle by `fns::check_recursion`;
-        // here it only stops the expansion.
-        if self.calls.iter().any(|(n, _)| *n == f.name) {
+        // Recursion is reported once per group of `fn`s by
+        // `fns::check_recursion`; here it only stops the expansion, before
+        // the first call into the group.
+        if self.prog.is_recursive(&f.name) {
             return None;
         }
         if self.calls.len() >= MAX_CALL_DEPTH {

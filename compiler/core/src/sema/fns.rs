@@ -4,7 +4,7 @@ use super::Program;
 use crate::diag::{Diagnostic, code};
 use crate::span::{SourceMap, Span};
 use crate::syntax::ast::{self, ExprKind as AK};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 pub fn duplicate_fn(f: &ast::FnDef, prev: &ast::FnDef, sources: &SourceMap) -> Diagnostic {
     Diagnostic::error(
@@ -41,13 +41,22 @@ pub fn check_duplicate_kernels(prog: &Program) -> Vec<Diagnostic> {
     out
 }
 
+/// The recursion among a program's `fn`s.
+#[derive(Clone, Debug, Default)]
+pub struct Recursion {
+    /// One diagnostic per group of mutually recursive `fn`s.
+    pub diags: Vec<Diagnostic>,
+    /// Every `fn` on a cycle.
+    pub fns: BTreeSet<String>,
+}
+
 /// Reports recursion once per group of mutually recursive `fn`s (a strongly
 /// connected component of the call graph), at a call that closes the
 /// shortest cycle through the group's first `fn` by name. Linear in the
 /// size of the call graph: enumerating every cycle instead took time
 /// exponential in the number of `fn`s (ten that all call each other took
 /// 17 s and gave 1013 diagnostics).
-pub fn check_recursion(prog: &Program) -> Vec<Diagnostic> {
+pub fn check_recursion(prog: &Program) -> Recursion {
     let mut names: Vec<&str> = prog.fns.keys().map(String::as_str).collect();
     names.sort_unstable();
     let index = |n: &str| names.binary_search(&n).ok();
@@ -63,6 +72,7 @@ pub fn check_recursion(prog: &Program) -> Vec<Diagnostic> {
         .collect();
     let component = components(&calls);
     let mut diags = Vec::new();
+    let mut on_cycle = BTreeSet::new();
     let mut reported = vec![false; names.len()];
     for start in 0..names.len() {
         let c = component[start];
@@ -71,6 +81,11 @@ pub fn check_recursion(prog: &Program) -> Vec<Diagnostic> {
         }
         reported[c] = true;
         if let Some((cycle, span)) = shortest_cycle(start, &calls, &component) {
+            on_cycle.extend(
+                (0..names.len())
+                    .filter(|&i| component[i] == c)
+                    .map(|i| names[i].to_string()),
+            );
             let cycle: Vec<&str> = cycle.into_iter().map(|i| names[i]).collect();
             diags.push(
                 Diagnostic::error(code::RECURSION, format!("`{}` is recursive", cycle[0]))
@@ -84,7 +99,10 @@ pub fn check_recursion(prog: &Program) -> Vec<Diagnostic> {
             );
         }
     }
-    diags
+    Recursion {
+        diags,
+        fns: on_cycle,
+    }
 }
 
 /// The strongly connected component of each node (Kosaraju's algorithm,

@@ -33,8 +33,8 @@ pub struct Program {
     /// The `// check NAME: EXPR` lines of the user's file.
     pub checks: Vec<Check>,
     /// The recursion among `fns`, found once: `check` and every `kernel`
-    /// call report it.
-    recursion: std::sync::OnceLock<Vec<Diagnostic>>,
+    /// call report it, and the checker expands no `fn` of a cycle.
+    recursion: std::sync::OnceLock<fns::Recursion>,
 }
 
 /// A `// check NAME: EXPR` line: a property of the kernel after it, written
@@ -95,7 +95,18 @@ impl Program {
     /// Each group of mutually recursive `fn`s, reported once
     /// (`fns::check_recursion`), computed on first use.
     fn recursion(&self) -> &[Diagnostic] {
-        self.recursion.get_or_init(|| fns::check_recursion(self))
+        &self.recursion.get_or_init(|| fns::check_recursion(self)).diags
+    }
+
+    /// Whether `name` is a `fn` on a cycle of calls. The checker does not
+    /// expand such a call: expanding a group of `fn`s that all call each
+    /// other, stopping only where a name repeats, visits every ordering of
+    /// the group.
+    pub(crate) fn is_recursive(&self, name: &str) -> bool {
+        self.recursion
+            .get_or_init(|| fns::check_recursion(self))
+            .fns
+            .contains(name)
     }
 
     /// The check lines that apply to a kernel.
