@@ -312,7 +312,9 @@ fn the_work_bound_refuses_one_row_past_its_edge() {
         phobos_playground::work(&p.kernel, &p.bound)
     };
     // The last M within the bound, by bisection (work grows with M).
-    let (mut lo, mut hi) = (1u64, 1 << 20);
+    // 2^16 rows: 128 MiB of tensors, within the byte bound, and over the
+    // work bound.
+    let (mut lo, mut hi) = (1u64, 1 << 16);
     assert!(work(lo) <= MAX_WORK && work(hi) > MAX_WORK);
     while hi - lo > 1 {
         let mid = (lo + hi) / 2;

@@ -95,7 +95,10 @@ impl Program {
     /// Each group of mutually recursive `fn`s, reported once
     /// (`fns::check_recursion`), computed on first use.
     fn recursion(&self) -> &[Diagnostic] {
-        &self.recursion.get_or_init(|| fns::check_recursion(self)).diags
+        &self
+            .recursion
+            .get_or_init(|| fns::check_recursion(self))
+            .diags
     }
 
     /// Whether `name` is a `fn` on a cycle of calls. The checker does not
