@@ -288,7 +288,7 @@ fn loops_and_reductions_count_in_the_work_bound() {
 fn tensors_at_the_byte_bound_are_taken_and_one_element_more_is_refused() {
     let source =
         "kernel k(X: tensor<f32>[N], Y: tensor<u32>[M]) {\n  Y[0 :+ 1] = u32(X[0 :+ 1])\n}";
-    let n = (MAX_TENSOR_BYTES / 4 - 1) as u64;
+    let n = MAX_TENSOR_BYTES / 4 - 1;
     let at = handle_json(&json!({"op": "plan", "source": source, "dims": {"N": n, "M": 1}}));
     assert_eq!(at["ok"], true, "{}", at["error"]);
     let over = handle_json(&json!({"op": "plan", "source": source, "dims": {"N": n, "M": 2}}));
