@@ -3,14 +3,15 @@
 //! the reference interpreter, and planning the same launch for WebGPU with
 //! the WGSL `phobosc build` writes.
 //!
-//! Bounds, checked before anything runs: the tensors of one launch hold at
-//! most [`MAX_TENSOR_BYTES`] together (a browser tab's memory, and WebGPU's
-//! default largest storage binding), and an interpreter run evaluates at
-//! most [`MAX_WORK`] expression nodes (about seven seconds of the wasm
-//! interpreter; the page also stops a run that takes longer).
+//! Bounds, checked before anything runs (their numbers, and why, are
+//! `phobos_core::bounds::playground`'s): the tensors of one launch hold at
+//! most [`MAX_TENSOR_BYTES`] together, and an interpreter run evaluates at
+//! most [`MAX_WORK`] expression nodes (the page also stops a run that takes
+//! longer).
 
 use crate::{LaunchRequest, Response, SOURCE_NAME, diag};
 use phobos_core::Program;
+use phobos_core::bounds::playground::{MAX_TENSOR_BYTES, MAX_WORK};
 use phobos_core::inputs;
 use phobos_core::interp;
 use phobos_core::ir::{ExprKind, Index, Kernel, ParamKind, Stmt};
@@ -19,17 +20,6 @@ use phobos_core::tensor::{Data, Tensor};
 use phobos_core::types::{Dim, Scalar, Value};
 use serde_json::{Value as Json, json};
 use std::collections::BTreeMap;
-
-/// The most bytes the tensors of one launch may hold together: 128 MiB,
-/// WebGPU's default `maxStorageBufferBindingSize`.
-pub const MAX_TENSOR_BYTES: u64 = 128 << 20;
-
-/// The most expression-node evaluations an interpreter run may take
-/// (elements of every statement's tile, times the iterations of the loops
-/// around it and the extents its reductions run over, times the kernel's
-/// nodes, times the blocks): 2^28, about seven seconds of the wasm interpreter (37 M
-/// nodes/s for `dropout_rows` in V8 here, 2026-12-01).
-pub const MAX_WORK: u64 = 1 << 28;
 
 /// A checked kernel with its arguments bound, within the bounds.
 pub struct Prepared {

@@ -21,15 +21,15 @@
 //!   initial contents, and the workgroups to dispatch.
 //!
 //! Nothing here panics on any input: malformed requests, sources that do not
-//! compile and launches over the bounds (`launch::MAX_TENSOR_BYTES`,
-//! `launch::MAX_WORK`) are answered with `"ok": false` and a message.
+//! compile and launches over the bounds (`phobos_core::bounds::playground`)
+//! are answered with `"ok": false` and a message.
 
 mod diag;
 mod launch;
 #[cfg(target_arch = "wasm32")]
 mod wasm;
 
-pub use launch::{MAX_TENSOR_BYTES, MAX_WORK, Prepared, prepare, words, work};
+pub use launch::{Prepared, prepare, words, work};
 
 use serde::Deserialize;
 use serde_json::{Value as Json, json};

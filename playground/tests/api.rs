@@ -1,7 +1,8 @@
 //! The playground's requests on the host: the same `handle` the wasm build
 //! exports.
 
-use phobos_playground::{Response, handle, handle_json};
+use phobos_core::bounds::playground::{MAX_TENSOR_BYTES, MAX_WORK};
+use phobos_playground::{LaunchRequest, Response, handle, handle_json, prepare};
 use serde_json::{Value as Json, json};
 
 const RANDOM_TILE: &str = include_str!("../examples/random_tile.ph");
@@ -278,4 +279,61 @@ fn loops_and_reductions_count_in_the_work_bound() {
     let small = "@grid(1)\nkernel k(X: tensor<f32>[4, 8], Y: tensor<f32>[4, 1]) {\n  var a: tile<f32>[4, 1] = 0.0\n  for i in 0 .. 3 {\n    a = a + sum(X, axis = 1)\n  }\n  Y = a\n}";
     let r = handle_json(&json!({"op": "run", "source": small}));
     assert_eq!(r["ok"], true, "{r}");
+}
+
+/// `bounds::playground::MAX_TENSOR_BYTES` at its edge: a launch whose
+/// tensors hold exactly 128 MiB is planned, one more element is refused
+/// with the tensor's name and the bound.
+#[test]
+fn tensors_at_the_byte_bound_are_taken_and_one_element_more_is_refused() {
+    let source =
+        "kernel k(X: tensor<f32>[N], Y: tensor<u32>[M]) {\n  Y[0 :+ 1] = u32(X[0 :+ 1])\n}";
+    let n = MAX_TENSOR_BYTES / 4 - 1;
+    let at = handle_json(&json!({"op": "plan", "source": source, "dims": {"N": n, "M": 1}}));
+    assert_eq!(at["ok"], true, "{}", at["error"]);
+    let over = handle_json(&json!({"op": "plan", "source": source, "dims": {"N": n, "M": 2}}));
+    assert_eq!(over["ok"], false);
+    let e = over["error"].as_str().unwrap();
+    assert!(e.contains("`Y` with shape [2]"), "{e}");
+    assert!(e.contains("128 MiB, the playground's bound"), "{e}");
+}
+
+/// `bounds::playground::MAX_WORK` at its edge, for `dropout_rows`: the
+/// largest `M` whose work is within the bound is prepared and measured
+/// within it (running it would take the interpreter 2^28 evaluations, too
+/// long for a test), and one row more is refused before it runs, with the
+/// bound in the message.
+#[test]
+fn the_work_bound_refuses_one_row_past_its_edge() {
+    let work = |m: u64| {
+        let r: LaunchRequest =
+            serde_json::from_value(json!({"source": DROPOUT_ROWS, "dims": {"M": m}})).unwrap();
+        let p = prepare(&r).ok().unwrap();
+        phobos_playground::work(&p.kernel, &p.bound)
+    };
+    // The last M within the bound, by bisection (work grows with M).
+    // 2^16 rows: 128 MiB of tensors, within the byte bound, and over the
+    // work bound.
+    let (mut lo, mut hi) = (1u64, 1 << 16);
+    assert!(work(lo) <= MAX_WORK && work(hi) > MAX_WORK);
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if work(mid) <= MAX_WORK {
+            lo = mid
+        } else {
+            hi = mid
+        }
+    }
+    let over = handle_json(&json!({"op": "run", "source": DROPOUT_ROWS, "dims": {"M": hi}}));
+    assert_eq!(over["ok"], false);
+    let e = over["error"].as_str().unwrap();
+    assert!(
+        e.contains(&format!("about {} expression nodes", work(hi))),
+        "{e}"
+    );
+    assert!(
+        e.contains(&format!("the playground's bound of {MAX_WORK}")),
+        "{e}"
+    );
+    assert!(work(lo) <= MAX_WORK);
 }

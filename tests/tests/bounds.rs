@@ -3,7 +3,9 @@
 //! (`MAX_TILE_BYTES`, `E0123` when the checker sees the extents, a launch
 //! error when they are dims).
 
-use phobos_core::bounds::{MAX_CHECK_NODES, MAX_TILE_BYTES, MAX_TUNE_CONFIGS};
+use phobos_core::bounds::{
+    MAX_BLOCKS, MAX_CALL_DEPTH, MAX_CHECK_NODES, MAX_TILE_BYTES, MAX_TUNE_CONFIGS,
+};
 use phobos_core::diag::code;
 use phobos_core::launch::{ArgShape, LaunchError, bind_shapes};
 use phobos_core::types::Scalar;
@@ -280,4 +282,89 @@ fn a_tile_of_dim_extent_is_refused_at_launch_on_every_backend() {
         ],
     );
     assert!(matches!(e, Err(LaunchError::TileTooLarge { .. })), "{e:?}");
+}
+
+/// `MAX_BLOCKS` counts all the grid's axes together: a launch of exactly
+/// 2^40 blocks binds (nothing is allocated to bind shapes), one more is
+/// refused with the count and the limit.
+#[test]
+fn a_grid_at_the_bound_binds_and_one_over_is_refused() {
+    assert_eq!(MAX_BLOCKS, 1 << 40);
+    let text = "kernel k(X: tensor<f32>[M, N], Y: tensor<f32>[M, N]) {
+  Y[ctx.block.y :+ 1, ctx.block.x :+ 1] = X[ctx.block.y :+ 1, ctx.block.x :+ 1]
+}";
+    let (p, d) = check(text);
+    assert!(d.is_empty(), "{d:?}");
+    let k = p.kernel("k", &[]).unwrap();
+    let bind = |m: usize, n: usize| {
+        let shape = [m, n];
+        let t = ArgShape::Tensor {
+            elem: Scalar::F32,
+            shape: &shape,
+        };
+        bind_shapes(&k, &[t, t])
+    };
+    let b = bind(1 << 20, 1 << 20).unwrap();
+    assert_eq!(b.grid, [1 << 20, 1 << 20, 1]);
+    let e = bind((1 << 20) + 1, 1 << 20).unwrap_err();
+    assert!(
+        matches!(&e, LaunchError::GridTooLarge { grid, blocks }
+            if *grid == [1 << 20, (1 << 20) + 1, 1] && *blocks == (1 << 40) + (1 << 20)),
+        "{e:?}"
+    );
+    let msg = e.to_string();
+    assert!(msg.contains("1099512676352 blocks"), "{msg}");
+    assert!(msg.contains("limit of 1099511627776"), "{msg}");
+    // Each axis alone within the bound, their product over it.
+    assert!(matches!(
+        bind(1 << 30, 1 << 30),
+        Err(LaunchError::GridTooLarge { .. })
+    ));
+}
+
+/// A chain of `fn` calls `depth` deep from the kernel.
+fn call_chain(depth: usize) -> String {
+    let mut s = String::new();
+    for i in 0..depth - 1 {
+        s += &format!("fn g{i}(x) = g{}(x) + 1\n", i + 1);
+    }
+    s += &format!("fn g{}(x) = x\n", depth - 1);
+    s + "kernel k(Y: tensor<i32>[N]) {\n  Y[0 :+ 1] = g0(1)\n}\n"
+}
+
+/// `fn` calls nest at most `MAX_CALL_DEPTH` deep: at the bound the kernel
+/// computes the chain, one deeper is refused at the kernel's call (it used
+/// to check clean and write nothing).
+#[test]
+fn calls_at_the_depth_bound_expand_and_one_deeper_is_refused() {
+    let (p, d) = check(&call_chain(MAX_CALL_DEPTH));
+    assert!(d.is_empty(), "{d:?}");
+    let k = p.kernel("k", &[]).unwrap();
+    let mut args = vec![phobos_core::launch::Arg::Tensor(
+        phobos_core::tensor::Tensor::zeros(Scalar::I32, &[1]),
+    )];
+    phobos_core::interp::run(&k, &mut args).unwrap();
+    let phobos_core::launch::Arg::Tensor(y) = &args[0] else {
+        unreachable!()
+    };
+    assert_eq!(
+        y.get(0),
+        phobos_core::types::Value::I32(MAX_CALL_DEPTH as i32)
+    );
+    let (p, d) = check(&call_chain(MAX_CALL_DEPTH + 1));
+    assert_eq!(codes(&d), [code::CALLS_TOO_DEEP]);
+    assert!(
+        d[0].message.contains("more than 64 deep"),
+        "{}",
+        d[0].message
+    );
+    let span = d[0].span().unwrap();
+    assert_eq!(span.src, p.user);
+    let before = &p.sources.text(p.user)[..span.range().start];
+    assert_eq!(
+        before.lines().count(),
+        MAX_CALL_DEPTH + 3,
+        "the kernel's call"
+    );
+    assert!(p.kernel("k", &[]).is_err());
 }

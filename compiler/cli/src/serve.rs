@@ -4,9 +4,10 @@
 //! so that the page can compare the browser's result with a native one.
 //!
 //! It listens on 127.0.0.1 unless told otherwise, and bounds what a request
-//! can cost: bodies of at most [`MAX_BODY`] bytes, the playground's bounds on
-//! a launch's tensors (`phobos_playground::MAX_TENSOR_BYTES`) and work
-//! ([`MAX_WORK`]), at most [`MAX_RUNS`] runs at once (more are refused with
+//! can cost, with the numbers of `phobos_core::bounds::server`: bodies of at
+//! most [`MAX_BODY`] bytes, the playground's bound on a launch's tensors
+//! (`bounds::playground::MAX_TENSOR_BYTES`), at most [`MAX_WORK`] expression
+//! nodes a run, at most [`MAX_RUNS`] runs at once (more are refused with
 //! 503), and an answer within [`RUN_TIMEOUT`] (a run still going then is
 //! answered with 503 and finishes in the background, holding its slot).
 //! Every response carries a Content-Security-Policy that allows nothing but
@@ -21,6 +22,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use clap::Args;
+use phobos_core::bounds::server::{MAX_BODY, MAX_RUNS, MAX_WORDS_BYTES, MAX_WORK, RUN_TIMEOUT};
 use phobos_core::ir::ParamKind;
 use phobos_core::launch::Arg;
 use phobos_runtime::{Backend, Options, launch};
@@ -28,26 +30,12 @@ use serde_json::{Value as Json, json};
 use std::net::{IpAddr, SocketAddr};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tokio::sync::Semaphore;
 
 mod assets {
     include!(concat!(env!("OUT_DIR"), "/assets.rs"));
 }
-
-/// The largest request body: a source and its launch fields.
-pub const MAX_BODY: usize = 256 * 1024;
-/// Runs at once; more are refused.
-pub const MAX_RUNS: usize = 2;
-/// How long a request waits for its run.
-pub const RUN_TIMEOUT: Duration = Duration::from_secs(10);
-/// The most expression-node evaluations of one run (the playground's
-/// measure, `phobos_playground::work`): 2^34, some seconds of the CPU
-/// backend on one core.
-pub const MAX_WORK: u64 = 1 << 34;
-/// Outputs larger than this come back without their words (the page then
-/// compares nothing).
-const MAX_WORDS_BYTES: usize = 4 << 20;
 
 const CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
                    style-src 'self' 'unsafe-inline'; img-src 'self' data:; \

@@ -1,6 +1,8 @@
 //! Resource bounds: the one place that decides how large a program or a
 //! launch Phobos accepts, so that every input gets a result or a located
-//! error, never an abort, a hang or memory growth without limit.
+//! error, never an abort, a hang or memory growth without limit. The policy
+//! and where each bound is checked are in `docs/bounds.md`; every number
+//! lives here, with why it is what it is, and every user reads it from here.
 //!
 //! Each bound is checked as early as it can be, and once:
 //! - [`MAX_TUNE_CONFIGS`]: the checker counts an `@autotune` space before it
@@ -12,12 +14,17 @@
 //!   whole space, estimated from the first configuration before the others
 //!   are checked (`E0124` too), so that a large kernel times a large space
 //!   cannot keep `check` busy for minutes.
+//! - [`MAX_CALL_DEPTH`]: how deeply `fn` calls may nest when the checker
+//!   expands them (`E0125`).
 //! - [`MAX_TILE_BYTES`]: the checker refuses a `let` or `var` tile whose
 //!   constant extents exceed it (`E0123`), so no backend sees one; a tile
 //!   whose extent is a symbolic dim is refused with the same bound when the
 //!   launch binds its dims ([`crate::launch::bind_shapes`]), before any
 //!   backend runs.
-//! - [`MAX_BLOCKS`]: a launch's grid, checked when the launch is bound.
+//! - [`MAX_BLOCKS`]: a launch's grid, all axes together, checked when the
+//!   launch is bound.
+//! - [`playground`] and [`server`]: what one request to the playground (in
+//!   the page, or `phobosc serve`) may cost.
 //!
 //! The tile bound is the smallest that every backend can hold: the
 //! interpreter and Cranelift materialise a tile in host memory, and the GPU
@@ -26,6 +33,13 @@
 //! memory (16 KiB by WebGPU's default) is far smaller and differs between
 //! devices, so it is not a property of the program: the GPU backend reports
 //! it when it builds for a device.
+//!
+//! A tensor of `phobosc run` or of the Rust API is bounded by the memory of
+//! the machine, not by a number here: `phobosc run` refuses generated
+//! tensors beyond the memory available (`compiler/cli/src/run.rs`), and the
+//! GPU runtime splits tensors larger than a storage binding. Only the
+//! playground, which runs other people's requests, has a fixed bound
+//! ([`playground::MAX_TENSOR_BYTES`]).
 
 use crate::types::Scalar;
 
@@ -62,9 +76,65 @@ pub const MAX_CHECK_NODES: u64 = 1 << 23;
 /// limit the interpreter and Cranelift have always had for 32-bit tiles.
 pub const MAX_TILE_BYTES: u64 = 1 << 30;
 
-/// The most blocks one launch may have; beyond it the grid is surely a
-/// mistake.
+/// The most blocks one launch may have, the product of its grid's axes:
+/// 2^40, beyond which the grid is surely a mistake (the CPU backends
+/// would run for days, and a GPU dispatch has at most 65,535^3 workgroups).
 pub const MAX_BLOCKS: u64 = 1 << 40;
+
+/// How deeply the checker expands nested `fn` calls: 64, almost six times
+/// the deepest chain of the standard library (11 levels, from
+/// `tandem_exponential_f64`). Each level is a frame of the checker's
+/// recursion, so this bounds its stack.
+pub const MAX_CALL_DEPTH: usize = 64;
+
+/// The bounds of one playground request, in the page (the interpreter
+/// compiled to wasm) and on `phobosc serve`: what a browser tab can hold
+/// and compute without freezing.
+pub mod playground {
+    /// The most bytes the tensors of one launch may hold together: 128 MiB,
+    /// WebGPU's default `maxStorageBufferBindingSize`, and well within a
+    /// browser tab's memory.
+    pub const MAX_TENSOR_BYTES: u64 = 128 << 20;
+
+    /// The most expression-node evaluations an interpreter run may take
+    /// (elements of every statement's tile, times the iterations of the
+    /// loops around it and the extents its reductions run over, times the
+    /// kernel's nodes, times the blocks): 2^28, about seven seconds of the
+    /// wasm interpreter (37 M nodes/s for `dropout_rows` in V8 here,
+    /// 2026-12-01).
+    pub const MAX_WORK: u64 = 1 << 28;
+}
+
+/// The bounds of `phobosc serve`, which runs requests from the page on the
+/// host's backend: a request must not hold the host for long, nor many at
+/// once. Its launches also keep [`playground::MAX_TENSOR_BYTES`].
+pub mod server {
+    use std::time::Duration;
+
+    /// The largest request body: a source and its launch fields, 256 KiB
+    /// (the longest example is under 4 KiB; the stdlib is 30 KiB).
+    pub const MAX_BODY: usize = 256 * 1024;
+
+    /// Runs at once; more are refused (503), so two users cannot queue
+    /// work without limit.
+    pub const MAX_RUNS: usize = 2;
+
+    /// How long a request waits for its run: 10 s. A run still going then
+    /// is answered with 503 and finishes in the background, holding its
+    /// slot.
+    pub const RUN_TIMEOUT: Duration = Duration::from_secs(10);
+
+    /// The most expression-node evaluations of one run (the playground's
+    /// measure, `phobos_playground::work`): 2^34, some seconds of the CPU
+    /// backend on one core (64 times the page's own bound, since native
+    /// code is that much faster than the wasm interpreter).
+    pub const MAX_WORK: u64 = 1 << 34;
+
+    /// Outputs larger than this, together, come back without their words
+    /// (the page then compares nothing): 4 MiB of JSON numbers is already
+    /// about 40 MB of text.
+    pub const MAX_WORDS_BYTES: usize = 4 << 20;
+}
 
 /// The bytes a tile of `elem` with these extents counts against
 /// [`MAX_TILE_BYTES`], saturating. An extent of 0 counts as 1: workgroup

@@ -38,6 +38,8 @@ pub mod code {
     pub const TILE_TOO_LARGE: &str = "E0123";
     /// An `@autotune` space of more than `bounds::MAX_TUNE_CONFIGS`.
     pub const TUNE_SPACE_TOO_LARGE: &str = "E0124";
+    /// `fn` calls nested deeper than `bounds::MAX_CALL_DEPTH`.
+    pub const CALLS_TOO_DEEP: &str = "E0125";
     /// A reduction's axis: not written `axis = k`, or not an axis of the
     /// operand; and a keyword argument anywhere else.
     pub const BAD_AXIS: &str = "E0130";
@@ -117,13 +119,32 @@ impl Diagnostic {
 /// Renders diagnostics for a terminal (`color`) or for snapshots and logs.
 pub fn render(diags: &[Diagnostic], sources: &SourceMap, color: bool) -> String {
     let mut out = Vec::new();
+    // One cache for the call, filled on demand: ariadne indexes the lines of
+    // a file once, and only of the files a label points into. (Indexing
+    // every file, the stdlib's included, for every diagnostic was most of
+    // the time `phobosc check` spent on a file with errors.) A name given
+    // twice means the file added last, as a map of all of them would.
+    let mut cache = ariadne::FnCache::new(|name: &String| {
+        sources
+            .ids()
+            .rev()
+            .find(|id| sources.name(*id) == name)
+            .map(|id| sources.text(id))
+            .ok_or_else(|| format!("no source named {name}"))
+    });
     for d in diags {
-        render_one(d, sources, color, &mut out);
+        render_one(d, sources, color, &mut cache, &mut out);
     }
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn render_one(d: &Diagnostic, sources: &SourceMap, color: bool, out: &mut Vec<u8>) {
+fn render_one(
+    d: &Diagnostic,
+    sources: &SourceMap,
+    color: bool,
+    cache: &mut impl ariadne::Cache<String>,
+    out: &mut Vec<u8>,
+) {
     if d.labels.is_empty() {
         let mut text = format!("[{}] Error: {}\n", d.code, d.message);
         for n in &d.notes {
@@ -165,11 +186,6 @@ fn render_one(d: &Diagnostic, sources: &SourceMap, color: bool, out: &mut Vec<u8
     if let Some(h) = &d.help {
         report.set_help(h);
     }
-    let cache = ariadne::sources(
-        sources
-            .ids()
-            .map(|id| (name(id), sources.text(id).to_string())),
-    );
     if report.finish().write(cache, &mut *out).is_err() {
         out.extend_from_slice(format!("error[{}]: {}\n", d.code, d.message).as_bytes());
     }

@@ -65,6 +65,11 @@ pub enum LaunchError {
         name: String,
         shape: Vec<usize>,
     },
+    /// More blocks than [`MAX_BLOCKS`], all axes together.
+    GridTooLarge {
+        grid: [u64; 3],
+        blocks: u128,
+    },
 }
 
 impl fmt::Display for LaunchError {
@@ -122,6 +127,11 @@ impl fmt::Display for LaunchError {
                 f,
                 "the grid along {} ({formula}) is negative, too large, or divides by zero",
                 ["x", "y", "z"][*axis]
+            ),
+            LaunchError::GridTooLarge { grid, blocks } => write!(
+                f,
+                "the grid would have {} x {} x {} = {blocks} blocks, over the limit of {MAX_BLOCKS} (bounds::MAX_BLOCKS); use smaller dims or larger blocks",
+                grid[0], grid[1], grid[2]
             ),
         }
     }
@@ -241,11 +251,16 @@ pub fn bind_shapes(kernel: &Kernel, args: &[ArgShape]) -> Result<Bound, LaunchEr
         grid[axis] = g
             .eval(&dims)
             .and_then(|v| u64::try_from(v).ok())
-            .filter(|v| *v <= MAX_BLOCKS)
             .ok_or_else(|| LaunchError::Grid {
                 axis,
                 formula: g.display(&kernel.dims),
             })?;
+    }
+    let blocks = grid
+        .iter()
+        .fold(1u128, |n, g| n.saturating_mul(u128::from(*g)));
+    if blocks > u128::from(MAX_BLOCKS) {
+        return Err(LaunchError::GridTooLarge { grid, blocks });
     }
     // The checker refused every tile of constant extent beyond the bound;
     // one whose extent is a dim is refused here, before any backend runs.

@@ -69,7 +69,7 @@ impl SourceMap {
         self.text(span.src).get(span.range()).unwrap_or("")
     }
 
-    pub fn ids(&self) -> impl Iterator<Item = SrcId> {
+    pub fn ids(&self) -> impl DoubleEndedIterator<Item = SrcId> {
         (0..self.files.len() as u32).map(SrcId)
     }
 }

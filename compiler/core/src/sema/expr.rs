@@ -4,6 +4,7 @@
 use super::check::{Binding, Checker, IotaCtx};
 use super::literal::{Ty, Val};
 use super::reduce::is_reduction_call;
+use crate::bounds::MAX_CALL_DEPTH;
 use crate::diag::{Diagnostic, code};
 use crate::ir::{self, Builtin, BuiltinDef, ExprKind, ParamKind, Place, ReduceOp};
 use crate::span::Span;
@@ -28,9 +29,6 @@ fn builtin_names() -> impl Iterator<Item = &'static str> {
 pub fn is_builtin(name: &str) -> bool {
     builtin_names().any(|n| n == name)
 }
-
-/// The deepest `fn` expansion allowed; recursion is reported before this.
-const MAX_CALL_DEPTH: usize = 64;
 
 impl Checker<'_> {
     pub fn expr(&mut self, e: &ast::Expr) -> Option<Val> {
@@ -702,9 +700,25 @@ impl Checker<'_> {
             );
             return None;
         }
-        // Recursion is reported once per cycle by `fns::check_recursion`;
-        // here it only stops the expansion.
-        if self.calls.iter().any(|(n, _)| *n == f.name) || self.calls.len() >= MAX_CALL_DEPTH {
+        // Recursion is reported once per group of `fn`s by
+        // `fns::check_recursion`; here it only stops the expansion, before
+        // the first call into the group.
+        if self.prog.is_recursive(&f.name) {
+            return None;
+        }
+        if self.calls.len() >= MAX_CALL_DEPTH {
+            // The outermost call is in the kernel, so in the user's file.
+            let outer = self.calls.first().map_or(span, |(_, s)| *s);
+            self.error(
+                Diagnostic::error(
+                    code::CALLS_TOO_DEEP,
+                    format!("`fn` calls here nest more than {MAX_CALL_DEPTH} deep"),
+                )
+                .label(outer, format!("expanding this reaches `{}` at depth {}", f.name, MAX_CALL_DEPTH + 1))
+                .help(format!(
+                    "the checker expands every `fn` call in place, at most {MAX_CALL_DEPTH} deep (bounds::MAX_CALL_DEPTH); fold some of the chain into one `fn`"
+                )),
+            );
             return None;
         }
         let mut bound = Vec::new();

@@ -32,6 +32,9 @@ pub struct Program {
     pub fns: HashMap<String, ast::FnDef>,
     /// The `// check NAME: EXPR` lines of the user's file.
     pub checks: Vec<Check>,
+    /// The recursion among `fns`, found once: `check` and every `kernel`
+    /// call report it, and the checker expands no `fn` of a cycle.
+    recursion: std::sync::OnceLock<fns::Recursion>,
 }
 
 /// A `// check NAME: EXPR` line: a property of the kernel after it, written
@@ -84,8 +87,29 @@ impl Program {
             file,
             fns,
             checks,
+            recursion: std::sync::OnceLock::new(),
         };
         (prog, diags)
+    }
+
+    /// Each group of mutually recursive `fn`s, reported once
+    /// (`fns::check_recursion`), computed on first use.
+    fn recursion(&self) -> &[Diagnostic] {
+        &self
+            .recursion
+            .get_or_init(|| fns::check_recursion(self))
+            .diags
+    }
+
+    /// Whether `name` is a `fn` on a cycle of calls. The checker does not
+    /// expand such a call: expanding a group of `fn`s that all call each
+    /// other, stopping only where a name repeats, visits every ordering of
+    /// the group.
+    pub(crate) fn is_recursive(&self, name: &str) -> bool {
+        self.recursion
+            .get_or_init(|| fns::check_recursion(self))
+            .fns
+            .contains(name)
     }
 
     /// The check lines that apply to a kernel.
@@ -154,7 +178,7 @@ impl Program {
     /// configuration of its tuning space (`space.rs`: each distinct result
     /// once, and no space over the bound). Returns the diagnostics, sorted.
     pub fn check(&self) -> Vec<Diagnostic> {
-        let mut diags = fns::check_recursion(self);
+        let mut diags = self.recursion().to_vec();
         diags.extend(fns::check_duplicate_kernels(self));
         for k in &self.file.kernels {
             diags.extend(space::check_all(self, k));
@@ -222,7 +246,7 @@ impl Program {
                 ]);
             }
         }
-        let mut diags = fns::check_recursion(self);
+        let mut diags = self.recursion().to_vec();
         match check_kernel(self, k, &full) {
             Ok(kernel) if diags.is_empty() => Ok(kernel),
             Ok(_) => Err(diags),
