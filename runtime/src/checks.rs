@@ -106,7 +106,8 @@ pub fn evaluate_kept(
     on: &Options,
     resident: Option<&gpu::Resident>,
 ) -> Result<Vec<CheckResult>, CheckError> {
-    let on_backend = |ck: &Kernel, args: &mut Vec<Arg>, backend: Backend| match (backend, resident) {
+    let on_backend = |ck: &Kernel, args: &mut Vec<Arg>, backend: Backend| match (backend, resident)
+    {
         (Backend::Gpu, Some(resident)) => run_resident(ck, kernel, args, resident),
         _ => run_check(ck, kernel, args, backend, on),
     };

@@ -203,7 +203,9 @@ fn resolve_why(
                 match (precision, g.exact_support()) {
                     (Precision::Exact, gpu::ExactSupport::No(why)) => Ok((
                         Backend::Cpu,
-                        Some(format!("ran on the CPU backend, which keeps exact mode: {why}")),
+                        Some(format!(
+                            "ran on the CPU backend, which keeps exact mode: {why}"
+                        )),
                     )),
                     _ => Ok((Backend::Gpu, None)),
                 }

@@ -177,7 +177,10 @@ fn checks_run_on_the_gpu_while_the_output_is_saved() {
     assert!(ok, "{err}");
     let interp: serde_json::Value = serde_json::from_str(&out).expect("stdout is JSON");
     assert_eq!(std::fs::read(&y).expect("Y saved"), saved_on_gpu);
-    let (g, i) = (gpu["checks"].as_array().unwrap(), interp["checks"].as_array().unwrap());
+    let (g, i) = (
+        gpu["checks"].as_array().unwrap(),
+        interp["checks"].as_array().unwrap(),
+    );
     assert_eq!(g.len(), 2);
     for (g, i) in g.iter().zip(i) {
         assert_eq!(g["backend"], "gpu", "{g}");

@@ -85,7 +85,10 @@ mod tests {
     #[test]
     fn only_vulkan_with_passthrough_runs_exact() {
         let pass = Features::PASSTHROUGH_SHADERS;
-        assert_eq!(ExactSupport::of(Backend::Vulkan, pass, "H200"), ExactSupport::Yes);
+        assert_eq!(
+            ExactSupport::of(Backend::Vulkan, pass, "H200"),
+            ExactSupport::Yes
+        );
         // Passthrough on Metal and DX12 takes MSL and DXIL, not SPIR-V:
         // the feature alone is not enough.
         for (api, name) in [
@@ -99,11 +102,17 @@ mod tests {
                 let s = ExactSupport::of(api, features, "Some GPU");
                 let why = s.refusal().unwrap_or_else(|| panic!("{api:?} refused"));
                 assert!(why.contains(name), "{api:?}: {why}");
-                assert!(why.contains("Some GPU") && why.contains("--precision fast"), "{why}");
+                assert!(
+                    why.contains("Some GPU") && why.contains("--precision fast"),
+                    "{why}"
+                );
             }
         }
         let no_pass = ExactSupport::of(Backend::Vulkan, Features::empty(), "lavapipe");
         let why = no_pass.why_not().expect("refused without passthrough");
-        assert!(why.contains("Vulkan") && why.contains("passthrough"), "{why}");
+        assert!(
+            why.contains("Vulkan") && why.contains("passthrough"),
+            "{why}"
+        );
     }
 }

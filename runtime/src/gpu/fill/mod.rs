@@ -188,7 +188,9 @@ impl Gpu {
             return Err(GpuError::NotExact(format!(
                 "the {} fill needs exact mode, which cannot run here: {}; use --backend cpu",
                 map.name(),
-                self.exact_support().why_not().unwrap_or("no SPIR-V passthrough")
+                self.exact_support()
+                    .why_not()
+                    .unwrap_or("no SPIR-V passthrough")
             )));
         }
         let (module, _) = match kernel {
