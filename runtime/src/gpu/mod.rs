@@ -162,8 +162,8 @@ impl Gpu {
         Ok(Gpu::from_device(device, queue, adapter.get_info()))
     }
 
-    /// Wraps a device the caller opened. Exact mode needs
-    /// `Features::PASSTHROUGH_SHADERS` on it.
+    /// Wraps a device the caller opened. Exact mode needs a Vulkan device
+    /// with `Features::PASSTHROUGH_SHADERS` ([`ExactSupport`]).
     pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Gpu {
         let lost = Arc::new(Mutex::new(None));
         let flag = lost.clone();
