@@ -5,7 +5,9 @@
 //! element into one more tensor, `__check`. [`evaluate_on`] compiles and
 //! launches it like any kernel, on the backend that ran the kernel, so a
 //! check costs what the kernel costs and not an interpretation of every
-//! element. An element holds when its value is nonzero (or true); backends
+//! element. On the GPU, [`evaluate_kept`] binds the buffers the kernel's
+//! launch left on the device, so a check uploads nothing, and counts its
+//! values as they are read back in pieces, so it holds no host copy. An element holds when its value is nonzero (or true); backends
 //! keep the interpreter's bits, so the counts are the same on every backend.
 //!
 //! Where a backend cannot run a check kernel (the GPU takes no `bool`
@@ -14,7 +16,7 @@
 //! why. A `bool` check on the GPU is first tried as `u32(EXPR)`, whose 0 and
 //! 1 count the same elements.
 
-use crate::{Backend, Options, Precision, RuntimeError, launch};
+use crate::{Backend, Options, Precision, RuntimeError, gpu, launch};
 use phobos_core::Program;
 use phobos_core::ir::{Kernel, ParamKind};
 use phobos_core::launch::{Arg, bind};
@@ -86,6 +88,29 @@ pub fn evaluate_on(
     args: &mut Vec<Arg>,
     on: &Options,
 ) -> Result<Vec<CheckResult>, CheckError> {
+    evaluate_kept(program, name, kernel, args, on, None)
+}
+
+/// [`evaluate_on`] where the kernel ran on the GPU and left its tensors
+/// there (`crate::launch_kept`): each check kernel binds those buffers,
+/// writes its values to one buffer of its own and is counted as that
+/// buffer is read back in pieces, so no tensor is uploaded again and no
+/// host copy of a check's values is made. `args` must hold the tensors
+/// the launch left in `resident` (the interpreter reads them when the GPU
+/// refuses a check).
+pub fn evaluate_kept(
+    program: &Program,
+    name: &str,
+    kernel: &Kernel,
+    args: &mut Vec<Arg>,
+    on: &Options,
+    resident: Option<&gpu::Resident>,
+) -> Result<Vec<CheckResult>, CheckError> {
+    let on_backend = |ck: &Kernel, args: &mut Vec<Arg>, backend: Backend| match (backend, resident)
+    {
+        (Backend::Gpu, Some(resident)) => run_resident(ck, kernel, args, resident),
+        _ => run_check(ck, kernel, args, backend, on),
+    };
     let mut out = Vec::new();
     for check in program.checks_for(name) {
         let err = |why: String| CheckError {
@@ -97,7 +122,7 @@ pub fn evaluate_on(
             .map_err(|d| err(d.first().map_or(String::new(), |d| d.message.clone())))?;
         let (count, backend, fallback) = match on.backend {
             Backend::Interp => (
-                run_check(&ck, kernel, args, Backend::Interp, on).map_err(err)?,
+                on_backend(&ck, args, Backend::Interp).map_err(err)?,
                 Backend::Interp,
                 None,
             ),
@@ -107,13 +132,13 @@ pub fn evaluate_on(
                     (Backend::Gpu, Scalar::Bool) => program
                         .check_kernel(name, &kernel.config, &as_u32(check))
                         .map_err(|d| d.first().map_or(String::new(), |d| d.message.clone()))
-                        .and_then(|k| run_check(&k, kernel, args, backend, on)),
-                    _ => run_check(&ck, kernel, args, backend, on),
+                        .and_then(|k| on_backend(&k, args, backend)),
+                    _ => on_backend(&ck, args, backend),
                 };
                 match tried {
                     Ok(c) => (c, backend, None),
                     Err(why) => {
-                        let c = run_check(&ck, kernel, args, Backend::Interp, on).map_err(err)?;
+                        let c = on_backend(&ck, args, Backend::Interp).map_err(err)?;
                         (
                             c,
                             Backend::Interp,
@@ -193,6 +218,76 @@ fn run_check(
     };
     ran.map_err(|e: RuntimeError| e.to_string())?;
     Ok((nonzero(&t), t.len()))
+}
+
+/// [`run_check`] on the GPU over the buffers a launch left there: the
+/// check's values go to a buffer of their own, counted as it is read back.
+fn run_resident(
+    ck: &Kernel,
+    kernel: &Kernel,
+    args: &[Arg],
+    resident: &gpu::Resident,
+) -> Result<(usize, usize), String> {
+    let g = gpu::Gpu::shared().map_err(|e| e.to_string())?;
+    let bound = bind(kernel, args).map_err(|e| e.to_string())?;
+    let ParamKind::Tensor { elem, shape, .. } =
+        &ck.params.last().expect("the check output is last").kind
+    else {
+        unreachable!("the check output is a tensor")
+    };
+    let extents: Vec<usize> = shape.iter().map(|d| d.extent(&bound.dims)).collect();
+    let total = extents.iter().product::<usize>();
+    let bytes = (total * elem.size()) as u64;
+    let out = g.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("phobos __check"),
+        size: bytes.next_multiple_of(4).max(16),
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let mut on_device = Vec::new();
+    for (i, (p, a)) in kernel.params.iter().zip(args).enumerate() {
+        on_device.push(match a {
+            Arg::Tensor(t) => gpu::GpuArg::Tensor {
+                buffer: resident
+                    .buffer(i)
+                    .ok_or_else(|| format!("`{}` was not left on the device", p.name))?,
+                elem: t.elem(),
+                shape: &t.shape,
+            },
+            Arg::Scalar(v) => gpu::GpuArg::Scalar(*v),
+        });
+    }
+    on_device.push(gpu::GpuArg::Tensor {
+        buffer: &out,
+        elem: *elem,
+        shape: &extents,
+    });
+    g.dispatch(ck, &on_device, Precision::Exact)
+        .map_err(|e| e.to_string())?;
+    let mut holds = 0;
+    g.scan_buffer(&out, bytes, "__check", |_, piece| {
+        holds += nonzero_bytes(*elem, piece)
+    })
+    .map_err(|e| e.to_string())?;
+    Ok((holds, total))
+}
+
+/// How many elements of `bytes` (little-endian `elem`s, whole ones) are
+/// nonzero, as [`nonzero`] counts them.
+fn nonzero_bytes(elem: Scalar, bytes: &[u8]) -> usize {
+    fn count<const N: usize>(bytes: &[u8], holds: impl Fn([u8; N]) -> bool) -> usize {
+        bytes
+            .chunks_exact(N)
+            .filter(|c| holds((*c).try_into().expect("N bytes")))
+            .count()
+    }
+    match elem {
+        Scalar::Bool => count(bytes, |[b]: [u8; 1]| b != 0),
+        Scalar::I32 | Scalar::U32 => count(bytes, |w: [u8; 4]| w != [0; 4]),
+        Scalar::I64 | Scalar::U64 => count(bytes, |w: [u8; 8]| w != [0; 8]),
+        Scalar::F32 => count(bytes, |w| f32::from_le_bytes(w) != 0.0),
+        Scalar::F64 => count(bytes, |w| f64::from_le_bytes(w) != 0.0),
+    }
 }
 
 /// How many elements of `t` are nonzero (or true). A float holds unless it

@@ -110,7 +110,10 @@ pub struct Provenance {
     pub cache_hit: Option<bool>,
     /// What the backend's compiler chose that changes speed but never bits:
     /// on the GPU, how each statement's Tandem draws were lowered (stepped,
-    /// staged or direct, and why a slower path was taken).
+    /// staged or direct, and why a slower path was taken). Also why the
+    /// kernel ran on the CPU backend when the GPU was passed over or
+    /// refused it (exact mode on an API that cannot keep it, too little
+    /// workgroup memory).
     pub lowering: Vec<String>,
     /// Invocations per workgroup, on the GPU.
     pub workgroup_size: Option<u32>,
@@ -170,10 +173,21 @@ impl From<LaunchError> for RuntimeError {
 }
 
 /// Picks the backend `Auto` means here: a hardware GPU when wgpu finds one
-/// (a software adapter such as lavapipe is slower than the CPU backend, so
-/// `Auto` passes it over; `--backend gpu` still uses it), else the CPU
-/// backend. `PHOBOS_BACKEND` overrides `Auto`.
-pub fn resolve(backend: Backend) -> Result<Backend, RuntimeError> {
+/// that can run `precision` (a software adapter such as lavapipe is slower
+/// than the CPU backend, so `Auto` passes it over; `--backend gpu` still
+/// uses it), else the CPU backend. `PHOBOS_BACKEND` overrides `Auto`.
+pub fn resolve(backend: Backend, precision: Precision) -> Result<Backend, RuntimeError> {
+    resolve_why(backend, precision).map(|(b, _)| b)
+}
+
+/// [`resolve`], and why `Auto` passed over a hardware GPU when it did: one
+/// whose API cannot keep exact mode ([`gpu::ExactSupport`]) runs exact
+/// kernels on the CPU backend, with the same bits. A GPU asked for by name
+/// is never passed over; an exact launch there is refused instead.
+fn resolve_why(
+    backend: Backend,
+    precision: Precision,
+) -> Result<(Backend, Option<String>), RuntimeError> {
     let wanted = match (backend, std::env::var("PHOBOS_BACKEND")) {
         (Backend::Auto, Ok(name)) => {
             Backend::parse(&name).ok_or_else(|| RuntimeError::Unavailable {
@@ -185,14 +199,24 @@ pub fn resolve(backend: Backend) -> Result<Backend, RuntimeError> {
     };
     match wanted {
         Backend::Auto => match gpu::Gpu::shared() {
-            Ok(g) if g.info().device_type != wgpu::DeviceType::Cpu => Ok(Backend::Gpu),
-            _ => Ok(Backend::Cpu),
+            Ok(g) if g.info().device_type != wgpu::DeviceType::Cpu => {
+                match (precision, g.exact_support()) {
+                    (Precision::Exact, gpu::ExactSupport::No(why)) => Ok((
+                        Backend::Cpu,
+                        Some(format!(
+                            "ran on the CPU backend, which keeps exact mode: {why}"
+                        )),
+                    )),
+                    _ => Ok((Backend::Gpu, None)),
+                }
+            }
+            _ => Ok((Backend::Cpu, None)),
         },
-        Backend::Cpu => Ok(Backend::Cpu),
-        Backend::Interp => Ok(Backend::Interp),
+        Backend::Cpu => Ok((Backend::Cpu, None)),
+        Backend::Interp => Ok((Backend::Interp, None)),
         Backend::Gpu => {
             gpu::Gpu::shared()?;
-            Ok(Backend::Gpu)
+            Ok((Backend::Gpu, None))
         }
     }
 }
@@ -204,7 +228,18 @@ pub fn launch(
     args: &mut [Arg],
     options: &Options,
 ) -> Result<Provenance, RuntimeError> {
-    let backend = resolve(options.backend)?;
+    launch_kept(kernel, args, options).map(|(prov, _)| prov)
+}
+
+/// [`launch`], and on the GPU the tensors' buffers as the kernel left
+/// them, for kernels that read its results without uploading them again
+/// (`checks::evaluate_kept`). `None` on the other backends.
+pub fn launch_kept(
+    kernel: &Kernel,
+    args: &mut [Arg],
+    options: &Options,
+) -> Result<(Provenance, Option<gpu::Resident>), RuntimeError> {
+    let (backend, passed_over) = resolve_why(options.backend, options.precision)?;
     let mut prov = Provenance {
         backend,
         device: String::new(),
@@ -217,7 +252,7 @@ pub fn launch(
         },
         compile_ms: None,
         cache_hit: None,
-        lowering: Vec::new(),
+        lowering: passed_over.into_iter().collect(),
         workgroup_size: None,
         tuning: tune::Tuning::default(),
     };
@@ -235,8 +270,8 @@ pub fn launch(
         }
         Backend::Gpu => {
             let g = gpu::Gpu::shared()?;
-            match g.run_with(kernel, args, options.precision, options.workgroup_size) {
-                Ok(run) => {
+            match g.run_kept(kernel, args, options.precision, options.workgroup_size) {
+                Ok((run, resident)) => {
                     prov.device = g.describe();
                     prov.precision = options.precision;
                     prov.bound = run.bound;
@@ -244,6 +279,7 @@ pub fn launch(
                     prov.cache_hit = Some(run.cache_hit);
                     prov.lowering = run.notes;
                     prov.workgroup_size = Some(run.workgroup_size);
+                    return Ok((prov, Some(resident)));
                 }
                 // Refused before anything was uploaded: the same bits from
                 // the CPU backend, slower, and the provenance says why.
@@ -255,7 +291,7 @@ pub fn launch(
                     let mut p = launch(kernel, args, &cpu)?;
                     p.lowering
                         .push(format!("ran on the CPU backend instead (same bits): {why}"));
-                    return Ok(p);
+                    return Ok((p, None));
                 }
                 Err(e) => return Err(e),
             }
@@ -265,5 +301,5 @@ pub fn launch(
             prov.device = "host CPU (reference interpreter)".to_string();
         }
     }
-    Ok(prov)
+    Ok((prov, None))
 }

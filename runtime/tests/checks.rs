@@ -8,7 +8,7 @@ use phobos_core::launch::Arg;
 use phobos_core::tensor::Tensor;
 use phobos_core::types::{Scalar, Value};
 use phobos_runtime::checks::{self, CheckResult};
-use phobos_runtime::{Backend, Options, launch};
+use phobos_runtime::{Backend, Options, launch, launch_kept};
 
 const SRC: &str = "\
 // check all kept or zero: Y == 0.0 || Y == X / (1.0 - 0.1)
@@ -53,11 +53,25 @@ fn checks_on_except(backend: Backend, skip: &[&str]) -> Vec<CheckResult> {
         backend,
         ..Options::default()
     };
-    let prov = launch(&kernel, &mut args, &options).expect("runs");
+    let (prov, resident) = launch_kept(&kernel, &mut args, &options).expect("runs");
+    assert_eq!(resident.is_some(), prov.backend == Backend::Gpu);
     let before = args.clone();
-    let out = checks::evaluate_on(&program, "drop", &kernel, &mut args, &options)
-        .expect("checks evaluate");
+    let out = checks::evaluate_kept(
+        &program,
+        "drop",
+        &kernel,
+        &mut args,
+        &options,
+        resident.as_ref(),
+    )
+    .expect("checks evaluate");
     assert_eq!(args, before, "checks leave the arguments as they were");
+    if resident.is_some() {
+        // On the buffers the launch left, as on the tensors uploaded again.
+        let uploaded = checks::evaluate_on(&program, "drop", &kernel, &mut args, &options)
+            .expect("checks evaluate");
+        assert_eq!(out, uploaded);
+    }
     assert_eq!(prov.backend, backend);
     // The same outputs checked on the interpreter, the reference.
     let reference = checks::evaluate(&program, "drop", &kernel, &args).expect("evaluates");

@@ -180,7 +180,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     let outputs = outputs_to_save(&kernel, &a.outputs)?;
     activity.phase("running");
     // The tuner draws its own bar, if it tunes.
-    let (kernel, prov) = activity
+    let (kernel, prov, resident) = activity
         .suspend(|| crate::tune::launch(a, &program, &name, kernel, &mut args, &options))?;
     for (param, path) in &outputs {
         let Arg::Tensor(t) = &args[*param] else {
@@ -189,13 +189,16 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         activity.phase(&format!("saving {}", path.display()));
         npy::write(&kernel.params[*param].name, path, t)?;
     }
-    // Checks run where the kernel ran, compiled like it.
+    // Checks run where the kernel ran, compiled like it, on the tensors
+    // the launch left on the GPU.
     let on = Options {
         backend: prov.backend,
         ..options
     };
     activity.phase("evaluating the check lines");
-    let checks = checks::evaluate_on(&program, &name, &kernel, &mut args, &on)?;
+    let checks =
+        checks::evaluate_kept(&program, &name, &kernel, &mut args, &on, resident.as_ref())?;
+    drop(resident);
     activity.done();
     if a.json {
         let report = json!({

@@ -11,6 +11,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use phobos_core::Program;
 use phobos_core::ir::Kernel;
 use phobos_core::launch::Arg;
+use phobos_runtime::gpu::Resident;
 use phobos_runtime::tune::{self, CacheUse, Candidate, Outcome, Source, Step, Tuned, Tuning};
 use phobos_runtime::{Options, Provenance};
 use std::fmt::Write as _;
@@ -134,9 +135,10 @@ fn follow(bar: &ProgressBar) -> impl FnMut(Step) + '_ {
     }
 }
 
-/// Launches `name` as `run` and `bench` do: in the `--config` given
-/// (fixed), else in the configuration the tuner chooses (from the cache, or
-/// measured now), or the launch heuristic's with `--no-tune`.
+/// Launches `name` as `run` does: in the `--config` given (fixed), else in
+/// the configuration the tuner chooses (from the cache, or measured now),
+/// or the launch heuristic's with `--no-tune`. On the GPU the tensors stay
+/// on the device afterwards, for the check lines.
 pub fn launch(
     a: &RunArgs,
     program: &Program,
@@ -144,9 +146,9 @@ pub fn launch(
     kernel: Kernel,
     args: &mut [Arg],
     options: &Options,
-) -> Result<(Kernel, Provenance)> {
+) -> Result<(Kernel, Provenance, Option<Resident>)> {
     let (candidate, tuning) = choose(a, program, name, &kernel, args, options)?;
-    Ok(tune::launch_candidate(
+    Ok(tune::launch_candidate_kept(
         program, name, &candidate, tuning, args, options,
     )?)
 }

@@ -136,6 +136,60 @@ fn checks_run_on_the_kernels_backend_with_the_same_counts() {
     );
 }
 
+/// On the GPU, the check lines run on the buffers the kernel left there
+/// (none uploaded again) while its output is saved, and count the elements
+/// the interpreter counts. Skips without an adapter, unless
+/// `PHOBOS_REQUIRE_GPU=1`.
+#[test]
+fn checks_run_on_the_gpu_while_the_output_is_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let y = dir.path().join("y.npy");
+    let run = |backend: &str| {
+        let o = phobosc(&[
+            "run",
+            "examples/dropout_rows.ph",
+            "--dim",
+            "M=300",
+            "--arg",
+            "seed=3",
+            "--no-tune",
+            "--json",
+            "--backend",
+            backend,
+            "--output",
+            &format!("Y={}", y.display()),
+        ]);
+        let (out, err) = text(&o);
+        (o.status.success(), out, err)
+    };
+    let (ok, out, err) = run("gpu");
+    if !ok {
+        assert!(
+            std::env::var("PHOBOS_REQUIRE_GPU").map_or(true, |v| v != "1"),
+            "PHOBOS_REQUIRE_GPU=1 but the GPU backend fails: {err}"
+        );
+        eprintln!("skipping the GPU: {err}");
+        return;
+    }
+    let gpu: serde_json::Value = serde_json::from_str(&out).expect("stdout is JSON");
+    let saved_on_gpu = std::fs::read(&y).expect("Y saved");
+    let (ok, out, err) = run("interp");
+    assert!(ok, "{err}");
+    let interp: serde_json::Value = serde_json::from_str(&out).expect("stdout is JSON");
+    assert_eq!(std::fs::read(&y).expect("Y saved"), saved_on_gpu);
+    let (g, i) = (
+        gpu["checks"].as_array().unwrap(),
+        interp["checks"].as_array().unwrap(),
+    );
+    assert_eq!(g.len(), 2);
+    for (g, i) in g.iter().zip(i) {
+        assert_eq!(g["backend"], "gpu", "{g}");
+        assert!(g["fallback"].is_null(), "{g}");
+        assert_eq!((&g["holds"], &g["total"]), (&i["holds"], &i["total"]));
+    }
+    assert_eq!(g[0]["total"], 300 * 256);
+}
+
 #[test]
 fn npy_round_trip_and_bad_files() {
     let dir = tempfile::tempdir().unwrap();

@@ -17,35 +17,63 @@ use crate::tensor::{Data, Tensor};
 use crate::types::{Scalar, Value};
 
 /// The generated tensor of one element type and shape: [`element`] cast
-/// to the type, collected straight into the typed storage (at 2^28
-/// elements, going through `Tensor::set` took several seconds more).
+/// to the type, written straight into the typed storage (at 2^28
+/// elements, going through `Tensor::set` took several seconds more), on
+/// all the host's cores ([`fill`]).
 pub fn tensor(elem: Scalar, shape: &[usize]) -> Tensor {
     let n: usize = shape.iter().product();
     macro_rules! typed {
-        ($variant:ident) => {
-            Data::$variant(
-                (0..n)
-                    .map(|i| match ops::cast(element(elem, i), elem) {
-                        Value::$variant(x) => x,
-                        other => unreachable!("cast to {elem} gave {other:?}"),
-                    })
-                    .collect(),
-            )
-        };
+        ($variant:ident, $zero:expr) => {{
+            let mut v = vec![$zero; n];
+            fill(&mut v, |i| match ops::cast(element(elem, i), elem) {
+                Value::$variant(x) => x,
+                other => unreachable!("cast to {elem} gave {other:?}"),
+            });
+            Data::$variant(v)
+        }};
     }
     let data = match elem {
-        Scalar::Bool => typed!(Bool),
-        Scalar::I32 => typed!(I32),
-        Scalar::U32 => typed!(U32),
-        Scalar::I64 => typed!(I64),
-        Scalar::U64 => typed!(U64),
-        Scalar::F32 => typed!(F32),
-        Scalar::F64 => typed!(F64),
+        Scalar::Bool => typed!(Bool, false),
+        Scalar::I32 => typed!(I32, 0),
+        Scalar::U32 => typed!(U32, 0),
+        Scalar::I64 => typed!(I64, 0),
+        Scalar::U64 => typed!(U64, 0),
+        Scalar::F32 => typed!(F32, 0.0),
+        Scalar::F64 => typed!(F64, 0.0),
     };
     Tensor {
         shape: shape.to_vec(),
         data,
     }
+}
+
+/// The fewest elements worth a thread of their own.
+const PER_THREAD: usize = 1 << 16;
+
+/// Sets `v[i] = f(i)` for every `i`, split in contiguous ranges over the
+/// host's cores (one thread where `available_parallelism` knows of no
+/// others, as on wasm, or for small tensors). Each element depends only
+/// on its index, so the result is the same on any number of threads.
+fn fill<T: Send>(v: &mut [T], f: impl Fn(usize) -> T + Sync) {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(v.len() / PER_THREAD)
+        .max(1);
+    let chunk = v.len().div_ceil(threads).max(1);
+    let fill_from = |start: usize, part: &mut [T]| {
+        for (j, x) in part.iter_mut().enumerate() {
+            *x = f(start + j);
+        }
+    };
+    if threads == 1 {
+        return fill_from(0, v);
+    }
+    std::thread::scope(|s| {
+        for (k, part) in v.chunks_mut(chunk).enumerate() {
+            let fill_from = &fill_from;
+            s.spawn(move || fill_from(k * chunk, part));
+        }
+    });
 }
 
 fn element(elem: Scalar, i: usize) -> Value {
@@ -79,9 +107,12 @@ mod tests {
             Scalar::F32,
             Scalar::F64,
         ] {
-            let t = tensor(elem, &[3, 1000]);
-            let want = Tensor::from_fn(elem, &[3, 1000], |i| element(elem, i));
-            assert!(t.bits_eq(&want), "{elem}");
+            // Small enough for one thread, and large enough for several.
+            for shape in [[3, 1000], [5, 3 * PER_THREAD + 7]] {
+                let t = tensor(elem, &shape);
+                let want = Tensor::from_fn(elem, &shape, |i| element(elem, i));
+                assert!(t.bits_eq(&want), "{elem} {shape:?}");
+            }
         }
         assert_eq!(tensor(Scalar::F32, &[0, 4]).len(), 0);
     }

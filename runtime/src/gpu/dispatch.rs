@@ -38,6 +38,22 @@ pub struct Prepared {
     pub workgroup_size: u32,
 }
 
+/// The device buffers of a launch's tensors, kept after it ran
+/// ([`Gpu::run_kept`]) so that kernels reading its results, such as the
+/// check lines, bind them again instead of uploading the tensors anew.
+/// Dropping it frees them.
+pub struct Resident {
+    /// By parameter index; `None` for scalars.
+    buffers: Vec<Option<wgpu::Buffer>>,
+}
+
+impl Resident {
+    /// The buffer holding tensor parameter `param`, as the launch left it.
+    pub fn buffer(&self, param: usize) -> Option<&wgpu::Buffer> {
+        self.buffers.get(param).and_then(Option::as_ref)
+    }
+}
+
 fn bytes_of(data: &Data) -> Option<&[u8]> {
     Some(match data {
         Data::Bool(_) => return None,
@@ -175,6 +191,11 @@ impl Gpu {
         workgroup_size: Option<u32>,
     ) -> Result<(Arc<Pipeline>, Bound, [u32; 3], bool), RuntimeError> {
         self.check_lost()?;
+        if precision == Precision::Exact
+            && let Some(why) = self.exact_support().refusal()
+        {
+            return Err(GpuError::NotExact(why).into());
+        }
         if let Some(w) = workgroup_size
             && !(1..=self.max_workgroup_size()).contains(&w)
         {
@@ -524,19 +545,38 @@ impl Gpu {
         precision: Precision,
         workgroup_size: Option<u32>,
     ) -> Result<GpuRun, RuntimeError> {
+        self.run_kept(kernel, args, precision, workgroup_size)
+            .map(|(run, _)| run)
+    }
+
+    /// [`Gpu::run_with`], keeping the tensors' buffers on the device
+    /// afterwards for kernels that read the results ([`Resident`]).
+    pub fn run_kept(
+        &self,
+        kernel: &Kernel,
+        args: &mut [Arg],
+        precision: Precision,
+        workgroup_size: Option<u32>,
+    ) -> Result<(GpuRun, Resident), RuntimeError> {
         let prepared = self.prepare_with(kernel, args, precision, workgroup_size)?;
         let mut encoder = self.device.create_command_encoder(&Default::default());
         prepared.encode(&mut encoder, None);
         self.queue.submit([encoder.finish()]);
         self.flush_disk_cache();
         self.read_back(kernel, &prepared, args)?;
-        Ok(GpuRun {
+        let run = GpuRun {
             bound: prepared.bound.clone(),
             compile_ms: prepared.compile_ms,
             cache_hit: prepared.cache_hit,
             notes: prepared.notes.clone(),
             workgroup_size: prepared.workgroup_size,
-        })
+        };
+        Ok((
+            run,
+            Resident {
+                buffers: prepared.owned,
+            },
+        ))
     }
 
     /// Copies every tensor the kernel stores to from the device into `args`.
@@ -618,33 +658,91 @@ impl Gpu {
                 .map_err(|e| GpuError::Wgpu(format!("mapping `{}`: {e}", kernel.params[i].name)))?;
             out.copy_from_slice(&view[..out.len()]);
         }
-        // Larger tensors one piece at a time through one staging buffer.
+        // Larger tensors in pieces through two staging buffers.
         for (i, buffer) in large {
             let Arg::Tensor(t) = &mut args[i] else {
                 unreachable!("bound as a tensor")
             };
             let out = bytes_of_mut(&mut t.data).expect("bool tensors are refused when prepared");
-            let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("phobos readback"),
-                size: TRANSFER_PIECE as u64,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            for (k, piece) in out.chunks_mut(TRANSFER_PIECE).enumerate() {
-                let at = (k * TRANSFER_PIECE) as u64;
-                let len = (piece.len() as u64).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
-                let mut encoder = self.device.create_command_encoder(&Default::default());
-                encoder.copy_buffer_to_buffer(buffer, at, &staging, 0, len.min(buffer.size() - at));
-                self.queue.submit([encoder.finish()]);
-                staging.map_async(wgpu::MapMode::Read, .., |_| {});
-                self.wait()?;
-                {
-                    let view = staging.get_mapped_range(..).map_err(|e| {
-                        GpuError::Wgpu(format!("mapping `{}`: {e}", kernel.params[i].name))
-                    })?;
-                    piece.copy_from_slice(&view[..piece.len()]);
-                }
-                staging.unmap();
+            let bytes = out.len() as u64;
+            self.scan_buffer(buffer, bytes, &kernel.params[i].name, |at, piece| {
+                out[at as usize..at as usize + piece.len()].copy_from_slice(piece);
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Reads the first `bytes` bytes of `buffer` (which needs
+    /// `BufferUsages::COPY_SRC`) after the work submitted so far, handing
+    /// `f` each piece in order with its offset: pieces of at most 64 MiB,
+    /// through two staging buffers, so that the device copies the next
+    /// piece while `f` takes this one and host memory never holds more
+    /// than two pieces. `name` names the tensor in errors.
+    pub(crate) fn scan_buffer(
+        &self,
+        buffer: &wgpu::Buffer,
+        bytes: u64,
+        name: &str,
+        mut f: impl FnMut(u64, &[u8]),
+    ) -> Result<(), GpuError> {
+        if bytes > buffer.size() {
+            return Err(GpuError::Wgpu(format!(
+                "reading {bytes} bytes of `{name}`'s buffer of {}",
+                buffer.size()
+            )));
+        }
+        let piece = TRANSFER_PIECE as u64;
+        let pieces = bytes.div_ceil(piece);
+        let staging: Vec<wgpu::Buffer> = (0..pieces.min(2))
+            .map(|_| {
+                self.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("phobos readback"),
+                    size: bytes
+                        .min(piece)
+                        .next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT),
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
+            })
+            .collect();
+        // Copies move whole 4-byte words, within the buffer.
+        let copied = |k: u64| {
+            (bytes - k * piece)
+                .min(piece)
+                .next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT)
+                .min(buffer.size() - k * piece)
+        };
+        let copy = |k: u64| {
+            let (at, len) = (k * piece, copied(k));
+            let to = &staging[(k % 2) as usize];
+            let mut encoder = self.device.create_command_encoder(&Default::default());
+            encoder.copy_buffer_to_buffer(buffer, at, to, 0, len);
+            let index = self.queue.submit([encoder.finish()]);
+            to.map_async(wgpu::MapMode::Read, ..len, |_| {});
+            index
+        };
+        let mut submitted: std::collections::VecDeque<_> = (0..pieces.min(2)).map(copy).collect();
+        for k in 0..pieces {
+            let index = submitted.pop_front().expect("two copies ahead");
+            self.device
+                .poll(wgpu::PollType::Wait {
+                    submission_index: Some(index),
+                    timeout: None,
+                })
+                .map_err(|e| GpuError::Lost(e.to_string()))?;
+            self.check_lost()?;
+            let at = k * piece;
+            let len = (bytes - at).min(piece) as usize;
+            let to = &staging[(k % 2) as usize];
+            {
+                let view = to
+                    .get_mapped_range(..copied(k))
+                    .map_err(|e| GpuError::Wgpu(format!("mapping `{name}`: {e}")))?;
+                f(at, &view[..len]);
+            }
+            to.unmap();
+            if k + 2 < pieces {
+                submitted.push_back(copy(k + 2));
             }
         }
         Ok(())

@@ -8,8 +8,10 @@
 //!   back every tensor the kernel stores to. [`Gpu::dispatch`] takes the
 //!   caller's own buffers and leaves the results there.
 //! - Exact mode (the default) loads SPIR-V that forbids contraction and keeps
-//!   subnormals, through wgpu's SPIR-V passthrough; a device without
-//!   passthrough can only run `Precision::Fast`, and says so.
+//!   subnormals, through wgpu's SPIR-V passthrough; only Vulkan has it. On
+//!   Metal, DX12, or Vulkan without passthrough, only `Precision::Fast`
+//!   runs, and an exact launch is refused naming the API
+//!   ([`ExactSupport`], `platform.rs`).
 //! - Pipelines are cached per kernel (its printed IR), precision and the
 //!   splits of its tensors.
 //! - A tensor larger than the device's largest storage binding is bound in
@@ -24,10 +26,12 @@ pub(crate) mod disk_cache;
 mod dispatch;
 mod fill;
 mod pipeline;
+mod platform;
 mod timing;
 
-pub use dispatch::{GpuArg, Prepared};
+pub use dispatch::{GpuArg, Prepared, Resident};
 pub use fill::{PreparedFill, fill_map};
+pub use platform::ExactSupport;
 pub use timing::{time_passes, time_rounds};
 
 use crate::Precision;
@@ -158,8 +162,8 @@ impl Gpu {
         Ok(Gpu::from_device(device, queue, adapter.get_info()))
     }
 
-    /// Wraps a device the caller opened. Exact mode needs
-    /// `Features::PASSTHROUGH_SHADERS` on it.
+    /// Wraps a device the caller opened. Exact mode needs a Vulkan device
+    /// with `Features::PASSTHROUGH_SHADERS` ([`ExactSupport`]).
     pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Gpu {
         let lost = Arc::new(Mutex::new(None));
         let flag = lost.clone();
@@ -276,11 +280,14 @@ impl Gpu {
         }
     }
 
+    /// Whether exact mode can run here, and if not, why (naming the API).
+    pub fn exact_support(&self) -> ExactSupport {
+        ExactSupport::of(self.info.backend, self.device.features(), &self.info.name)
+    }
+
     /// Whether exact mode can run here.
     pub fn can_run_exact(&self) -> bool {
-        self.device
-            .features()
-            .contains(wgpu::Features::PASSTHROUGH_SHADERS)
+        self.exact_support() == ExactSupport::Yes
     }
 
     /// The on-disk pipeline cache to build with, if any.

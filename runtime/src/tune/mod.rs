@@ -371,7 +371,7 @@ pub fn heuristic(
     args: &[Arg],
     options: &Options,
 ) -> Result<Candidate, RuntimeError> {
-    let backend = crate::resolve(options.backend)?;
+    let backend = crate::resolve(options.backend, options.precision)?;
     let want = 2 * parallel_blocks(backend, options);
     let shapes = shapes(args);
     let mut best: Option<(u64, Kernel, Bound)> = None;
@@ -501,7 +501,7 @@ pub fn tune_with(
     progress: &mut dyn FnMut(Step),
 ) -> Result<Tuned, RuntimeError> {
     // Opening the device is the launch's cost, not the tune's.
-    let backend = crate::resolve(options.backend)?;
+    let backend = crate::resolve(options.backend, options.precision)?;
     let started = Instant::now();
     if backend == Backend::Interp {
         return Err(RuntimeError::Unavailable {
@@ -795,7 +795,7 @@ pub fn choose(
     progress: &mut dyn FnMut(Step),
 ) -> Result<(Candidate, Tuning), RuntimeError> {
     // Opening the device is the launch's cost, not the lookup's.
-    let backend = crate::resolve(options.backend)?;
+    let backend = crate::resolve(options.backend, options.precision)?;
     let started = Instant::now();
     let untuned = |note: Option<String>, cache: CacheUse| -> Result<_, RuntimeError> {
         let c = heuristic(program, name, args, options)?;
@@ -876,6 +876,20 @@ pub fn launch_candidate(
     args: &mut [Arg],
     options: &Options,
 ) -> Result<(Kernel, crate::Provenance), RuntimeError> {
+    launch_candidate_kept(program, name, candidate, tuning, args, options)
+        .map(|(kernel, prov, _)| (kernel, prov))
+}
+
+/// [`launch_candidate`], keeping the tensors' buffers on the GPU
+/// afterwards (`crate::launch_kept`), for the check lines.
+pub fn launch_candidate_kept(
+    program: &Program,
+    name: &str,
+    candidate: &Candidate,
+    tuning: Tuning,
+    args: &mut [Arg],
+    options: &Options,
+) -> Result<(Kernel, crate::Provenance, Option<crate::gpu::Resident>), RuntimeError> {
     let kernel = program.kernel(name, &candidate.config).map_err(|d| {
         RuntimeError::Compile(format!(
             "`{name}` in {} does not check: {}",
@@ -887,7 +901,7 @@ pub fn launch_candidate(
         workgroup_size: candidate.workgroup_size,
         ..options.clone()
     };
-    let mut prov = crate::launch(&kernel, args, &options)?;
+    let (mut prov, resident) = crate::launch_kept(&kernel, args, &options)?;
     prov.tuning = tuning;
-    Ok((kernel, prov))
+    Ok((kernel, prov, resident))
 }

@@ -186,10 +186,11 @@ impl Gpu {
         }
         if map.needs_exact() {
             return Err(GpuError::NotExact(format!(
-                "{} cannot load SPIR-V unchanged (no PASSTHROUGH_SHADERS), so the {} fill cannot \
-                 stop the driver from fusing `a*b+c`; use --backend cpu",
-                self.describe(),
-                map.name()
+                "the {} fill needs exact mode, which cannot run here: {}; use --backend cpu",
+                map.name(),
+                self.exact_support()
+                    .why_not()
+                    .unwrap_or("no SPIR-V passthrough")
             )));
         }
         let (module, _) = match kernel {
