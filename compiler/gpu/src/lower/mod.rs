@@ -85,7 +85,7 @@ struct Lower<'k> {
     /// destination compute their value into first (`stmt.rs`).
     staging: HashMap<Scalar, Handle<GlobalVariable>>,
     /// The workgroup arrays that reductions computed by the whole workgroup
-    /// use (`tree_reduce.rs`): values by element type, and `argmax`'s
+    /// use (`tree_reduce.rs`): values by element type, and `argmax`'s and `argmin`'s
     /// indices (`true`).
     tree_buffers: HashMap<(Scalar, bool), Handle<GlobalVariable>>,
     /// Tensors (by parameter index) bound as `array<vec4<T>>`: some
