@@ -23,6 +23,11 @@ fn tandem_uniform(key: u32, i) = _tandem_unit(tandem_u32(key, i))
 
 fn _tandem_unit(w) = f32(w >> 8) * 5.9604644775390625e-8
 
+/// Dropout on the Tandem stream: `x / (1 - p)` where `tandem_uniform(key, i)`
+/// is at least `p`, else 0, so element `i` is dropped exactly where element
+/// `i` of `phobosc fill f32 --key KEY` is below `p`. `p` in [0, 1).
+fn tandem_dropout(x, p, key: u32, i) = where(tandem_uniform(key, i) >= p, x / (1.0 - p), 0.0)
+
 /// Element `i` of `fill_u64`: the 64-bit draw `i`, words `2i` (low half)
 /// and `2i + 1` (high half) of the stream, for `i` below 2^31 (word indices
 /// are 32 bits). 64-bit values run on the interpreter and the CPU backend;

@@ -1817,6 +1817,7 @@ impl Gen {
             usize::from(signed) * 3,
             usize::from(hash) * 4,
             4,
+            3,
         ];
         match self.rng.weighted(&w) {
             0 => {
@@ -1873,13 +1874,24 @@ impl Gen {
                 let a = self.expr(ty, depth - 1, false);
                 Self::call("hash32", &[&a], true)
             }
-            _ => self
+            8 => self
                 .reduction(ty, depth)
                 .unwrap_or_else(|| self.cast(ty, depth)),
+            _ => self.clamp(ty, depth),
         }
     }
 
-    /// `sum`, `max`, `min` (of `ty`) or `argmax` (any type, when `ty` is
+    /// `clamp(x, lo, hi)` of std/math.ph: its parameters are untyped, so
+    /// each argument is typed (an untyped literal would default to i32 or
+    /// f32 on its own).
+    fn clamp(&mut self, ty: Scalar, depth: u32) -> E {
+        let x = self.expr(ty, depth - 1, true);
+        let lo = self.expr(ty, depth - 1, true);
+        let hi = self.expr(ty, depth - 1, true);
+        Self::call("clamp", &[&x, &lo, &hi], true)
+    }
+
+    /// `sum`, `max`, `min` (of `ty`) or `argmax`/`argmin` (any type, when `ty` is
     /// i32) along one axis of an operand that has it; `None` when the
     /// operand came out scalar or only an axis the kernel may not reduce
     /// is left. The operand has no `iota` (the checker refuses it there);
@@ -1888,7 +1900,7 @@ impl Gen {
     fn reduction(&mut self, ty: Scalar, depth: u32) -> Option<E> {
         let (op, operand) = if ty == Scalar::I32 && !self.rng.one_in(3) {
             let t = self.elem_type(false);
-            ("argmax", t)
+            (*self.rng.pick(&["argmax", "argmin"]), t)
         } else {
             (*self.rng.pick(&["sum", "max", "min"]), ty)
         };
@@ -1929,6 +1941,9 @@ impl Gen {
             2 * f32_only,
             2 * f32_only,
             4,
+            4 * f32_only,
+            f32_only,
+            2,
         ];
         match self.rng.weighted(&w) {
             0 => {
@@ -1976,7 +1991,7 @@ impl Gen {
             13 => self
                 .reduction(ty, depth)
                 .unwrap_or_else(|| self.cast(ty, depth)),
-            _ => {
+            12 => {
                 let x = self.expr(ty, depth - 1, true);
                 let p = if self.rng.one_in(4) {
                     self.expr(ty, depth - 1, true)
@@ -1988,6 +2003,19 @@ impl Gen {
                 let c = self.expr(Scalar::I32, depth - 1, false);
                 Self::call("dropout", &[&x, &p, &s, &c], true)
             }
+            14 => {
+                // std/math.ph's f32 functions; an untyped argument takes f32.
+                let a = self.expr(ty, depth - 1, false);
+                let f = *self.rng.pick(&["exp", "tanh", "erf", "rsqrt"]);
+                Self::call(f, &[&a], true)
+            }
+            15 => {
+                let a = self.expr(ty, depth - 1, false);
+                let b = self.expr(ty, depth - 1, false);
+                let c = self.expr(ty, depth - 1, false);
+                Self::call("fma", &[&a, &b, &c], true)
+            }
+            _ => self.clamp(ty, depth),
         }
     }
 

@@ -199,3 +199,64 @@ pub fn matches_on_gpu(k: &Kernel, inputs: &[Arg], want: &[Arg]) -> Result<bool, 
 pub fn gpu_is_lavapipe() -> bool {
     phobos_runtime::gpu::Gpu::shared().is_ok_and(|g| g.info().name.contains("llvmpipe"))
 }
+
+/// Element `i` of `phobosc fill f32 --key key` for `i` in `0..n`: the
+/// reference crate's `fill_f32`, which `tandem_uniform(key, i)` and so
+/// `tandem_dropout` read.
+pub fn tandem_uniforms(key: u32, n: usize) -> Vec<f32> {
+    use phobos_tandem::{Key, Tandem};
+    let mut f = vec![0f32; n];
+    Tandem::new(Key::from_seed(u64::from(key)))
+        .fill_f32(&mut f, 0)
+        .expect("a fill from counter 0");
+    f
+}
+
+/// Checks the Tandem variant of an example against the hash one. `k` runs
+/// from `inputs` on the interpreter, Cranelift and the GPU with the same
+/// bits; then its output (argument `out`, `key` its key) is exactly 0
+/// where element `i` of `phobosc fill f32 --key key` is below `p`, and
+/// has the bits of the hash kernel's output `hashed` (of seed `seed`, all
+/// else the same) wherever both keep the element, since the two compute
+/// the same value and differ only in the draw. Returns how many elements
+/// the Tandem mask keeps.
+pub fn check_tandem_variant(
+    k: &Kernel,
+    inputs: &[Arg],
+    out: usize,
+    (key, seed, p): (u32, i32, f32),
+    hashed: &Tensor,
+) -> usize {
+    use phobos_core::tensor::Data;
+    let mut args = inputs.to_vec();
+    run_everywhere(k, &mut args);
+    if gpu_available() {
+        assert_eq!(
+            matches_on_gpu(k, inputs, &args),
+            Ok(true),
+            "`{}`: the GPU differs",
+            k.name
+        );
+    }
+    let (Data::F32(y), Data::F32(h)) = (&tensor(&args[out]).data, &hashed.data) else {
+        panic!("the outputs are f32")
+    };
+    let u = tandem_uniforms(key, y.len());
+    let mut kept = 0;
+    for i in 0..y.len() {
+        if u[i] < p {
+            assert_eq!(y[i].to_bits(), 0, "`{}`: element {i} is dropped", k.name);
+            continue;
+        }
+        kept += 1;
+        if model::uniform(seed, i as i32) >= p {
+            assert_eq!(
+                y[i].to_bits(),
+                h[i].to_bits(),
+                "`{}`: element {i}, kept by both draws, differs from the hash kernel's",
+                k.name
+            );
+        }
+    }
+    kept
+}

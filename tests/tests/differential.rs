@@ -251,17 +251,24 @@ fn compare(kernel: &Kernel, want: &[Arg], got: &[Arg], who: &str) -> Option<Stri
         // Mesa's lavapipe (22.3) folds `0.0 - x` into `-x`, `x * 0.0` into
         // `0.0` and `0.0 + x` into `x` although the SPIR-V asks it to keep
         // signed zeros, infinities and NaNs (SignedZeroInfNanPreserve): so
-        // a +0.0 can come out as -0.0, and a NaN (from inf * 0.0) as 0.0.
+        // a +0.0 can come out as -0.0, and a NaN (from inf * 0.0) as 0.0;
+        // a zero whose sign flipped, divided by, gives the infinity of the
+        // other sign (seed 3879: `x / (-42.0 * f32(iota(1)))`, where
+        // `-42.0 * 0.0` is -0.0 but lavapipe makes it +0.0).
         // Exactly that, an f32 whose reference is ±0 or NaN and whose GPU
-        // value is ±0, is let through on lavapipe only, and counted; the
-        // H200 is checked strictly (10,000 kernels agree there).
+        // value is ±0, or whose reference is ±inf and whose GPU value is
+        // the other infinity, is let through on lavapipe only, and
+        // counted; the H200 is checked strictly (10,000 kernels agree
+        // there).
         let lavapipe_fold = |i: usize| {
             let (a, b) = (w.get(i).bits(), g.get(i).bits());
+            let zero =
+                b & 0x7fff_ffff == 0 && (a & 0x7fff_ffff == 0 || a & 0x7fff_ffff > 0x7f80_0000);
+            let flipped_inf = a & 0x7fff_ffff == 0x7f80_0000 && b == a ^ 0x8000_0000;
             who == "gpu"
                 && phobos_tests::gpu_is_lavapipe()
                 && w.elem() == phobos_core::types::Scalar::F32
-                && b & 0x7fff_ffff == 0
-                && (a & 0x7fff_ffff == 0 || a & 0x7fff_ffff > 0x7f80_0000)
+                && (zero || flipped_inf)
         };
         if w.shape == g.shape
             && w.elem() == g.elem()
@@ -440,7 +447,7 @@ pub fn check_backend_split(backend: Backend, n: usize, max_binding: Option<u64>)
     let folds = LAVAPIPE_FOLDS.load(Ordering::Relaxed);
     if folds > 0 {
         eprintln!(
-            "{}: {folds} kernels differ only by lavapipe's known folds (0.0 - x as -x, x * 0.0 as 0.0)",
+            "{}: {folds} kernels differ only by lavapipe's known folds (0.0 - x as -x, x * 0.0 as 0.0, and the infinities they flip through a division)",
             backend.name()
         );
     }
@@ -631,10 +638,17 @@ fn generator_covers_the_language() {
         "max(",
         "sum(",
         "argmax(",
+        "argmin(",
         ", axis = 0)",
         ", axis = 1)",
         "for i",
         "sqrt(",
+        "exp(",
+        "tanh(",
+        "erf(",
+        "rsqrt(",
+        "fma(",
+        "clamp(",
         "abs(",
         "bitcast<",
         "i32(",
@@ -762,4 +776,48 @@ fn interp_matches_itself_across_configs() {
 #[test]
 fn cpu_matches_itself_across_configs() {
     check_tuning_invariance(Backend::Cpu, kernel_count(BACKEND_TUNING_KERNELS));
+}
+
+/// lavapipe's fold tolerance lets through exactly the folds it names:
+/// a zero's sign and a sign-flipped infinity on the GPU only, nothing else.
+#[test]
+fn lavapipe_folds_are_let_through_narrowly() {
+    if !phobos_tests::gpu_is_lavapipe() {
+        eprintln!("skipping: the GPU is not lavapipe");
+        return;
+    }
+    let (program, _) = Program::parse("t.ph", "kernel t(Y: tensor<f32>[1]) { Y = 1.0 }");
+    let kernel = program.kernel("t", &[]).expect("checks");
+    let one = |v: f32| {
+        vec![Arg::Tensor(Tensor::from_fn(Scalar::F32, &[1], |_| {
+            Value::F32(v)
+        }))]
+    };
+    let inf = f32::INFINITY;
+    for (want, got) in [
+        (inf, -inf),
+        (-inf, inf),
+        (0.0, -0.0),
+        (-0.0, 0.0),
+        (f32::NAN, 0.0),
+    ] {
+        assert_eq!(
+            compare(&kernel, &one(want), &one(got), "gpu"),
+            None,
+            "{want} as {got}"
+        );
+        assert!(compare(&kernel, &one(want), &one(got), "cpu").is_some());
+    }
+    for (want, got) in [
+        (inf, 1.0),
+        (1.0, -1.0),
+        (inf, f32::NAN),
+        (-0.0, inf),
+        (2.0, 0.0),
+    ] {
+        assert!(
+            compare(&kernel, &one(want), &one(got), "gpu").is_some(),
+            "{want} as {got}"
+        );
+    }
 }

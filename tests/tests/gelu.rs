@@ -2,7 +2,9 @@
 //! the same bits on the interpreter, Cranelift and the GPU, every dropped
 //! element where the seed's `uniform` says (the plain-Rust model of
 //! `tests/src/model.rs`), and every kept one within the stated error of
-//! `gelu(x + b) / (1 - p)` computed in f64 with `libm::erf`.
+//! `gelu(x + b) / (1 - p)` computed in f64 with `libm::erf`. The Tandem
+//! variant drops exactly where `phobosc fill f32` is below p and keeps the
+//! same bits elsewhere (`phobos_tests::check_tandem_variant`).
 
 use phobos_core::launch::Arg;
 use phobos_core::tensor::{Data, Tensor};
@@ -72,4 +74,22 @@ fn bias_gelu_dropout_matches_a_float64_reference() {
         }
     }
     eprintln!("v >= 0: {worst_ulps:.2} ulp at worst; v < 0: {worst_abs:e} absolute at worst");
+    let text =
+        std::fs::read_to_string(root().join("examples/bias_gelu_dropout_tandem.ph")).unwrap();
+    let tandem = program("bias_gelu_dropout_tandem.ph", &text)
+        .kernel("bias_gelu_dropout_tandem", &[])
+        .unwrap();
+    let mut tandem_inputs = inputs;
+    tandem_inputs[3] = Arg::Scalar(Value::U32(KEY));
+    let kept = phobos_tests::check_tandem_variant(
+        &tandem,
+        &tandem_inputs,
+        2,
+        (KEY, seed, drop),
+        tensor(&args[2]),
+    );
+    assert!((0.85..0.95).contains(&(kept as f64 / (m * 256) as f64)));
 }
+
+/// The key of the Tandem variant.
+const KEY: u32 = 0xdead_beef;

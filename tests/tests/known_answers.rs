@@ -244,32 +244,31 @@ fn exact_log_and_cos_are_accurate_and_match_the_model() {
 
 /// A `let`/`var` tile whose extent is a dim bound to 0 is empty on every
 /// backend: reading its element 0 reads outside it, which gives 0, as a
-/// tensor's does. The GPU fails it: `lower::specialize` makes the extent 1
-/// (workgroup arrays cannot be empty), so the tile's one element is
-/// computed, stored and read back. Keeping the extent 0 there and only the
-/// array at one element fixes the read but makes the tile loops divide by
-/// the constant 0 (naga refuses the module); both need doing together.
-/// Found by the kernel generator (seeds 5511 of h14b's, 8550 of the merged
-/// one).
+/// tensor's does. On the GPU `lower::specialize` keeps the extent 0 (the
+/// workgroup array alone has one element, which nothing reads), and tile
+/// loops over it run no times without dividing by the constant 0 (`v2`,
+/// whose inner extent is the divisor). Found by
+/// the kernel generator (seeds 5511 of h14b's, 8550 of the merged one).
 #[test]
-#[ignore = "a known GPU bug: an empty let/var tile reads its phantom element (see the doc)"]
 fn an_empty_tile_reads_zero_on_every_backend() {
     let p = program(
         "empty.ph",
-        "kernel k(T1: tensor<f32>[M], T2: tensor<f32>[2]) {
+        "kernel k(T1: tensor<f32>[M], T2: tensor<f32>[3]) {
   var v1: tile<f32>[M] = f32(T1[0 :+ M]) + 3.0e38
   let w = T1[0 :+ M] + 5.0
+  var v2: tile<f32>[2, M] = 7.0
   T2[0] = v1[0]
   T2[1] = w[0]
+  T2[2] = v2[1, 0]
 }",
     );
     let k = p.kernel("k", &[]).unwrap();
-    for (m, want) in [(0usize, [0.0f32, 0.0]), (1, [3.0e38, 5.0])] {
+    for (m, want) in [(0usize, [0.0f32, 0.0, 0.0]), (1, [3.0e38, 5.0, 7.0])] {
         let inputs = vec![
             Arg::Tensor(Tensor::zeros(Scalar::F32, &[m])),
             Arg::Tensor(Tensor {
-                shape: vec![2],
-                data: Data::F32(vec![-1.0, -1.0]),
+                shape: vec![3],
+                data: Data::F32(vec![-1.0; 3]),
             }),
         ];
         let mut args = inputs.clone();

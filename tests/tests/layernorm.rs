@@ -11,7 +11,9 @@
 //!   scaled like the deviation; the second is the rounding of the last few
 //!   operations. The worst element measured here uses about a third of it.
 //!
-//! Rows of 256, 1000 (a partial last chunk) and 8192 elements.
+//! Rows of 256, 1000 (a partial last chunk) and 8192 elements. The Tandem
+//! variant drops exactly where `phobosc fill f32` is below p and keeps the
+//! same bits elsewhere (`phobos_tests::check_tandem_variant`).
 
 use phobos_core::launch::Arg;
 use phobos_core::tensor::{Data, Tensor};
@@ -20,6 +22,8 @@ use phobos_tests::{model, program, root, tensor};
 
 const SEED: i32 = 1234;
 const P: f32 = 0.1;
+/// The key of the Tandem variant.
+const KEY: u32 = 0xdead_beef;
 
 fn f32s(a: &Arg) -> Vec<f32> {
     match &tensor(a).data {
@@ -57,6 +61,11 @@ fn layernorm_dropout_matches_an_f64_reference() {
     let text = std::fs::read_to_string(&path).expect("the example");
     let p = program("layernorm_dropout.ph", &text);
     let k = p.kernel("layernorm_dropout", &[]).unwrap();
+    let text =
+        std::fs::read_to_string(root().join("examples/layernorm_dropout_tandem.ph")).unwrap();
+    let tandem = program("layernorm_dropout_tandem.ph", &text)
+        .kernel("layernorm_dropout_tandem", &[])
+        .unwrap();
     let mut worst: f64 = 0.0;
     for (m, n) in [(6usize, 256usize), (7, 1000), (5, 8192)] {
         let (xs, g, b) = inputs(m, n);
@@ -121,6 +130,20 @@ fn layernorm_dropout_matches_an_f64_reference() {
         }
         let frac = kept as f64 / (m * n) as f64;
         assert!((0.85..0.95).contains(&frac), "rows of {n}: kept {frac}");
+        let mut tandem_inputs = inputs;
+        tandem_inputs[4] = Arg::Scalar(phobos_core::types::Value::U32(KEY));
+        let kept = phobos_tests::check_tandem_variant(
+            &tandem,
+            &tandem_inputs,
+            3,
+            (KEY, SEED, P),
+            tensor(&args[3]),
+        );
+        let frac = kept as f64 / (m * n) as f64;
+        assert!(
+            (0.85..0.95).contains(&frac),
+            "Tandem, rows of {n}: kept {frac}"
+        );
     }
     eprintln!("worst error: {worst:.3} of the bound");
 }

@@ -63,15 +63,25 @@ fn model_argmax(xs: &[f32]) -> i32 {
     xs.iter().position(|x| *x == m).map_or(-1, |i| i as i32)
 }
 
+/// `argmin` of the spec: the first NaN, else the first of the smallest.
+fn model_argmin(xs: &[f32]) -> i32 {
+    if let Some(i) = xs.iter().position(|x| x.is_nan()) {
+        return i as i32;
+    }
+    let m = model_min(xs);
+    xs.iter().position(|x| *x == m).map_or(-1, |i| i as i32)
+}
+
 const ROWS: &str = "
 kernel rows(X: tensor<f32>[M, N], S: tensor<f32>[M, 1], Mx: tensor<f32>[M, 1],
-            Mn: tensor<f32>[M, 1], A: tensor<i32>[M, 1]) {
+            Mn: tensor<f32>[M, 1], A: tensor<i32>[M, 1], Ai: tensor<i32>[M, 1]) {
   let r = ctx.block.x * 2
   let x = X[r :+ 2, :]
   S[r :+ 2, :] = sum(x, axis = 1)
   Mx[r :+ 2, :] = max(x, axis = 1)
   Mn[r :+ 2, :] = min(x, axis = 1)
   A[r :+ 2, :] = argmax(x, axis = 1)
+  Ai[r :+ 2, :] = argmin(x, axis = 1)
 }
 ";
 
@@ -118,8 +128,10 @@ fn rows_case(rows: &[Vec<f32>]) {
         Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, 1])),
         Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, 1])),
         Arg::Tensor(Tensor::zeros(Scalar::I32, &[m, 1])),
+        Arg::Tensor(Tensor::zeros(Scalar::I32, &[m, 1])),
     ];
     run_all(&k, &mut args);
+    let ai = i32s(&args[5]);
     let (s, mx, mn, a) = (
         f32s(&args[1]),
         f32s(&args[2]),
@@ -151,6 +163,7 @@ fn rows_case(rows: &[Vec<f32>]) {
             "min of row {i}: {row:?}"
         );
         assert_eq!(a[i], model_argmax(row), "argmax of row {i}: {row:?}");
+        assert_eq!(ai[i], model_argmin(row), "argmin of row {i}: {row:?}");
     }
 }
 
@@ -218,12 +231,14 @@ fn an_empty_axis_gives_the_stated_values() {
         Arg::Tensor(Tensor::zeros(Scalar::F32, &[3, 1])),
         Arg::Tensor(Tensor::zeros(Scalar::F32, &[3, 1])),
         Arg::Tensor(Tensor::zeros(Scalar::I32, &[3, 1])),
+        Arg::Tensor(Tensor::zeros(Scalar::I32, &[3, 1])),
     ];
     run_all(&k, &mut args);
     assert_eq!(f32s(&args[1]), vec![0.0; 3]);
     assert_eq!(f32s(&args[2]), vec![f32::NEG_INFINITY; 3]);
     assert_eq!(f32s(&args[3]), vec![f32::INFINITY; 3]);
     assert_eq!(i32s(&args[4]), vec![-1; 3]);
+    assert_eq!(i32s(&args[5]), vec![-1; 3]);
 }
 
 const LOOPS: &str = "
@@ -294,12 +309,12 @@ fn workgroup_trees_give_the_same_bits() {
         }
     };
     for n in [2usize, 3, 5, 37, 64, 256, 257] {
-        // Ties and NaNs for argmax: a repeated largest value in row 1, two
-        // NaNs in row 2.
+        // Ties and NaNs for argmax and argmin: a repeated largest and a
+        // repeated smallest value in row 1, two NaNs in row 2.
         let tie = next().abs() * 1e6;
         let src = format!(
             "@autotune(R in [4])
-kernel trees(X: tensor<f32>[M, {n}], S: tensor<f32>[M, 1], Mx: tensor<f32>[M, 1], Mn: tensor<f32>[M, 1], D: tensor<f32>[M, {n}], A: tensor<i32>[M, 1]) {{
+kernel trees(X: tensor<f32>[M, {n}], S: tensor<f32>[M, 1], Mx: tensor<f32>[M, 1], Mn: tensor<f32>[M, 1], D: tensor<f32>[M, {n}], A: tensor<i32>[M, 1], Ai: tensor<i32>[M, 1]) {{
   let r = ctx.block.x * R
   let s = sum(X[r :+ R, :], axis = 1)
   let mx = max(X[r :+ R, :], axis = 1)
@@ -310,6 +325,8 @@ kernel trees(X: tensor<f32>[M, {n}], S: tensor<f32>[M, 1], Mx: tensor<f32>[M, 1]
   D[r :+ R, :] = X[r :+ R, :] - sum(X[r :+ R, :], axis = 1)
   let a = argmax(X[r :+ R, :], axis = 1)
   A[r :+ R, :] = a
+  let ai = argmin(X[r :+ R, :], axis = 1)
+  Ai[r :+ R, :] = ai
 }}"
         );
         let p = program("trees.ph", &src);
@@ -318,6 +335,9 @@ kernel trees(X: tensor<f32>[M, {n}], S: tensor<f32>[M, 1], Mx: tensor<f32>[M, 1]
         let mut xs: Vec<f32> = (0..m * n).map(|_| next()).collect();
         for c in (0..n).step_by(3) {
             xs[n + c] = tie;
+            if c + 1 < n {
+                xs[n + c + 1] = -tie;
+            }
         }
         if n > 4 {
             xs[2 * n + n / 2] = f32::NAN;
@@ -333,9 +353,11 @@ kernel trees(X: tensor<f32>[M, {n}], S: tensor<f32>[M, 1], Mx: tensor<f32>[M, 1]
             Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, 1])),
             Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, n])),
             Arg::Tensor(Tensor::zeros(Scalar::I32, &[m, 1])),
+            Arg::Tensor(Tensor::zeros(Scalar::I32, &[m, 1])),
         ];
         run_all(&k, &mut args);
         let a = i32s(&args[5]);
+        let ai = i32s(&args[6]);
         let (s, mx, mn, d) = (
             f32s(&args[1]),
             f32s(&args[2]),
@@ -359,6 +381,7 @@ kernel trees(X: tensor<f32>[M, {n}], S: tensor<f32>[M, 1], Mx: tensor<f32>[M, 1]
                 "min of row {r} of {n}"
             );
             assert_eq!(a[r], model_argmax(row), "argmax of row {r} of {n}");
+            assert_eq!(ai[r], model_argmin(row), "argmin of row {r} of {n}");
             for c in 0..n {
                 assert_eq!(
                     d[r * n + c].to_bits(),

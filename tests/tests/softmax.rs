@@ -3,7 +3,9 @@
 //! element where the seed's `uniform` says (the plain-Rust model of
 //! `tests/src/model.rs`), and every kept one within the stated error of
 //! `exp(x - max) / sum / (1 - p)` computed in f64, for rows of 256, 1000
-//! (a masked tail chunk) and 8192 elements.
+//! (a masked tail chunk) and 8192 elements. The Tandem variant drops
+//! exactly where `phobosc fill f32` is below p and keeps the same bits
+//! elsewhere (`phobos_tests::check_tandem_variant`).
 //!
 //! The bound: `exp` is within 1 ulp (docs/language.md), each of the
 //! chunked pairwise sums of n positive terms within ceil(log2 n) + 1
@@ -20,6 +22,10 @@ fn softmax_dropout_matches_a_float64_reference() {
     let text = std::fs::read_to_string(root().join("examples/softmax_dropout.ph")).unwrap();
     let p = program("softmax_dropout.ph", &text);
     let k = p.kernel("softmax_dropout", &[]).unwrap();
+    let text = std::fs::read_to_string(root().join("examples/softmax_dropout_tandem.ph")).unwrap();
+    let tandem = program("softmax_dropout_tandem.ph", &text)
+        .kernel("softmax_dropout_tandem", &[])
+        .unwrap();
     let (seed, drop) = (77i32, 0.1f32);
     for (m, n) in [(6usize, 256usize), (5, 1000), (4, 8192)] {
         // Values in [-8, 8) from a hash of the position, plus ties and zeros.
@@ -77,5 +83,18 @@ fn softmax_dropout_matches_a_float64_reference() {
             }
         }
         eprintln!("n = {n}: worst relative error {worst:e} (bound {bound:e})");
+        let mut tandem_inputs = inputs;
+        tandem_inputs[2] = Arg::Scalar(Value::U32(KEY));
+        let kept = phobos_tests::check_tandem_variant(
+            &tandem,
+            &tandem_inputs,
+            1,
+            (KEY, seed, drop),
+            tensor(&args[1]),
+        );
+        assert!((0.85..0.95).contains(&(kept as f64 / (m * n) as f64)));
     }
 }
+
+/// The key of the Tandem variant.
+const KEY: u32 = 0xdead_beef;

@@ -43,7 +43,7 @@ pub mod code {
     /// A reduction's axis: not written `axis = k`, or not an axis of the
     /// operand; and a keyword argument anywhere else.
     pub const BAD_AXIS: &str = "E0130";
-    /// `argmax` of an axis of extent 0.
+    /// `argmax` or `argmin` of an axis of extent 0.
     pub const EMPTY_REDUCTION: &str = "E0131";
     /// `iota` inside the operand of a reduction.
     pub const IOTA_IN_REDUCTION: &str = "E0132";

@@ -1,7 +1,7 @@
 //! Reductions (`ir/reduce.rs`) in Cranelift: a loop over the reduced axis
 //! inside the element that needs the value. `sum` keeps the pairwise tree
 //! as a stack of partial sums in a stack slot (the sequential form the IR
-//! doc gives); `max`, `min` and `argmax` do not depend on grouping, so they
+//! doc gives); `max`, `min`, `argmax` and `argmin` do not depend on grouping, so they
 //! fold left to right. Every combine is `ops.rs`'s, as in the interpreter.
 
 use std::collections::HashMap;
@@ -52,7 +52,7 @@ impl Gen<'_, '_> {
         }
     }
 
-    /// `max`, `min`, `argmax`: the first element taken, then each later one
+    /// `max`, `min`, `argmax`, `argmin`: the first element taken, then each later one
     /// taken when `ops::reduce_combine` would keep the right item.
     fn fold(
         &mut self,
@@ -61,11 +61,7 @@ impl Gen<'_, '_> {
         len: Value,
         element: &mut dyn FnMut(&mut Self, Value) -> Value,
     ) -> Value {
-        let empty = match op {
-            ReduceOp::Argmax => reduce_empty(ReduceOp::Max, elem),
-            _ => reduce_empty(op, elem),
-        };
-        let init = ops::constant(self.b, empty);
+        let init = ops::constant(self.b, reduce_empty(op.value_op(), elem));
         let acc = self.b.declare_var(ops::ty(elem));
         self.b.def_var(acc, init);
         let best = self.b.declare_var(types::I32);
@@ -75,7 +71,7 @@ impl Gen<'_, '_> {
         self.loops(&[zero], &[len], &mut |g, k| {
             let x = element(g, k[0]);
             let a = g.b.use_var(acc);
-            let beats = if op == ReduceOp::Min {
+            let beats = if op.value_op() == ReduceOp::Min {
                 BinOp::Lt
             } else {
                 BinOp::Gt
@@ -94,7 +90,7 @@ impl Gen<'_, '_> {
             let next = g.b.ins().select(take, i, b);
             g.b.def_var(best, next);
         });
-        if op == ReduceOp::Argmax {
+        if op.is_index() {
             self.b.use_var(best)
         } else {
             self.b.use_var(acc)

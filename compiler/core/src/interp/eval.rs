@@ -158,8 +158,8 @@ impl<'k> Block<'k> {
         // evaluations above may have memoized over.
         self.stamp += 1;
         let v = match op {
-            ReduceOp::Argmax => pairwise(items, |(a, i), (b, j)| {
-                if ops::argmax_takes_right(a, b) {
+            ReduceOp::Argmax | ReduceOp::Argmin => pairwise(items, |(a, i), (b, j)| {
+                if ops::index_takes_right(op, a, b) {
                     (b, j)
                 } else {
                     (a, i)

@@ -292,22 +292,24 @@ pub fn tandem_below_retry_value(f: Builtin, args: &[Value]) -> Value {
 
 /// One step of a reduction (`ir/reduce.rs`): `sum` adds, `max` and `min`
 /// keep the left item unless it is not NaN and the right one is NaN or
-/// beats it. (`argmax` combines pairs; see [`argmax_takes_right`].)
+/// beats it. (`argmax` and `argmin` combine pairs; see
+/// [`index_takes_right`].)
 pub fn reduce_combine(op: ReduceOp, a: Value, b: Value) -> Value {
     match op {
         ReduceOp::Sum => binary(BinOp::Add, a, b),
-        ReduceOp::Max | ReduceOp::Min | ReduceOp::Argmax => select(takes_right(op, a, b), b, a),
+        _ => select(takes_right(op, a, b), b, a),
     }
 }
 
-/// Whether `argmax`'s combine of (left value `a`, right value `b`) keeps
-/// the right item: `a` is not NaN, and `b` is NaN or greater.
-pub fn argmax_takes_right(a: Value, b: Value) -> bool {
-    takes_right(ReduceOp::Argmax, a, b) == Value::Bool(true)
+/// Whether the combine of `argmax` (`argmin`) of (left value `a`, right
+/// value `b`) keeps the right item: `a` is not NaN, and `b` is NaN or
+/// greater (less).
+pub fn index_takes_right(op: ReduceOp, a: Value, b: Value) -> bool {
+    takes_right(op, a, b) == Value::Bool(true)
 }
 
 fn takes_right(op: ReduceOp, a: Value, b: Value) -> Value {
-    let beats = if op == ReduceOp::Min {
+    let beats = if op.value_op() == ReduceOp::Min {
         BinOp::Lt
     } else {
         BinOp::Gt
@@ -319,12 +321,12 @@ fn takes_right(op: ReduceOp, a: Value, b: Value) -> Value {
 }
 
 /// A reduction over an empty axis: `sum` 0, `max` the least value (`-inf`
-/// for floats), `min` the greatest (`+inf`), `argmax` -1.
+/// for floats), `min` the greatest (`+inf`), `argmax` and `argmin` -1.
 pub fn reduce_empty(op: ReduceOp, elem: Scalar) -> Value {
     use Value::*;
     match (op, elem) {
         (ReduceOp::Sum, s) => s.zero(),
-        (ReduceOp::Argmax, _) => I32(-1),
+        (ReduceOp::Argmax | ReduceOp::Argmin, _) => I32(-1),
         (ReduceOp::Max, Scalar::F32) => F32(f32::NEG_INFINITY),
         (ReduceOp::Max, Scalar::F64) => F64(f64::NEG_INFINITY),
         (ReduceOp::Min, Scalar::F32) => F32(f32::INFINITY),

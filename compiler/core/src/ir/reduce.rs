@@ -1,4 +1,5 @@
-//! Reductions along one axis of a tile: `sum`, `max`, `min`, `argmax`.
+//! Reductions along one axis of a tile: `sum`, `max`, `min`, `argmax`,
+//! `argmin`.
 //! This doc is their specification; the interpreter evaluates it literally
 //! (`interp/eval.rs`, combining with `interp::ops::reduce_combine`) and the
 //! other backends reproduce its bits.
@@ -25,11 +26,12 @@
 //!   such as a left-to-right loop.
 //! - `argmax` is the `i32` index of the element `max` picks: the lowest
 //!   index of a NaN if there is one, else the lowest index of the largest
-//!   element (ties go to the lowest index).
+//!   element (ties go to the lowest index). `argmin` is the same for `min`:
+//!   the lowest index of a NaN, else of the smallest element.
 //! - Over an empty axis (a symbolic dim bound to 0 at launch; a constant
-//!   empty axis is refused by the checker for `argmax`): `sum` is 0, `max`
-//!   is `-inf` (the least integer), `min` is `+inf` (the greatest integer),
-//!   `argmax` is -1.
+//!   empty axis is refused by the checker for `argmax` and `argmin`): `sum`
+//!   is 0, `max` is `-inf` (the least integer), `min` is `+inf` (the
+//!   greatest integer), `argmax` and `argmin` are -1.
 //!
 //! The reduced axis is kept with extent 1, so `x - max(x, axis = 1)`
 //! broadcasts. Inside the reduced operand `iota` is refused (the checker):
@@ -42,6 +44,7 @@ pub enum ReduceOp {
     Max,
     Min,
     Argmax,
+    Argmin,
 }
 
 impl ReduceOp {
@@ -51,6 +54,23 @@ impl ReduceOp {
             ReduceOp::Max => "max",
             ReduceOp::Min => "min",
             ReduceOp::Argmax => "argmax",
+            ReduceOp::Argmin => "argmin",
+        }
+    }
+
+    /// Whether the result is the `i32` index of an element (`argmax`,
+    /// `argmin`) rather than a value.
+    pub fn is_index(self) -> bool {
+        matches!(self, ReduceOp::Argmax | ReduceOp::Argmin)
+    }
+
+    /// The value reduction whose pick an index reduction points at
+    /// (`argmax`: `max`, `argmin`: `min`); the others are their own.
+    pub fn value_op(self) -> ReduceOp {
+        match self {
+            ReduceOp::Argmax => ReduceOp::Max,
+            ReduceOp::Argmin => ReduceOp::Min,
+            op => op,
         }
     }
 

@@ -408,11 +408,7 @@ impl Verifier<'_> {
                         "shape is not the operand's with the reduced axis of extent 1",
                     );
                 }
-                let ty = if *op == super::ReduceOp::Argmax {
-                    Scalar::I32
-                } else {
-                    x.ty
-                };
+                let ty = if op.is_index() { Scalar::I32 } else { x.ty };
                 if e.ty != ty || x.ty == Scalar::Bool {
                     self.err(&me, format!("{} of {} is {}", op.name(), x.ty, e.ty));
                 }

@@ -14,7 +14,7 @@ use crate::types::{Scalar, Value};
 /// The builtin forms the checker turns into other nodes: they are not rows
 /// of `ir::BUILTINS` (the builtins that are IR nodes), nor conversions
 /// (named by their type).
-const FORMS: &[&str] = &["iota", "where", "sum", "argmax", "_tandem_index"];
+const FORMS: &[&str] = &["iota", "where", "sum", "argmax", "argmin", "_tandem_index"];
 
 /// Every name a call may use that is not a `fn`: the forms, the
 /// conversions and the IR's builtins.
@@ -375,6 +375,7 @@ impl Checker<'_> {
         match name {
             "sum" => self.reduction(ReduceOp::Sum, args, span),
             "argmax" => self.reduction(ReduceOp::Argmax, args, span),
+            "argmin" => self.reduction(ReduceOp::Argmin, args, span),
             "max" if is_reduction_call(args) => self.reduction(ReduceOp::Max, args, span),
             "min" if is_reduction_call(args) => self.reduction(ReduceOp::Min, args, span),
             "iota" => {

@@ -1,5 +1,5 @@
 //! Reductions: `sum(x, axis = k)`, `max(x, axis = k)`, `min(x, axis = k)`,
-//! `argmax(x, axis = k)`. The axis is always written as a keyword, so
+//! `argmax(x, axis = k)`, `argmin(x, axis = k)`. The axis is always written as a keyword, so
 //! `max(a, b)` stays the elementwise builtin and `max(x, axis = 1)` is the
 //! reduction, whatever the types. Their meaning is `ir/reduce.rs`.
 
@@ -113,11 +113,14 @@ impl Checker<'_> {
             return None;
         }
         let axis = axis as usize;
-        if op == ReduceOp::Argmax && v.shape[axis] == Dim::Const(0) {
+        if op.is_index() && v.shape[axis] == Dim::Const(0) {
             self.error(
                 Diagnostic::error(
                     code::EMPTY_REDUCTION,
-                    "`argmax` of an empty axis has no element to point at",
+                    format!(
+                        "`{}` of an empty axis has no element to point at",
+                        op.name()
+                    ),
                 )
                 .label(axis_expr.span, format!("axis {axis} has extent 0"))
                 .label(
@@ -130,11 +133,7 @@ impl Checker<'_> {
         }
         let mut shape = v.shape.clone();
         shape[axis] = Dim::Const(1);
-        let ty = if op == ReduceOp::Argmax {
-            Scalar::I32
-        } else {
-            elem
-        };
+        let ty = if op.is_index() { Scalar::I32 } else { elem };
         let kind = ExprKind::Reduce {
             op,
             arg: v.id,
@@ -204,7 +203,7 @@ impl Checker<'_> {
                 format!("`{} = ...` is not an argument here", name.name),
             )
             .label(span, "a keyword argument")
-            .help("only reductions take one: `sum(x, axis = 1)`, `max`, `min`, `argmax`"),
+            .help("only reductions take one: `sum(x, axis = 1)`, `max`, `min`, `argmax`, `argmin`"),
         );
     }
 }

@@ -229,7 +229,10 @@ pub(super) fn locals(
                 }
             }
         }
-        let size = u32::try_from(count)
+        // An empty tile (a dim bound to 0, `specialize`) gets one element,
+        // which nothing reads or writes: workgroup arrays cannot be empty,
+        // and every read of the tile is outside its extent of 0.
+        let size = u32::try_from(count.max(1))
             .ok()
             .and_then(NonZeroU32::new)
             .ok_or_else(|| {

@@ -74,6 +74,11 @@ impl<'k> Lower<'k> {
         self.lit(Value::U32(v))
     }
 
+    /// Whether `h` is the literal u32 0 (a constant extent of 0).
+    pub(super) fn is_const_zero(&self, h: H) -> bool {
+        matches!(self.f.expressions[h], Expression::Literal(Literal::U32(0)))
+    }
+
     /// Runs `build` with a fresh current block and returns that block.
     pub(super) fn nested(
         &mut self,

@@ -85,7 +85,7 @@ struct Lower<'k> {
     /// destination compute their value into first (`stmt.rs`).
     staging: HashMap<Scalar, Handle<GlobalVariable>>,
     /// The workgroup arrays that reductions computed by the whole workgroup
-    /// use (`tree_reduce.rs`): values by element type, and `argmax`'s
+    /// use (`tree_reduce.rs`): values by element type, and `argmax`'s and `argmin`'s
     /// indices (`true`).
     tree_buffers: HashMap<(Scalar, bool), Handle<GlobalVariable>>,
     /// Tensors (by parameter index) bound as `array<vec4<T>>`: some
@@ -137,8 +137,11 @@ pub(crate) fn nscalar(s: Scalar) -> Result<NScalar, LowerError> {
 /// memory) and the tiles of stores whose value reads their own destination
 /// (staged in workgroup memory first). The result is one pipeline per value
 /// of those dims, so a kernel that has neither is returned as it is. An
-/// extent of 0 becomes 1 for a `let`/`var` tile, which nothing can observe
-/// (workgroup arrays cannot be empty); a store tile keeps 0.
+/// extent of 0 stays 0: the tile is empty, so reading it reads outside it
+/// (0, as the interpreter's). Its workgroup array still has one element
+/// (`bindings::locals`: they cannot be empty), which nothing reads or
+/// writes, and tile loops divide by a constant extent of 0 as by 1
+/// (`Lower::tile_loop_range`), a loop that runs no times either way.
 pub fn specialize<'k>(kernel: &'k Kernel, dims: &[u64]) -> std::borrow::Cow<'k, Kernel> {
     let symbolic = |shape: &[Dim]| shape.iter().any(|d| matches!(d, Dim::Sym(_)));
     let staged = |s: &Stmt| match s {
@@ -167,7 +170,7 @@ pub fn specialize<'k>(kernel: &'k Kernel, dims: &[u64]) -> std::borrow::Cow<'k, 
     for l in &mut k.locals {
         for d in &mut l.shape {
             if let Dim::Sym(s) = *d {
-                *d = Dim::Const(dims[s].max(1));
+                *d = Dim::Const(dims[s]);
             }
         }
     }

@@ -2,7 +2,7 @@
 //! does them (`phobos-cpu/src/reduce.rs`): the invocation that computes an
 //! element loops over the reduced axis itself. `sum` keeps the pairwise
 //! tree as a stack of partial sums in a private array (32 entries: an axis
-//! has fewer than 2^32 elements); `max`, `min` and `argmax` do not depend
+//! has fewer than 2^32 elements); `max`, `min`, `argmax` and `argmin` do not depend
 //! on grouping and fold left to right. Every combine is `binop`'s, whose
 //! meaning is `interp/ops.rs`'s, so the bits are the interpreter's.
 //!
@@ -100,7 +100,7 @@ impl<'k> Lower<'k> {
         Ok(())
     }
 
-    /// `max`, `min`, `argmax`: the first element taken, then each later
+    /// `max`, `min`, `argmax`, `argmin`: the first element taken, then each later
     /// one taken when the left item is not NaN and the right one is NaN or
     /// beats it (`interp::ops::reduce_combine`).
     fn fold(
@@ -111,11 +111,7 @@ impl<'k> Lower<'k> {
         element: impl FnOnce(&mut Self, H) -> Result<H, LowerError>,
     ) -> Result<H, LowerError> {
         let acc = self.temp(elem);
-        let empty = match op {
-            ReduceOp::Argmax => reduce_empty(ReduceOp::Max, elem),
-            _ => reduce_empty(op, elem),
-        };
-        let init = self.lit(empty);
+        let init = self.lit(reduce_empty(op.value_op(), elem));
         self.cur.push(Statement::Store {
             pointer: acc,
             value: init,
@@ -147,14 +143,14 @@ impl<'k> Lower<'k> {
             });
             Ok(())
         })?;
-        let out = if op == ReduceOp::Argmax { best } else { acc };
+        let out = if op.is_index() { best } else { acc };
         Ok(self.expr(Expression::Load { pointer: out }))
     }
 
-    /// Whether the combine of `max`, `min` and `argmax` keeps the right item
+    /// Whether the combine of `max`, `min`, `argmax` and `argmin` keeps the right item
     /// `b` over the left `a`: `a` is not NaN, and `b` is NaN or beats it.
     pub(super) fn takes_right(&mut self, op: ReduceOp, elem: Scalar, a: H, b: H) -> H {
-        let beats = if op == ReduceOp::Min {
+        let beats = if op.value_op() == ReduceOp::Min {
             BinOp::Lt
         } else {
             BinOp::Gt
@@ -167,7 +163,7 @@ impl<'k> Lower<'k> {
     }
 
     /// One step of a reduction, `interp::ops::reduce_combine`'s (not
-    /// `argmax`, whose items are pairs).
+    /// `argmax` or `argmin`, whose items are pairs).
     pub(super) fn combine(&mut self, op: ReduceOp, elem: Scalar, a: H, b: H) -> H {
         match op {
             ReduceOp::Sum => self.binop(BinOp::Add, elem, a, b),

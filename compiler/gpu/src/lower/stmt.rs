@@ -488,7 +488,19 @@ impl<'k> Lower<'k> {
             pointer: cp,
             value: li,
         });
-        let ext = ext.to_vec();
+        // A constant extent of 0 (an empty `let`/`var` tile, `specialize`)
+        // makes `n` 0, so the body never runs; naga refuses a division by
+        // the constant 0 all the same, so positions divide by 1 there.
+        let ext: Vec<H> = ext
+            .iter()
+            .map(|&e| {
+                if self.is_const_zero(e) {
+                    self.u32c(1)
+                } else {
+                    e
+                }
+            })
+            .collect();
         let loop_body = self.nested(|lw| {
             let g = lw.expr(Expression::Load { pointer: cp });
             let done = lw.binary(BinaryOperator::GreaterEqual, g, n);

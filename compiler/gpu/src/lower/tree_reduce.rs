@@ -13,8 +13,8 @@
 //! the result, copied into the `let`. Every `+` (or combine of `max` and
 //! `min`) is the one `reduce.rs` uses, so the bits are the interpreter's:
 //! only which invocation computes which node of the tree changes. `argmax`
-//! carries each item's index in a second array (`reduce_index`) and keeps
-//! the right item exactly when `max` would, which the spec shows is the
+//! (`argmin`) carries each item's index in a second array (`reduce_index`)
+//! and keeps the right item exactly when `max` (`min`) would, which the spec shows is the
 //! same index in any grouping.
 //!
 //! Any other reduction, or one whose array would not fit beside the
@@ -73,11 +73,11 @@ impl<'k> Lower<'k> {
         let mut ext_h = ext_out.clone();
         ext_h[axis] = half;
         let count: u64 = ext_h.iter().map(|e| u64::from(*e)).product();
-        let argmax = op == ReduceOp::Argmax;
+        let index = op.is_index();
         let Some(buf) = self.tree_buffer(elem, false, count) else {
             return Ok(false);
         };
-        let index_buf = if argmax {
+        let index_buf = if index {
             match self.tree_buffer(Scalar::I32, true, count) {
                 Some(b) => Some(b),
                 None => return Ok(false),
@@ -189,7 +189,7 @@ impl<'k> Lower<'k> {
         Ok(true)
     }
 
-    /// One combine of the tree: the value, and for `argmax` the index of
+    /// One combine of the tree: the value, and for `argmax` and `argmin` the index of
     /// the item kept, from the pair of indices given (u32 positions at
     /// level 1, i32 indices after). `inside` false keeps the left item
     /// alone (an odd last item at level 1).
@@ -202,7 +202,7 @@ impl<'k> Lower<'k> {
         (ia, ib): (H, H),
         inside: Option<H>,
     ) -> (H, Option<H>) {
-        if op != ReduceOp::Argmax {
+        if !op.is_index() {
             let both = self.combine(op, elem, a, b);
             let v = match inside {
                 Some(inside) => self.select(inside, both, a),
