@@ -104,7 +104,10 @@ try:
         "layernorm_dropout.ph": {"M": 4096, "N": 4096},
         "random_tile.ph": {},
         "softmax_dropout.ph": {"M": 4096, "N": 4096},
+        "dropout_backward.ph": {"M": 65536},
     }
+    # Each example's Tandem twin takes its dims.
+    dims.update({k.replace(".ph", "_tandem.ph"): v for k, v in list(dims.items())})
     print(f"\n## (c) tuned vs heuristic (phobosc tune --fresh, GPU timestamps, medians)")
     print("| example | dims | configurations | heuristic | ms | tuned | ms | tuned faster by |")
     print("|---|---|---|---|---|---|---|---|")
