@@ -14,7 +14,7 @@ use phobos_core::Program;
 use phobos_core::bounds::playground::{MAX_TENSOR_BYTES, MAX_WORK};
 use phobos_core::inputs;
 use phobos_core::interp;
-use phobos_core::ir::{ExprKind, Index, Kernel, ParamKind, Stmt};
+use phobos_core::ir::{BinOp, ExprKind, Index, Kernel, LocalId, ParamKind, Stmt, UnOp};
 use phobos_core::launch::{Arg, Bound, bind};
 use phobos_core::tensor::{Data, Tensor};
 use phobos_core::types::{Dim, Scalar, Value};
@@ -201,8 +201,10 @@ pub fn work(kernel: &Kernel, bound: &Bound) -> u64 {
     };
     let tile = |shape: &mut dyn Iterator<Item = u64>| shape.fold(1u64, |n, e| n.saturating_mul(e));
     let mut elements: u64 = 0;
-    // The iterations of the open loops, multiplied.
+    // The iterations of the open loops, multiplied, and the range of each
+    // open loop's variable (`None`: not known).
     let mut trips: Vec<u64> = vec![1];
+    let mut vars: Vec<(LocalId, Option<(i64, i64)>)> = Vec::new();
     for s in &kernel.body {
         let n = match s {
             Stmt::Let { local, .. } | Stmt::Var { local, .. } => {
@@ -212,22 +214,23 @@ pub fn work(kernel: &Kernel, bound: &Bound) -> u64 {
                 Index::Range { len, .. } => extent(len),
                 Index::Single(_) => 1,
             })),
-            Stmt::For { start, end, .. } => {
-                // A bound that reads an enclosing loop's variable is not
-                // known here: counted as unbounded, so refused.
-                let count = match (
-                    bound_value(kernel, bound, *start),
-                    bound_value(kernel, bound, *end),
-                ) {
-                    (Some(a), Some(b)) => (b - a).max(0) as u64,
-                    _ => u64::MAX,
+            Stmt::For { local, start, end } => {
+                // The most iterations over every value the enclosing loops'
+                // variables take; a bound whose range is not known here is
+                // counted as unbounded, so refused.
+                let range = |id| bound_range(kernel, bound, &vars, id);
+                let (count, var) = match (range(*start), range(*end)) {
+                    (Some(a), Some(b)) => ((b.1 - a.0).max(0) as u64, Some((a.0, b.1 - 1))),
+                    _ => (u64::MAX, None),
                 };
                 let outer = *trips.last().unwrap_or(&1);
                 trips.push(outer.saturating_mul(count.max(1)));
+                vars.push((*local, var.filter(|(lo, hi)| lo <= hi)));
                 continue;
             }
             Stmt::EndFor => {
                 trips.pop();
+                vars.pop();
                 continue;
             }
         };
@@ -245,42 +248,63 @@ pub fn work(kernel: &Kernel, bound: &Bound) -> u64 {
         .saturating_mul(blocks)
 }
 
-/// The value of a loop bound built from constants and dims, or `None` when
-/// it reads a loop variable.
-fn bound_value(kernel: &Kernel, bound: &Bound, id: usize) -> Option<i64> {
-    use phobos_core::interp::ops;
-    let v = match &kernel.exprs[id].kind {
-        ExprKind::Const(v) => *v,
-        ExprKind::DimValue(s) => Value::I32(*bound.dims.get(*s)? as i32),
-        ExprKind::Unary(op, a) => {
-            ops::unary(*op, Value::I32(bound_value(kernel, bound, *a)? as i32))
+/// The least and greatest value a loop bound takes, built from constants,
+/// dims and the variables of enclosing loops (`vars`, innermost last) with
+/// negation, `+`, `-`, `*` and `/`; `None` when it uses anything else, reads a
+/// variable whose range is not known, or could leave the i32 range (where
+/// the kernel's arithmetic wraps and an interval says nothing).
+fn bound_range(
+    kernel: &Kernel,
+    bound: &Bound,
+    vars: &[(LocalId, Option<(i64, i64)>)],
+    id: usize,
+) -> Option<(i64, i64)> {
+    let range = |id| bound_range(kernel, bound, vars, id);
+    let corners = |(a, b): ((i64, i64), (i64, i64)), f: fn(i64, i64) -> i64| {
+        let c = [f(a.0, b.0), f(a.0, b.1), f(a.1, b.0), f(a.1, b.1)];
+        (*c.iter().min().unwrap(), *c.iter().max().unwrap())
+    };
+    let r = match &kernel.exprs[id].kind {
+        ExprKind::Const(v) => {
+            let v = v.as_i128() as i64;
+            (v, v)
         }
-        ExprKind::Binary(op, a, b) => ops::binary(
-            *op,
-            Value::I32(bound_value(kernel, bound, *a)? as i32),
-            Value::I32(bound_value(kernel, bound, *b)? as i32),
-        ),
+        ExprKind::DimValue(s) => {
+            let v = i64::try_from(*bound.dims.get(*s)?).ok()?;
+            (v, v)
+        }
+        ExprKind::Local(l) => vars.iter().rev().find(|(v, _)| v == l)?.1?,
+        ExprKind::Unary(UnOp::Neg, a) => {
+            let a = range(*a)?;
+            (-a.1, -a.0)
+        }
+        ExprKind::Binary(op, a, b) => {
+            let ab = (range(*a)?, range(*b)?);
+            match op {
+                BinOp::Add => (ab.0.0 + ab.1.0, ab.0.1 + ab.1.1),
+                BinOp::Sub => (ab.0.0 - ab.1.1, ab.0.1 - ab.1.0),
+                BinOp::Mul => corners(ab, |x, y| x * y),
+                // Truncating division is monotone in each operand while the
+                // divisor keeps its sign, so the corners bound it.
+                BinOp::Div if ab.1.0 > 0 || ab.1.1 < 0 => corners(ab, |x, y| x / y),
+                _ => return None,
+            }
+        }
         _ => return None,
     };
-    Some(v.as_i128() as i64)
+    let i32_range = i64::from(i32::MIN)..=i64::from(i32::MAX);
+    (i32_range.contains(&r.0) && i32_range.contains(&r.1)).then_some(r)
 }
 
 /// An upper bound on the evaluations one element of a statement's value
 /// takes through its reductions: the product of their reduced extents.
 fn reduced_elements(kernel: &Kernel, root: usize, extent: &dyn Fn(&Dim) -> u64) -> u64 {
-    let mut seen = vec![false; kernel.exprs.len()];
-    let mut stack = vec![root];
     let mut n: u64 = 1;
-    while let Some(id) = stack.pop() {
-        if std::mem::replace(&mut seen[id], true) {
-            continue;
-        }
-        let kind = &kernel.exprs[id].kind;
-        if let ExprKind::Reduce { arg, axis, .. } = kind {
+    for id in kernel.reachable(root) {
+        if let ExprKind::Reduce { arg, axis, .. } = &kernel.exprs[id].kind {
             let len = extent(&kernel.exprs[*arg].shape[*axis as usize]);
             n = n.saturating_mul(len.max(1));
         }
-        stack.extend(kind.operands());
     }
     n
 }

@@ -253,14 +253,18 @@ fn plan_dispatches_the_workgroups_of_shared_blocks() {
 }
 
 /// Loops and reductions count in the interpreter's work bound: a loop of
-/// 2^31 iterations over a tiny tile, one whose bound reads an enclosing
-/// loop's variable, and a reduction over a long row in every element of a
-/// large tile are refused before they start; small ones run.
+/// 2^31 iterations over a tiny tile, a nested loop whose bound grows with
+/// the enclosing loop's variable to 2^30, one whose bound the estimate
+/// cannot follow (`%`), and a reduction over a long row in every element of
+/// a large tile are refused before they start; small ones run, nested
+/// loops whose bounds read an enclosing variable included (the fixture
+/// `for_loop.ph` among them).
 #[test]
 fn loops_and_reductions_count_in_the_work_bound() {
     let refused = [
         "@grid(1)\nkernel k(Y: tensor<i32>[1]) {\n  var a: i32 = 0\n  for i in 0 .. 2147483647 {\n    a = a + 1\n  }\n  Y[0] = a\n}",
-        "@grid(1)\nkernel k(Y: tensor<i32>[1]) {\n  var a: i32 = 0\n  for i in 0 .. 2 {\n    for j in 0 .. i {\n      a = a + 1\n    }\n  }\n  Y[0] = a\n}",
+        "@grid(1)\nkernel k(Y: tensor<i32>[1]) {\n  var a: i32 = 0\n  for i in 0 .. 2 {\n    for j in 0 .. i * 1073741824 {\n      a = a + 1\n    }\n  }\n  Y[0] = a\n}",
+        "@grid(1)\nkernel k(Y: tensor<i32>[1]) {\n  var a: i32 = 0\n  for i in 0 .. 2 {\n    for j in 0 .. i % 3 {\n      a = a + 1\n    }\n  }\n  Y[0] = a\n}",
         "kernel k(X: tensor<f32>[M, N], Y: tensor<f32>[M, N]) {\n  Y = X - sum(X, axis = 1)\n}",
     ];
     for (i, src) in refused.iter().enumerate() {
@@ -278,6 +282,15 @@ fn loops_and_reductions_count_in_the_work_bound() {
     }
     let small = "@grid(1)\nkernel k(X: tensor<f32>[4, 8], Y: tensor<f32>[4, 1]) {\n  var a: tile<f32>[4, 1] = 0.0\n  for i in 0 .. 3 {\n    a = a + sum(X, axis = 1)\n  }\n  Y = a\n}";
     let r = handle_json(&json!({"op": "run", "source": small}));
+    assert_eq!(r["ok"], true, "{r}");
+    let nested = "@grid(1)\nkernel k(Y: tensor<i32>[1]) {\n  var a: i32 = 0\n  for i in 0 .. 5 {\n    for j in i - 1 .. 2 * i {\n      a = a + 1\n    }\n  }\n  Y[0] = a\n}";
+    let r = handle(&json!({"op": "run", "source": nested}).to_string());
+    assert_eq!(r.json["ok"], true, "{}", r.json);
+    let y = r.json["outputs"].as_array().unwrap()[0].clone();
+    // j runs over i - 1 .. 2i: 1 + 2 + 3 + 4 + 5 iterations.
+    assert_eq!(words(&r, &y), [15]);
+    let fixture = include_str!("../../tests/fixtures/ok/for_loop.ph");
+    let r = handle_json(&json!({"op": "run", "source": fixture, "dims": {"M": 21, "N": 320}}));
     assert_eq!(r["ok"], true, "{r}");
 }
 
