@@ -188,6 +188,22 @@ fn as_u32(check: &Check) -> Check {
     }
 }
 
+/// The element type and extents of the check kernel `ck`'s output (its last
+/// parameter) for a launch of `kernel` on `args`.
+fn check_output(
+    ck: &Kernel,
+    kernel: &Kernel,
+    args: &[Arg],
+) -> Result<(Scalar, Vec<usize>), String> {
+    let bound = bind(kernel, args).map_err(|e| e.to_string())?;
+    let ParamKind::Tensor { elem, shape, .. } =
+        &ck.params.last().expect("the check output is last").kind
+    else {
+        unreachable!("the check output is a tensor")
+    };
+    Ok((*elem, shape.iter().map(|d| d.extent(&bound.dims)).collect()))
+}
+
 /// Launches the check kernel `ck` on `backend` with its output pushed after
 /// `args` (popped again before returning) and counts the elements that hold.
 fn run_check(
@@ -197,14 +213,8 @@ fn run_check(
     backend: Backend,
     on: &Options,
 ) -> Result<(usize, usize), String> {
-    let bound = bind(kernel, args).map_err(|e| e.to_string())?;
-    let ParamKind::Tensor { elem, shape, .. } =
-        &ck.params.last().expect("the check output is last").kind
-    else {
-        unreachable!("the check output is a tensor")
-    };
-    let extents: Vec<usize> = shape.iter().map(|d| d.extent(&bound.dims)).collect();
-    args.push(Arg::Tensor(Tensor::zeros(*elem, &extents)));
+    let (elem, extents) = check_output(ck, kernel, args)?;
+    args.push(Arg::Tensor(Tensor::zeros(elem, &extents)));
     let options = Options {
         backend,
         precision: Precision::Exact,
@@ -229,13 +239,7 @@ fn run_resident(
     resident: &gpu::Resident,
 ) -> Result<(usize, usize), String> {
     let g = gpu::Gpu::shared().map_err(|e| e.to_string())?;
-    let bound = bind(kernel, args).map_err(|e| e.to_string())?;
-    let ParamKind::Tensor { elem, shape, .. } =
-        &ck.params.last().expect("the check output is last").kind
-    else {
-        unreachable!("the check output is a tensor")
-    };
-    let extents: Vec<usize> = shape.iter().map(|d| d.extent(&bound.dims)).collect();
+    let (elem, extents) = check_output(ck, kernel, args)?;
     let total = extents.iter().product::<usize>();
     let bytes = (total * elem.size()) as u64;
     let out = g.device().create_buffer(&wgpu::BufferDescriptor {
@@ -259,14 +263,14 @@ fn run_resident(
     }
     on_device.push(gpu::GpuArg::Tensor {
         buffer: &out,
-        elem: *elem,
+        elem,
         shape: &extents,
     });
     g.dispatch(ck, &on_device, Precision::Exact)
         .map_err(|e| e.to_string())?;
     let mut holds = 0;
     g.scan_buffer(&out, bytes, "__check", |_, piece| {
-        holds += nonzero_bytes(*elem, piece)
+        holds += nonzero_bytes(elem, piece)
     })
     .map_err(|e| e.to_string())?;
     Ok((holds, total))
