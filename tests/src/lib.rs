@@ -136,6 +136,22 @@ pub fn run_everywhere(k: &Kernel, args: &mut [Arg]) -> phobos_core::launch::Boun
     bound
 }
 
+/// [`run_everywhere`] on a copy of `inputs`, then, where a GPU is present,
+/// the same launch there, which must give the same bits; the results.
+/// `what` names the launch in a failure.
+pub fn run_on_every_backend(k: &Kernel, inputs: &[Arg], what: &str) -> Vec<Arg> {
+    let mut args = inputs.to_vec();
+    run_everywhere(k, &mut args);
+    if gpu_available() {
+        assert_eq!(
+            matches_on_gpu(k, inputs, &args),
+            Ok(true),
+            "{what}: the GPU differs"
+        );
+    }
+    args
+}
+
 /// Whether the GPU backend has an adapter here. Without one the caller
 /// skips and says so, unless `PHOBOS_REQUIRE_GPU=1` (CI), which fails.
 pub fn gpu_available() -> bool {
@@ -228,16 +244,7 @@ pub fn check_tandem_variant(
     hashed: &Tensor,
 ) -> usize {
     use phobos_core::tensor::Data;
-    let mut args = inputs.to_vec();
-    run_everywhere(k, &mut args);
-    if gpu_available() {
-        assert_eq!(
-            matches_on_gpu(k, inputs, &args),
-            Ok(true),
-            "`{}`: the GPU differs",
-            k.name
-        );
-    }
+    let args = run_on_every_backend(k, inputs, &format!("`{}`", k.name));
     let (Data::F32(y), Data::F32(h)) = (&tensor(&args[out]).data, &hashed.data) else {
         panic!("the outputs are f32")
     };

@@ -31,15 +31,7 @@ fn run(name: &str, x: &[f32], m: usize, draw: Value) -> Vec<f32> {
         Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, 256])),
         Arg::Scalar(draw),
     ];
-    let mut args = inputs.clone();
-    phobos_tests::run_everywhere(&k, &mut args);
-    if phobos_tests::gpu_available() {
-        assert_eq!(
-            phobos_tests::matches_on_gpu(&k, &inputs, &args),
-            Ok(true),
-            "`{name}`: the GPU differs"
-        );
-    }
+    let args = phobos_tests::run_on_every_backend(&k, &inputs, &format!("`{name}`"));
     let Data::F32(y) = &tensor(&args[1]).data else {
         panic!("the output is f32")
     };

@@ -35,15 +35,7 @@ fn bias_gelu_dropout_matches_a_float64_reference() {
         Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, 256])),
         Arg::Scalar(Value::I32(seed)),
     ];
-    let mut args = inputs.clone();
-    phobos_tests::run_everywhere(&k, &mut args);
-    if phobos_tests::gpu_available() {
-        assert_eq!(
-            phobos_tests::matches_on_gpu(&k, &inputs, &args),
-            Ok(true),
-            "the GPU differs"
-        );
-    }
+    let args = phobos_tests::run_on_every_backend(&k, &inputs, "gelu");
     let Data::F32(ys) = &tensor(&args[2]).data else {
         panic!("Y is f32")
     };

@@ -180,16 +180,8 @@ fn every_backend_gives_the_same_bits() {
     let (xs, ws, vs) = inputs(20_000);
     let k = kernel(ALL, "math");
     let inputs = all_args(&xs, &ws, &vs);
-    let mut args = inputs.clone();
-    // Interpreter against Cranelift, bit for bit.
-    phobos_tests::run_everywhere(&k, &mut args);
-    if phobos_tests::gpu_available() {
-        assert_eq!(
-            phobos_tests::matches_on_gpu(&k, &inputs, &args),
-            Ok(true),
-            "the GPU differs"
-        );
-    }
+    // Interpreter against Cranelift and the GPU, bit for bit.
+    let args = phobos_tests::run_on_every_backend(&k, &inputs, "math");
     check_values(&xs, &ws, &vs, &args);
 }
 
