@@ -698,12 +698,7 @@ struct Access {
 /// Every place the expression DAG under `root` reads.
 pub(crate) fn reads(k: &Kernel, root: ExprId) -> Vec<Place> {
     let mut out = Vec::new();
-    let mut seen = vec![false; k.exprs.len()];
-    let mut stack = vec![root];
-    while let Some(id) = stack.pop() {
-        if std::mem::replace(&mut seen[id], true) {
-            continue;
-        }
+    for id in k.reachable(root) {
         // The two nodes that read a place.
         let kind = &k.exprs[id].kind;
         if let ExprKind::Local(l) = kind {
@@ -711,7 +706,6 @@ pub(crate) fn reads(k: &Kernel, root: ExprId) -> Vec<Place> {
         } else if let ExprKind::Load { place, .. } = kind {
             push_place(&mut out, *place);
         }
-        stack.extend(kind.operands());
     }
     out
 }

@@ -273,17 +273,7 @@ impl Lower<'_> {
 
 /// Whether `value` loads from a tensor or a tile anywhere under it.
 fn loads_anything(k: &Kernel, value: ExprId) -> bool {
-    let mut seen = vec![false; k.exprs.len()];
-    let mut stack = vec![value];
-    while let Some(id) = stack.pop() {
-        if std::mem::replace(&mut seen[id], true) {
-            continue;
-        }
-        let kind = &k.exprs[id].kind;
-        if matches!(kind, ExprKind::Load { .. }) {
-            return true;
-        }
-        stack.extend(kind.operands());
-    }
-    false
+    k.reachable(value)
+        .into_iter()
+        .any(|id| matches!(k.exprs[id].kind, ExprKind::Load { .. }))
 }
