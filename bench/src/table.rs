@@ -95,6 +95,16 @@ kernel fill_normal(Y: tensor<f32>[M, 256], seed: u32) {
 }
 ";
 
+/// The floor of the compile rows: a copy, the least a kernel can be, so
+/// what its pipeline costs is the driver's own.
+const COPY_KERNEL: &str = "
+@autotune(R in [16, 64])
+kernel copy(X: tensor<f32>[M, 256], Y: tensor<f32>[M, 256]) {
+  let r = ctx.block.x * R
+  Y[r :+ R, :] = X[r :+ R, :]
+}
+";
+
 /// The block sizes of the kernel rows.
 const RS: [i64; 2] = [16, 64];
 
@@ -109,11 +119,20 @@ enum Which {
     FillU32,
     FillF32,
     FillNormal,
+    /// [`COPY_KERNEL`]: only a compile row.
+    Copy,
 }
 
 impl Which {
     const ALL: [Which; 3] = [Which::DropoutRows, Which::TandemDropout, Which::TandemNoise];
     const FILLS: [Which; 3] = [Which::FillU32, Which::FillF32, Which::FillNormal];
+    /// The kernels of the compile rows.
+    const COMPILED: [Which; 4] = [
+        Which::DropoutRows,
+        Which::TandemDropout,
+        Which::TandemNoise,
+        Which::Copy,
+    ];
 
     fn is_fill(self) -> bool {
         Which::FILLS.contains(&self)
@@ -127,6 +146,7 @@ impl Which {
             Which::FillU32 => "fill_u32",
             Which::FillF32 => "fill_f32",
             Which::FillNormal => "fill_normal",
+            Which::Copy => "copy",
         }
     }
 
@@ -139,11 +159,14 @@ impl Which {
             Which::FillU32 => format!("u32 as a Phobos kernel R={r}"),
             Which::FillF32 => format!("f32 as a Phobos kernel R={r}"),
             Which::FillNormal => format!("normal_f32 as a Phobos kernel R={r}"),
+            Which::Copy => format!("copy (the floor) R={r}"),
         }
     }
 
     fn parse(name: &str) -> Option<Which> {
-        Which::ALL.into_iter().find(|w| w.kernel_name() == name)
+        Which::COMPILED
+            .into_iter()
+            .find(|w| w.kernel_name() == name)
     }
 
     /// The program's file name and text, with every R of [`RS`] declared.
@@ -167,6 +190,7 @@ impl Which {
             Which::FillU32 | Which::FillF32 | Which::FillNormal => {
                 ("fill_kernels.ph", FILL_KERNELS.to_string())
             }
+            Which::Copy => ("copy.ph", COPY_KERNEL.to_string()),
         }
     }
 
@@ -212,7 +236,7 @@ fn tandem_reference(which: Which, x: &[f32]) -> Vec<f32> {
             bulk.fill_normal_f32(&mut draws, 0).expect("fills");
             x.iter().zip(&draws).map(|(&x, &z)| x + 0.5 * z).collect()
         }
-        Which::DropoutRows | Which::FillU32 | Which::FillF32 | Which::FillNormal => {
+        Which::DropoutRows | Which::FillU32 | Which::FillF32 | Which::FillNormal | Which::Copy => {
             unreachable!("only the Tandem kernels read X")
         }
     }
@@ -237,7 +261,7 @@ fn fill_reference(which: Which, n: usize) -> Vec<u32> {
             }
             v.iter().map(|x| x.to_bits()).collect()
         }
-        Which::DropoutRows | Which::TandemDropout | Which::TandemNoise => {
+        Which::DropoutRows | Which::TandemDropout | Which::TandemNoise | Which::Copy => {
             unreachable!("not a fill")
         }
     }
@@ -529,8 +553,9 @@ fn fill_kernel_rows(gpu: &Gpu, ceilings: &mut Ceilings, which: Which, x: &[f32])
 
 /// One compile measurement in this process (the child of
 /// [`compile_rows`]): prints `COMPILE\t<wall ms>\t<runtime's compile ms>\t<device open ms>\t<parse
-/// and check ms>\t<ms until the dispatch was submitted>\t<ms of a second launch>`, all from
-/// before the parse but the device's opening and the second launch.
+/// and check ms>\t<ms until the dispatch was submitted>\t<ms of a second launch>\t<lowering
+/// ms>\t<SPIR-V ms>\t<shader module ms>\t<pipeline ms>`, all from before the parse but the
+/// device's opening, the second launch and the last four (`BuildPhases`).
 fn compile_child(which: Which, r: i64, log2: u32) {
     let opened = Instant::now();
     let gpu = Gpu::new().unwrap_or_else(|e| panic!("{e}"));
@@ -549,7 +574,7 @@ fn compile_child(which: Which, r: i64, log2: u32) {
     let t0 = Instant::now();
     let kernel = which.kernel(r);
     let parse_ms = t0.elapsed().as_secs_f64() * 1e3;
-    let args = [
+    let mut args = vec![
         GpuArg::Tensor {
             buffer: &x,
             elem: Scalar::F32,
@@ -560,8 +585,10 @@ fn compile_child(which: Which, r: i64, log2: u32) {
             elem: Scalar::F32,
             shape: &shape,
         },
-        GpuArg::Scalar(which.seed()),
     ];
+    if which != Which::Copy {
+        args.push(GpuArg::Scalar(which.seed()));
+    }
     let run = gpu
         .dispatch(&kernel, &args, Precision::Exact)
         .unwrap_or_else(|e| panic!("{e}"));
@@ -575,9 +602,10 @@ fn compile_child(which: Which, r: i64, log2: u32) {
         .unwrap_or_else(|e| panic!("{e}"));
     gpu.wait().expect("the second dispatch");
     let again_ms = again.elapsed().as_secs_f64() * 1e3;
+    let p = run.build_phases.unwrap_or_default();
     println!(
-        "COMPILE\t{ms:.2}\t{:.2}\t{open_ms:.0}\t{parse_ms:.2}\t{submitted_ms:.2}\t{again_ms:.2}",
-        run.compile_ms
+        "COMPILE\t{ms:.2}\t{:.2}\t{open_ms:.0}\t{parse_ms:.2}\t{submitted_ms:.2}\t{again_ms:.2}\t{:.2}\t{:.2}\t{:.2}\t{:.2}",
+        run.compile_ms, p.lower_ms, p.spirv_ms, p.module_ms, p.pipeline_ms
     );
 }
 
@@ -609,13 +637,25 @@ fn spawn_compile(
         Some(l) if out.status.success() => {
             let f: Vec<f64> = l.split('\t').filter_map(|v| v.parse().ok()).collect();
             match f[..] {
-                [wall, pipeline, open, parse, submitted, again] => Ok(Compile {
+                [
                     wall,
                     pipeline,
                     open,
                     parse,
                     submitted,
                     again,
+                    lower,
+                    spirv,
+                    module,
+                    driver,
+                ] => Ok(Compile {
+                    wall,
+                    pipeline,
+                    open,
+                    parse,
+                    submitted,
+                    again,
+                    phases: [lower, spirv, module, driver],
                 }),
                 _ => Err(format!("unreadable child output: {l}")),
             }
@@ -647,6 +687,9 @@ struct Compile {
     /// A second launch of the same pipeline, from its dispatch to its
     /// completion.
     again: f64,
+    /// `pipeline` as the lowering, the SPIR-V, the shader module and the
+    /// compute pipeline (`BuildPhases`).
+    phases: [f64; 4],
 }
 
 /// A compile row: cold, warm from Phobos's cache, warm from both caches.
@@ -663,7 +706,7 @@ fn compile_rows(log2: u32) -> Vec<CompileRow> {
     let root: PathBuf =
         std::env::temp_dir().join(format!("phobos-bench-compile-{}", std::process::id()));
     let mut rows = Vec::new();
-    for which in Which::ALL {
+    for which in Which::COMPILED {
         for r in RS {
             let dir = root.join(format!("{}-R{r}", which.kernel_name()));
             let phobos = dir.join("phobos");
@@ -687,8 +730,17 @@ fn compile_rows(log2: u32) -> Vec<CompileRow> {
 fn ms_cell(r: &Result<Compile, String>) -> String {
     match r {
         Ok(c) => format!(
-            "{:.1} (parse {:.1}, pipeline {:.1}, submitted at {:.1}; a second launch {:.1})",
-            c.wall, c.parse, c.pipeline, c.submitted, c.again
+            "{:.1} (parse {:.1}, pipeline {:.1} = lower {:.1} + SPIR-V {:.1} + module {:.1} + driver {:.1}, \
+             submitted at {:.1}; a second launch {:.1})",
+            c.wall,
+            c.parse,
+            c.pipeline,
+            c.phases[0],
+            c.phases[1],
+            c.phases[2],
+            c.phases[3],
+            c.submitted,
+            c.again
         ),
         Err(e) => format!("n/a ({e})"),
     }

@@ -1,6 +1,6 @@
 //! Buffers, the parameter block, dispatch and readback.
 
-use super::pipeline::Pipeline;
+use super::pipeline::{BuildPhases, Pipeline};
 use super::{Gpu, GpuError, GpuRun};
 use crate::{Precision, RuntimeError};
 use phobos_core::ir::{Kernel, ParamKind};
@@ -31,6 +31,8 @@ pub struct Prepared {
     owned: Vec<Option<wgpu::Buffer>>,
     pub bound: Bound,
     pub compile_ms: f64,
+    /// Where `compile_ms` went (`None` when the pipeline was cached).
+    pub build_phases: Option<BuildPhases>,
     pub cache_hit: bool,
     /// How the lowering took the kernel's Tandem draws.
     pub notes: Vec<String>,
@@ -385,6 +387,7 @@ impl Gpu {
         let refs: Vec<Option<&wgpu::Buffer>> = owned.iter().map(Option::as_ref).collect();
         let bind_group = self.bind_group(&pipeline, &uniform, &refs);
         let compile_ms = if cache_hit { 0.0 } else { pipeline.build_ms };
+        let build_phases = (!cache_hit).then_some(pipeline.phases);
         let notes = pipeline.notes.clone();
         let workgroup_size = pipeline.workgroup_size;
         Ok(Prepared {
@@ -394,6 +397,7 @@ impl Gpu {
             owned,
             bound,
             compile_ms,
+            build_phases,
             cache_hit,
             notes,
             workgroup_size,
@@ -414,6 +418,7 @@ impl Gpu {
             self.bind_caller_buffers(kernel, args, precision, workgroup_size)?;
         Ok(Prepared {
             compile_ms: if cache_hit { 0.0 } else { pipeline.build_ms },
+            build_phases: (!cache_hit).then_some(pipeline.phases),
             notes: pipeline.notes.clone(),
             workgroup_size: pipeline.workgroup_size,
             pipeline,
@@ -519,6 +524,7 @@ impl Gpu {
         Ok(GpuRun {
             bound,
             compile_ms: if cache_hit { 0.0 } else { pipeline.build_ms },
+            build_phases: (!cache_hit).then_some(pipeline.phases),
             cache_hit,
             notes: pipeline.notes.clone(),
             workgroup_size: pipeline.workgroup_size,
@@ -567,6 +573,7 @@ impl Gpu {
         let run = GpuRun {
             bound: prepared.bound.clone(),
             compile_ms: prepared.compile_ms,
+            build_phases: prepared.build_phases,
             cache_hit: prepared.cache_hit,
             notes: prepared.notes.clone(),
             workgroup_size: prepared.workgroup_size,

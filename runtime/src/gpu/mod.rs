@@ -31,6 +31,7 @@ mod timing;
 
 pub use dispatch::{GpuArg, Prepared, Resident};
 pub use fill::{PreparedFill, fill_map};
+pub use pipeline::BuildPhases;
 pub use platform::ExactSupport;
 pub use timing::{time_passes, time_rounds};
 
@@ -147,6 +148,8 @@ pub struct GpuRun {
     pub bound: phobos_core::launch::Bound,
     /// Milliseconds spent lowering and creating the pipeline (0 when cached).
     pub compile_ms: f64,
+    /// Where `compile_ms` went (`None` when the pipeline was cached).
+    pub build_phases: Option<BuildPhases>,
     pub cache_hit: bool,
     /// How the lowering took the kernel's Tandem draws (stepped, staged or
     /// direct, and why a slower path).

@@ -12,12 +12,29 @@ pub(crate) struct Pipeline {
     /// Where the lowering put the uniform fields and the tensors.
     pub bindings: phobos_gpu::Layout,
     pub build_ms: f64,
+    /// Where `build_ms` went.
+    pub phases: BuildPhases,
     /// How the lowering took the kernel's Tandem draws (`Compiled::notes`).
     pub notes: Vec<String>,
     /// Invocations per workgroup.
     pub workgroup_size: u32,
     /// `Compiled::blocks_per_workgroup`.
     pub blocks_per_workgroup: u32,
+}
+
+/// Where the building of a pipeline went, in milliseconds: what a warm
+/// start is made of, measured where it happens (bench `phobos-bench-table`'s
+/// compile rows print it).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BuildPhases {
+    /// The lowering to a naga module (`phobos_gpu::compile_split`).
+    pub lower_ms: f64,
+    /// Writing the module's SPIR-V (exact mode, or the disk cache's key).
+    pub spirv_ms: f64,
+    /// Creating the shader module.
+    pub module_ms: f64,
+    /// Creating the compute pipeline (the driver's compiler, or its cache).
+    pub pipeline_ms: f64,
 }
 
 impl Pipeline {
@@ -58,6 +75,7 @@ impl Pipeline {
         };
         let compiled = phobos_gpu::compile_split(kernel, &options, splits)
             .map_err(|e| GpuError::Lower(e.to_string()))?;
+        let lowered = Instant::now();
         check_workgroup_memory(gpu, kernel, &compiled.module)?;
         let device = &gpu.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
@@ -100,10 +118,14 @@ impl Pipeline {
         });
         // The SPIR-V is the pipeline's key in the disk cache; fast mode
         // hands wgpu the module itself, whose SPIR-V stands for it there.
-        let key_words = gpu.disk_cache().map(|_| compiled.spirv());
+        let key_words = match precision {
+            Precision::Exact => Some(compiled.spirv()),
+            Precision::Fast => gpu.disk_cache().map(|_| compiled.spirv()),
+        };
+        let written = Instant::now();
         let shader = match precision {
             Precision::Exact => {
-                let words = key_words.clone().unwrap_or_else(|| compiled.spirv());
+                let words = key_words.clone().expect("exact mode writes the SPIR-V");
                 let entry = wgpu::PassthroughShaderEntryPoint {
                     name: Cow::Borrowed(phobos_gpu::ENTRY_POINT),
                     workgroup_size: (options.workgroup_size, 1, 1),
@@ -127,6 +149,7 @@ impl Pipeline {
                 source: wgpu::ShaderSource::Naga(Cow::Owned(compiled.module.clone())),
             }),
         };
+        let moduled = Instant::now();
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(&kernel.name),
             layout: Some(&pipeline_layout),
@@ -142,12 +165,21 @@ impl Pipeline {
             )));
         }
         gpu.check_lost()?;
+        let built = Instant::now();
+        let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
+        let phases = BuildPhases {
+            lower_ms: ms(started, lowered),
+            spirv_ms: ms(lowered, written),
+            module_ms: ms(written, moduled),
+            pipeline_ms: ms(moduled, built),
+        };
         gpu.note_pipeline_built(key_words.as_deref());
         Ok(Pipeline {
             pipeline,
             layout,
             bindings: compiled.layout,
-            build_ms: started.elapsed().as_secs_f64() * 1e3,
+            build_ms: ms(started, built),
+            phases,
             notes: compiled.notes,
             workgroup_size,
             blocks_per_workgroup: compiled.blocks_per_workgroup,
