@@ -60,17 +60,6 @@ pub(crate) trait IntOps {
         fast: Self::V,
         slow: impl FnOnce(&mut Self) -> Self::V,
     ) -> Self::V;
-    /// `body(self, args)`: a slow path, which the emitted code may keep out
-    /// of line as a function of its own named `name` (starting with
-    /// [`COLD_PREFIX`]), called where it is needed, so that a driver need not
-    /// compile a copy of it into every caller (exact mode's SPIR-V asks the
-    /// driver not to inline it). The host model just calls it.
-    fn out_of_line<const N: usize>(
-        &mut self,
-        name: &'static str,
-        args: [Self::V; N],
-        body: fn(&mut Self, [Self::V; N]) -> Self::V,
-    ) -> Self::V;
     /// `for _ in 0..n { state = step(state) }`: a loop with a counter in
     /// the emitted code (local variables carry the state), not `n` unrolled
     /// copies of `step`, which make some drivers' shader compilers (Mesa's
@@ -82,10 +71,6 @@ pub(crate) trait IntOps {
         step: impl FnMut(&mut Self, [Self::V; K]) -> [Self::V; K],
     ) -> [Self::V; K];
 }
-
-/// The names of the functions [`IntOps::out_of_line`] emits start with it;
-/// exact mode's SPIR-V marks them `DontInline` (`spirv.rs`).
-pub const COLD_PREFIX: &str = "cold_";
 
 mod wide;
 pub(crate) use wide::{WideOps, div_wide, sqrt_wide};
@@ -297,9 +282,7 @@ pub(crate) fn div<O: IntOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
     let zero_q = o.band(a_zero, b_finite);
     let fast = o.select(zero_q, sign, fast);
     let ok = o.bor(ok, zero_q);
-    o.unless(ok, fast, |o| {
-        o.out_of_line("cold_div_long", [a, b], |o, [a, b]| div_long(o, a, b))
-    })
+    o.unless(ok, fast, |o| div_long(o, a, b))
 }
 
 /// The correction steps of [`div`]'s common path: enough for an estimate
@@ -598,14 +581,6 @@ impl IntOps for Host {
             self.fell_back = true;
             slow(self)
         }
-    }
-    fn out_of_line<const N: usize>(
-        &mut self,
-        _name: &'static str,
-        args: [u32; N],
-        body: fn(&mut Self, [u32; N]) -> u32,
-    ) -> u32 {
-        body(self, args)
     }
     fn repeat<const K: usize>(
         &mut self,

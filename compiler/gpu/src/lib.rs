@@ -396,15 +396,9 @@ pub fn wgsl(module: &Module, info: &ModuleInfo) -> String {
 /// add debug info in debug builds only, so the bytes would differ between
 /// debug and release.
 pub fn spirv(module: &Module, info: &ModuleInfo, options: &GpuOptions) -> Vec<u32> {
-    // Exact mode's edit finds the out-of-line slow paths by their names,
-    // then drops every name.
-    let flags = match options.precision {
-        Precision::Exact => naga::back::spv::WriterFlags::DEBUG,
-        Precision::Fast => naga::back::spv::WriterFlags::empty(),
-    };
     let spv_options = naga::back::spv::Options {
         lang_version: (1, 3),
-        flags,
+        flags: naga::back::spv::WriterFlags::empty(),
         ..Default::default()
     };
     let pipeline = naga::back::spv::PipelineOptions {

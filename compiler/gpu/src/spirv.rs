@@ -4,8 +4,6 @@
 //! contract": shown there to stop the H200 fusing `a*b+c` and flushing
 //! subnormals).
 
-use crate::exact::COLD_PREFIX;
-
 /// Opcodes, enumerants and the section of the module's logical layout each
 /// instruction belongs to (SPIR-V 1.6 spec, 2.4 and 3.x; the numbers are the
 /// `spirv` crate's).
@@ -18,11 +16,6 @@ mod op {
     pub const CAPABILITY: u32 = 17;
     pub const EXECUTION_MODE_ID: u32 = 331;
     pub const DECORATE: u32 = 71;
-    pub const NAME: u32 = 5;
-    pub const MEMBER_NAME: u32 = 6;
-    pub const FUNCTION: u32 = 54;
-    /// Function control `DontInline`.
-    pub const DONT_INLINE: u32 = 2;
     pub const F_NEGATE: u32 = 127;
     pub const F_ADD: u32 = 129;
     pub const F_SUB: u32 = 131;
@@ -83,12 +76,6 @@ fn string_words(s: &str) -> Vec<u32> {
         .collect()
 }
 
-/// Whether the literal string in `words` starts with `prefix`.
-fn name_starts_with(words: &[u32], prefix: &str) -> bool {
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    bytes.starts_with(prefix.as_bytes())
-}
-
 fn instruction(opcode: u32, operands: &[u32]) -> Vec<u32> {
     let mut v = vec![((operands.len() as u32 + 1) << 16) | opcode];
     v.extend_from_slice(operands);
@@ -102,12 +89,7 @@ fn instruction(opcode: u32, operands: &[u32]) -> Vec<u32> {
 ///   `SignedZeroInfNanPreserve 32` for every entry point, so subnormals are
 ///   kept and `x * 0.0` is not folded to 0 for infinite or NaN `x`;
 /// - `OpDecorate <result> NoContraction` on every `OpFAdd`, `OpFSub`,
-///   `OpFMul`, `OpFDiv` and `OpFNegate`, so no driver fuses `a*b+c`;
-/// - function control `DontInline` on every function named with
-///   [`COLD_PREFIX`] (the slow paths of division and square root, which
-///   are rarely taken: kept out of line, the driver compiles each once, not
-///   once per caller), after which every `OpName` and `OpMemberName` is
-///   dropped.
+///   `OpFMul`, `OpFDiv` and `OpFNegate`, so no driver fuses `a*b+c`.
 ///
 /// Instructions keep the logical layout order; nothing is added twice, and
 /// no new ids are needed, so the header's bound stays. The device must
@@ -130,7 +112,6 @@ pub fn spirv_exact(words: &[u32]) -> Vec<u32> {
     let mut modes = Vec::new();
     let mut decorated = std::collections::HashSet::new();
     let mut float_results = Vec::new();
-    let mut cold = std::collections::HashSet::new();
     let mut i = 5;
     while i < words.len() {
         let count = (words[i] >> 16) as usize;
@@ -140,23 +121,7 @@ pub fn spirv_exact(words: &[u32]) -> Vec<u32> {
             "truncated SPIR-V instruction at word {i}"
         );
         let inst = &words[i..i + count];
-        let mut edited = Vec::new();
         match opcode {
-            op::NAME => {
-                if name_starts_with(&inst[2..], COLD_PREFIX) {
-                    cold.insert(inst[1]);
-                }
-                i += count;
-                continue;
-            }
-            op::MEMBER_NAME => {
-                i += count;
-                continue;
-            }
-            op::FUNCTION if count == 5 && cold.contains(&inst[2]) => {
-                edited = inst.to_vec();
-                edited[3] |= op::DONT_INLINE;
-            }
             op::CAPABILITY => capabilities.push(inst[1]),
             op::EXTENSION => extensions.push(inst[1..].to_vec()),
             op::ENTRY_POINT => entries.push(inst[2]),
@@ -169,7 +134,6 @@ pub fn spirv_exact(words: &[u32]) -> Vec<u32> {
             }
             _ => {}
         }
-        let inst = if edited.is_empty() { inst } else { &edited };
         buckets[section(opcode) as usize].extend_from_slice(inst);
         i += count;
     }

@@ -21,18 +21,12 @@ fn function<'m>(m: &'m Module, name: &str) -> &'m Function {
         .unwrap_or_else(|| panic!("no function {name}"))
 }
 
-/// Evaluates a function of `m` to its returned bits, walking its
-/// statements (`Emit`, `Store`, `If`, `Loop`, `Break`, `Return`, and `Call`
-/// of another function of `m`, such as an out-of-line slow path). Values are u32 bit
+/// Evaluates a function of f32 arguments to its returned bits, walking its
+/// statements (`Emit`, `Store`, `If`, `Loop`, `Break`, `Return`). Values are u32 bit
 /// patterns; bools are 0 and 1; a local variable's pointer is its index.
 /// The one float operation, `Divide`, is the native division estimate:
 /// `div_estimate(a_bits, b_bits)` gives its bits.
-fn eval(
-    m: &Module,
-    f: &Function,
-    args: &[u32],
-    div_estimate: &mut dyn FnMut(u32, u32) -> u32,
-) -> u32 {
+fn eval(f: &Function, args: &[u32], div_estimate: &mut dyn FnMut(u32, u32) -> u32) -> u32 {
     let mut v = vec![0u32; f.expressions.len()];
     let mut vars = vec![0u32; f.local_variables.len()];
     // Expressions naga never emits: literals, arguments, variables.
@@ -45,7 +39,7 @@ fn eval(
             _ => continue,
         };
     }
-    match run(m, f, &f.body, &mut v, &mut vars, div_estimate) {
+    match run(f, &f.body, &mut v, &mut vars, div_estimate) {
         Flow::Return(r) => r,
         flow => panic!("the body ends with {flow:?}, not a return"),
     }
@@ -60,7 +54,6 @@ enum Flow {
 }
 
 fn run(
-    m: &Module,
     f: &Function,
     block: &naga::Block,
     v: &mut Vec<u32>,
@@ -87,7 +80,7 @@ fn run(
                 } else {
                     reject
                 };
-                match run(m, f, b, v, vars, div_estimate) {
+                match run(f, b, v, vars, div_estimate) {
                     Flow::Next => {}
                     flow => return flow,
                 }
@@ -100,24 +93,13 @@ fn run(
                 assert!(continuing.is_empty());
                 let mut iterations = 0;
                 loop {
-                    match run(m, f, body, v, vars, div_estimate) {
+                    match run(f, body, v, vars, div_estimate) {
                         Flow::Next => {}
                         Flow::Break => break,
                         flow => return flow,
                     }
                     iterations += 1;
                     assert!(iterations < 1000, "the loop does not end");
-                }
-            }
-            Statement::Call {
-                function,
-                ref arguments,
-                result,
-            } => {
-                let args: Vec<u32> = arguments.iter().map(|a| v[a.index()]).collect();
-                let r = eval(m, &m.functions[function], &args, div_estimate);
-                if let Some(res) = result {
-                    v[res.index()] = r;
                 }
             }
             Statement::Break => return Flow::Break,
@@ -263,7 +245,7 @@ fn emitted_exact_div_matches_rust_division() {
         for &a in &xs {
             for &b in &xs {
                 let want = f32::from_bits(a) / f32::from_bits(b);
-                let got = eval(&m, f, &[a, b], est);
+                let got = eval(f, &[a, b], est);
                 assert!(
                     same(got, want),
                     "{a:#010x} / {b:#010x}: got {got:#010x}, want {:#010x}",
@@ -290,16 +272,14 @@ fn exact_div_expression_counts() {
             })
             .sum()
     }
-    /// The loop bodies' counts in `b` and in the functions it calls.
-    fn loops(m: &Module, b: &naga::Block, out: &mut Vec<usize>) {
+    fn loops(b: &naga::Block, out: &mut Vec<usize>) {
         for st in b.iter() {
             match st {
                 Statement::Loop { body, .. } => out.push(count(body)),
                 Statement::If { accept, reject, .. } => {
-                    loops(m, accept, out);
-                    loops(m, reject, out);
+                    loops(accept, out);
+                    loops(reject, out);
                 }
-                Statement::Call { function, .. } => loops(m, &m.functions[*function].body, out),
                 _ => {}
             }
         }
@@ -316,7 +296,7 @@ fn exact_div_expression_counts() {
         let f = function(&m, "exact_div");
         let straight = count(&f.body);
         let mut bodies = Vec::new();
-        loops(&m, &f.body, &mut bodies);
+        loops(&f.body, &mut bodies);
         eprintln!(
             "exact_div (branch {branch_fallback}): {straight} on the common path, loop bodies {bodies:?}"
         );
@@ -335,7 +315,7 @@ fn emitted_exact_sqrt_matches_rust_sqrt() {
     xs.extend((0..20_000u32).map(|i| i.wrapping_mul(2_147_483)));
     for a in xs {
         let want = f32::from_bits(a).sqrt();
-        let got = eval(&m, f, &[a], &mut rust_div);
+        let got = eval(f, &[a], &mut rust_div);
         assert!(
             same(got, want),
             "sqrt({a:#010x}): got {got:#010x}, want {:#010x}",
@@ -356,36 +336,4 @@ fn fast_mode_uses_no_exact_functions() {
     };
     let m = lower(&program.kernel("t", &[]).unwrap(), &options).unwrap();
     assert_eq!(m.functions.len(), 0);
-}
-
-/// Exact mode's SPIR-V asks the driver to keep the slow paths of division
-/// out of line (each compiled once, not into every caller), and carries no
-/// names: two functions `DontInline` (the long division, and with
-/// `wide_div` the integer division it falls back to), the rest `None`.
-#[test]
-fn slow_paths_are_kept_out_of_line_in_spirv() {
-    let source = "kernel t(X: tensor<f32>[N], Z: tensor<f32>[N], Y: tensor<f32>[N]) { Y = X / Z }";
-    let (program, _) = Program::parse("t.ph", source);
-    let kernel = program.kernel("t", &[]).unwrap();
-    for (wide_div, cold) in [(false, 1), (true, 2)] {
-        let options = GpuOptions {
-            wide_div,
-            ..GpuOptions::default()
-        };
-        let words = phobos_gpu::compile(&kernel, &options).unwrap().spirv();
-        let (mut dont_inline, mut names) = (0, 0);
-        let mut i = 5;
-        while i < words.len() {
-            let (count, opcode) = ((words[i] >> 16) as usize, words[i] & 0xffff);
-            match opcode {
-                // OpName, OpMemberName.
-                5 | 6 => names += 1,
-                // OpFunction: result type, id, control, type.
-                54 if words[i + 3] & 2 != 0 => dont_inline += 1,
-                _ => {}
-            }
-            i += count;
-        }
-        assert_eq!((dont_inline, names), (cold, 0), "wide_div {wide_div}");
-    }
 }

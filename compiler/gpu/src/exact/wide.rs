@@ -102,9 +102,7 @@ pub(crate) fn div_wide<O: WideOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
     let x = o.xor(a, b);
     let s = o.and(x, sign);
     let fast = o.or(q, s);
-    o.unless(ok, fast, |o| {
-        o.out_of_line("cold_div_int", [a, b], |o, [a, b]| div(o, a, b))
-    })
+    o.unless(ok, fast, |o| div(o, a, b))
 }
 
 /// `sqrt(a)` on f32 bit patterns, correctly rounded: the same scheme as
@@ -152,9 +150,7 @@ pub(crate) fn sqrt_wide<O: WideOps>(o: &mut O, a: O::V) -> O::V {
 
     let ok = o.band(ok_q, ok_hi);
     let ok = o.band(ok, ok_lo);
-    o.unless(ok, q, |o| {
-        o.out_of_line("cold_sqrt_int", [a], |o, [a]| sqrt(o, a))
-    })
+    o.unless(ok, q, |o| sqrt(o, a))
 }
 
 /// An estimate's half-ulps, shared by both checks.

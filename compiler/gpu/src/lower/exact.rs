@@ -12,14 +12,11 @@ use naga::{
 };
 use phobos_core::types::{Scalar, Value};
 
-/// The functions exact mode may call, created on first use: division,
-/// square root, and their slow paths kept out of line
-/// ([`IntOps::out_of_line`]), by name.
+/// The two functions exact mode may call, created on first use.
 #[derive(Default)]
 pub(super) struct ExactFns {
     div: Option<Handle<Function>>,
     sqrt: Option<Handle<Function>>,
-    cold: Vec<(&'static str, Handle<Function>)>,
 }
 
 impl<'k> Lower<'k> {
@@ -74,52 +71,41 @@ impl<'k> Lower<'k> {
     }
 
     /// Builds a function of `arity` f32 arguments returning f32, whose body
-    /// `body` computes the result's bits from the arguments' bits.
+    /// `body` computes the result's bits from the arguments' bits. It is
+    /// built with this lowering's own helpers, on a swapped-in function.
     fn exact_fn(
         &mut self,
         name: &str,
         arity: u32,
         body: impl FnOnce(&mut Self, &[H]) -> H,
     ) -> Handle<Function> {
-        self.function(name, arity, Scalar::F32, |lw, args| {
-            let bits: Vec<H> = args
-                .iter()
-                .map(|&a| lw.bitcast(a, ScalarKind::Uint))
-                .collect();
-            let bits = body(lw, &bits);
-            lw.bitcast(bits, ScalarKind::Float)
-        })
-    }
-
-    /// Builds a function of `arity` arguments of type `ty` returning `ty`,
-    /// with this lowering's own helpers on a swapped-in function.
-    fn function(
-        &mut self,
-        name: &str,
-        arity: u32,
-        ty: Scalar,
-        body: impl FnOnce(&mut Self, &[H]) -> H,
-    ) -> Handle<Function> {
-        let ty = self.types[&ty];
+        let f32_ty = self.types[&Scalar::F32];
         let names = ["a", "b"];
         let func = Function {
             name: Some(name.into()),
             arguments: (0..arity)
                 .map(|i| FunctionArgument {
                     name: Some(names[i as usize].into()),
-                    ty,
+                    ty: f32_ty,
                     binding: None,
                 })
                 .collect(),
-            result: Some(FunctionResult { ty, binding: None }),
+            result: Some(FunctionResult {
+                ty: f32_ty,
+                binding: None,
+            }),
             ..Default::default()
         };
         let outer_f = std::mem::replace(&mut self.f, func);
         let outer_cur = std::mem::take(&mut self.cur);
         let args: Vec<H> = (0..arity)
-            .map(|i| self.expr(Expression::FunctionArgument(i)))
+            .map(|i| {
+                let a = self.expr(Expression::FunctionArgument(i));
+                self.bitcast(a, ScalarKind::Uint)
+            })
             .collect();
-        let value = body(self, &args);
+        let bits = body(self, &args);
+        let value = self.bitcast(bits, ScalarKind::Float);
         self.cur.push(Statement::Return { value: Some(value) });
         let mut func = std::mem::replace(&mut self.f, outer_f);
         func.body = Block::from_vec(std::mem::replace(&mut self.cur, outer_cur));
@@ -221,26 +207,6 @@ impl IntOps for Lower<'_> {
     }
     /// `var s = state; var i = 0u; loop { if !(i < n) { break; }
     /// s = step(s); i += 1u; }`, then `s`.
-    fn out_of_line<const N: usize>(
-        &mut self,
-        name: &'static str,
-        args: [H; N],
-        body: fn(&mut Self, [H; N]) -> H,
-    ) -> H {
-        debug_assert!(name.starts_with(exact::COLD_PREFIX));
-        let known = self.exact.cold.iter().find(|(n, _)| *n == name);
-        let f = match known {
-            Some(&(_, f)) => f,
-            None => {
-                let f = self.function(name, N as u32, Scalar::U32, |lw, a| {
-                    body(lw, std::array::from_fn(|i| a[i]))
-                });
-                self.exact.cold.push((name, f));
-                f
-            }
-        };
-        self.call(f, args.to_vec())
-    }
     fn repeat<const K: usize>(
         &mut self,
         n: u32,

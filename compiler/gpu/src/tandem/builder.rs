@@ -506,15 +506,6 @@ impl IntOps for Fb {
         });
         self.load(var)
     }
-    /// The hand-built fills keep slow paths inline.
-    fn out_of_line<const N: usize>(
-        &mut self,
-        _name: &'static str,
-        args: [H; N],
-        body: fn(&mut Self, [H; N]) -> H,
-    ) -> H {
-        body(self, args)
-    }
     fn repeat<const K: usize>(
         &mut self,
         n: u32,
