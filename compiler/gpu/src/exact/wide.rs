@@ -25,9 +25,16 @@
 //!    `h B` means the exact one is below it too: the check never accepts a
 //!    wrong `q`. When `q` is right the differences are exact (below
 //!    `2^53` units of `Q B`'s last place), so a right `q` is accepted.
-//! 3. Anything else goes to [`super::div`]: an estimate that is not a
+//! 3. A zero dividend over a finite non-zero divisor is answered beside the
+//!    check (as [`super::div`] does).
+//! 4. Anything else goes to the long division ([`super::div_long`]), not to
+//!    [`super::div`]'s integer estimate: that second fast path would add its
+//!    code to every caller's slow path (the driver's compile of a Tandem
+//!    dropout kernel spends about half its time on exact division;
+//!    bench/RESULTS.md, fifth session) for inputs this path already turned
+//!    away: an estimate that is not a
 //!    positive normal f32 with an exponent field in `[25, 254]` (so that `h`
-//!    is a normal f32), or one the check rejects. Zero, infinite and NaN
+//!    is a normal f32), or one the check rejects. Infinite and NaN
 //!    operands need no test of their own: they make the estimate zero,
 //!    infinite or NaN, or fail the check (an infinite or NaN difference, or
 //!    `Q B - A < h' B` with `A = 0` or `B = 0`), so they always fall back.
@@ -36,7 +43,7 @@
 //! types; no f64 value here is subnormal (the smallest product is about
 //! `2^-251`).
 
-use super::{ABS, IntOps, div, sqrt};
+use super::{ABS, IntOps, div_long, sqrt, zero_quotient};
 
 const SIGN: u32 = 0x8000_0000;
 
@@ -102,7 +109,9 @@ pub(crate) fn div_wide<O: WideOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
     let x = o.xor(a, b);
     let s = o.and(x, sign);
     let fast = o.or(q, s);
-    o.unless(ok, fast, |o| div(o, a, b))
+    let (zero_q, fast) = zero_quotient(o, aa, ab, s, fast);
+    let ok = o.bor(ok, zero_q);
+    o.unless(ok, fast, |o| div_long(o, a, b))
 }
 
 /// `sqrt(a)` on f32 bit patterns, correctly rounded: the same scheme as
