@@ -268,9 +268,12 @@ fn run_resident(
     });
     g.dispatch(ck, &on_device, Precision::Exact)
         .map_err(|e| e.to_string())?;
+    crate::phases::time("kernel", || g.wait()).map_err(|e| e.to_string())?;
     let mut holds = 0;
-    g.scan_buffer(&out, bytes, "__check", |_, piece| {
-        holds += nonzero_bytes(elem, piece)
+    crate::phases::time("readback", || {
+        g.scan_buffer(&out, bytes, "__check", |_, piece| {
+            holds += nonzero_bytes(elem, piece)
+        })
     })
     .map_err(|e| e.to_string())?;
     Ok((holds, total))

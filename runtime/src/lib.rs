@@ -25,6 +25,7 @@ pub mod gpu;
 /// Generated inputs (in the core, so that the playground shares them).
 pub use phobos_core::inputs;
 pub mod npy;
+pub mod phases;
 pub mod tune;
 
 use phobos_core::interp;
@@ -258,10 +259,14 @@ pub fn launch_kept(
     };
     match backend {
         Backend::Cpu => {
+            let started = std::time::Instant::now();
             let run = phobos_cpu::run(kernel, args, options.threads).map_err(|e| match e {
                 phobos_cpu::RunError::Launch(e) => RuntimeError::Launch(e),
                 phobos_cpu::RunError::Compile(e) => RuntimeError::Compile(e.to_string()),
             })?;
+            let compile = std::time::Duration::from_secs_f64(run.compile_ms / 1e3);
+            phases::add("compile", compile);
+            phases::add("kernel", started.elapsed().saturating_sub(compile));
             prov.device = format!("host CPU ({}, Cranelift JIT)", std::env::consts::ARCH);
             prov.threads = run.threads;
             prov.bound = run.bound;
@@ -297,7 +302,7 @@ pub fn launch_kept(
             }
         }
         _ => {
-            prov.bound = interp::run(kernel, args)?;
+            prov.bound = phases::time("kernel", || interp::run(kernel, args))?;
             prov.device = "host CPU (reference interpreter)".to_string();
         }
     }

@@ -7,7 +7,7 @@ use phobos_core::ir::{Kernel, ParamKind};
 use phobos_core::launch::Arg;
 use phobos_core::tensor::Tensor;
 use phobos_core::types::{Dim, Scalar, Value};
-use phobos_runtime::{Backend, Options, Precision, Provenance, checks, inputs, npy};
+use phobos_runtime::{Backend, Options, Precision, Provenance, checks, inputs, npy, phases};
 use serde_json::json;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -51,6 +51,10 @@ pub struct RunArgs {
     /// Print provenance and per-output statistics as JSON on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Print where the time went (device open, inputs, upload, compile,
+    /// kernel, read-back, writing, checks) on stderr.
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 impl RunArgs {
@@ -81,6 +85,7 @@ impl RunArgs {
             no_tune: false,
             threads,
             json: true,
+            verbose: false,
         }
     }
 }
@@ -165,6 +170,15 @@ pub fn prepare(a: &RunArgs) -> Result<std::result::Result<Prepared, ExitCode>> {
 }
 
 pub fn run(a: &RunArgs) -> Result<ExitCode> {
+    let started = std::time::Instant::now();
+    let code = run_timed(a)?;
+    if a.verbose {
+        eprint!("{}", phase_report(started.elapsed()));
+    }
+    Ok(code)
+}
+
+fn run_timed(a: &RunArgs) -> Result<ExitCode> {
     let activity = crate::tune::Activity::start(a.json);
     activity.phase("reading and generating inputs");
     let Prepared {
@@ -173,12 +187,23 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         kernel,
         mut args,
         options,
-    } = match prepare(a)? {
+    } = match phases::scoped("inputs", || prepare(a))? {
         Ok(p) => p,
         Err(code) => return Ok(code),
     };
     let outputs = outputs_to_save(&kernel, &a.outputs)?;
     activity.phase("running");
+    // Opened here rather than inside the first launch, so that its time is
+    // a phase of its own; a device that fails to open is reported by the
+    // launch as before.
+    let opens_gpu = match options.backend {
+        Backend::Gpu => true,
+        Backend::Auto => std::env::var_os("PHOBOS_BACKEND").is_none(),
+        _ => false,
+    };
+    if opens_gpu {
+        phases::time("device open", || drop(phobos_runtime::gpu::Gpu::shared()));
+    }
     // The tuner draws its own bar, if it tunes.
     let (kernel, prov, resident) = activity
         .suspend(|| crate::tune::launch(a, &program, &name, kernel, &mut args, &options))?;
@@ -187,7 +212,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
             unreachable!("outputs are tensors")
         };
         activity.phase(&format!("saving {}", path.display()));
-        npy::write(&kernel.params[*param].name, path, t)?;
+        phases::time("write", || npy::write(&kernel.params[*param].name, path, t))?;
     }
     // Checks run where the kernel ran, compiled like it, on the tensors
     // the launch left on the GPU.
@@ -196,8 +221,9 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         ..options
     };
     activity.phase("evaluating the check lines");
-    let checks =
-        checks::evaluate_kept(&program, &name, &kernel, &mut args, &on, resident.as_ref())?;
+    let checks = phases::scoped("checks", || {
+        checks::evaluate_kept(&program, &name, &kernel, &mut args, &on, resident.as_ref())
+    })?;
     drop(resident);
     activity.done();
     if a.json {
@@ -573,4 +599,44 @@ fn available_memory() -> usize {
             kib.checked_mul(1024)
         })
         .unwrap_or(usize::MAX)
+}
+
+/// `--verbose`'s table: each phase the runtime recorded (`phases`), with
+/// the phases timed inside another indented under it, and what no phase
+/// covers (parsing, the report, freeing memory) as the rest of `total`.
+fn phase_report(total: std::time::Duration) -> String {
+    let recorded = phases::recorded();
+    let mut out = String::new();
+    let line = |out: &mut String, name: &str, depth: usize, secs: f64, count: u32| {
+        let times = if count > 1 {
+            format!(" ({count} times)")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "time       {:indent$}{name:<w$} {secs:>9.3} s{times}",
+            "",
+            indent = 2 * depth,
+            w = 22 - 2 * depth.min(10),
+        );
+    };
+    let mut covered = 0.0;
+    let top = recorded.iter().filter(|(n, _, _)| !n.contains('/'));
+    for (name, spent, count) in top {
+        covered += spent.as_secs_f64();
+        line(&mut out, name, 0, spent.as_secs_f64(), *count);
+        let prefix = format!("{name}/");
+        for (inner, spent, count) in &recorded {
+            if let Some(rest) = inner.strip_prefix(&prefix) {
+                let depth = 1 + rest.matches('/').count();
+                let leaf = rest.rsplit('/').next().unwrap_or(rest);
+                line(&mut out, leaf, depth, spent.as_secs_f64(), *count);
+            }
+        }
+    }
+    let total = total.as_secs_f64();
+    line(&mut out, "other", 0, (total - covered).max(0.0), 1);
+    line(&mut out, "total", 0, total, 1);
+    out
 }

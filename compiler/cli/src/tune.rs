@@ -147,10 +147,12 @@ pub fn launch(
     args: &mut [Arg],
     options: &Options,
 ) -> Result<(Kernel, Provenance, Option<Resident>)> {
-    let (candidate, tuning) = choose(a, program, name, &kernel, args, options)?;
-    Ok(tune::launch_candidate_kept(
-        program, name, &candidate, tuning, args, options,
-    )?)
+    let (candidate, tuning) = phobos_runtime::phases::scoped("tuning", || {
+        choose(a, program, name, &kernel, args, options)
+    })?;
+    Ok(phobos_runtime::phases::scoped("launch", || {
+        tune::launch_candidate_kept(program, name, &candidate, tuning, args, options)
+    })?)
 }
 
 /// The configuration `run` and `bench` launch, and how it was chosen.

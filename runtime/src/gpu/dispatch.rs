@@ -190,6 +190,18 @@ impl Gpu {
         precision: Precision,
         workgroup_size: Option<u32>,
     ) -> Result<(Arc<Pipeline>, Bound, [u32; 3], bool), RuntimeError> {
+        crate::phases::time("compile", || {
+            self.plan_untimed(kernel, shapes, precision, workgroup_size)
+        })
+    }
+
+    fn plan_untimed(
+        &self,
+        kernel: &Kernel,
+        shapes: &[ArgShape],
+        precision: Precision,
+        workgroup_size: Option<u32>,
+    ) -> Result<(Arc<Pipeline>, Bound, [u32; 3], bool), RuntimeError> {
         self.check_lost()?;
         if precision == Precision::Exact
             && let Some(why) = self.exact_support().refusal()
@@ -372,7 +384,9 @@ impl Gpu {
         for (p, a) in kernel.params.iter().zip(args) {
             match a {
                 Arg::Tensor(t) => {
-                    owned.push(Some(self.upload(&p.name, t)?));
+                    owned.push(Some(
+                        crate::phases::time("upload", || self.upload(&p.name, t))?,
+                    ));
                     scalars.push(None);
                 }
                 Arg::Scalar(v) => {
@@ -561,9 +575,13 @@ impl Gpu {
         let prepared = self.prepare_with(kernel, args, precision, workgroup_size)?;
         let mut encoder = self.device.create_command_encoder(&Default::default());
         prepared.encode(&mut encoder, None);
-        self.queue.submit([encoder.finish()]);
-        self.flush_disk_cache();
-        self.read_back(kernel, &prepared, args)?;
+        // Waiting for the kernel before reading back costs nothing the
+        // read-back would not wait for, and separates the two phases.
+        crate::phases::time("kernel", || {
+            self.queue.submit([encoder.finish()]);
+            self.wait()
+        })?;
+        crate::phases::time("readback", || self.read_back(kernel, &prepared, args))?;
         let run = GpuRun {
             bound: prepared.bound.clone(),
             compile_ms: prepared.compile_ms,
