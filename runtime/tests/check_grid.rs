@@ -1,7 +1,8 @@
 //! Check lines are spread over a grid of blocks (`sema::check_grid`), and
 //! count exactly what a plain-Rust count of the same elements says, on
 //! every backend: rows that do not fill the last block, a rank-1 check, a
-//! tensor broadcast along the rows, an integer value, a
+//! tensor broadcast along the rows, an integer value, a float value that
+//! is -0.0 in places (which does not hold), a
 //! reduction along the other axis (spread) and one along the spread axis
 //! (left in one block).
 
@@ -20,6 +21,7 @@ const SRC: &str = "\
 // check odd values: I % 2
 // check row sums: sum(I, axis = 1) % 3 == 0
 // check column sums: sum(I, axis = 0) % 3 == 0
+// check signed zero: (B - 1.5) * (Y - Y - 1.0)
 kernel copy(X: tensor<f32>[M, 256], B: tensor<f32>[256], A: tensor<f32>[N], I: tensor<i32>[M, 256], Y: tensor<f32>[M, 256]) {
   Y = X
 }
@@ -58,6 +60,8 @@ fn expected() -> Vec<usize> {
         (0..M * 256).filter(|&i| iv(i) % 2 != 0).count(),
         row_sums.filter(|s| s % 3 == 0).count(),
         column_sums.filter(|s| s % 3 == 0).count(),
+        // -0.0 at column 128 holds no more than 0.0 would.
+        M * 255,
     ]
 }
 
@@ -95,7 +99,7 @@ fn checks_on(backend: Backend) -> Vec<CheckResult> {
 
 fn assert_counts(results: &[CheckResult], backend: Backend) {
     let want = expected();
-    let totals = [M * 256, N, M * 256, M * 256, M, 256];
+    let totals = [M * 256, N, M * 256, M * 256, M, 256, M * 256];
     for ((c, want), total) in results.iter().zip(&want).zip(totals) {
         assert_eq!(
             (c.holds, c.total),
@@ -175,6 +179,7 @@ fn check_kernels_are_spread_over_blocks_of_rows() {
             (cdiv(sym("M"), 4096), Some(4096)),
             // Reduced along the spread axis: one block, the whole tile.
             (GridExpr::Const(1), Some(256)),
+            m_rows,
         ]
     );
 }
