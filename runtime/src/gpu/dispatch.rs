@@ -159,7 +159,7 @@ impl Gpu {
         // wgpu zero-fills a buffer nothing was written to (WebGPU requires
         // it), so a tensor of zeros, such as an output that starts empty,
         // is not copied at all.
-        if all_zero(&t.data) {
+        if crate::phases::time("zero check", || all_zero(&t.data)) {
             return Ok(buffer);
         }
         // In pieces, each submitted and finished before the next ones, so
@@ -385,7 +385,7 @@ impl Gpu {
             match a {
                 Arg::Tensor(t) => {
                     owned.push(Some(
-                        crate::phases::time("upload", || self.upload(&p.name, t))?,
+                        crate::phases::scoped("upload", || self.upload(&p.name, t))?,
                     ));
                     scalars.push(None);
                 }
