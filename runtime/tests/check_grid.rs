@@ -165,9 +165,8 @@ fn check_kernels_are_spread_over_blocks_of_rows() {
         let k = program.kernel("copy", &[]).expect("checks");
         k.dims.iter().position(|d| d == name).expect("a dim")
     };
-    let cdiv = |d: usize, r: i64| {
-        GridExpr::Cdiv(Box::new(GridExpr::Dim(d)), Box::new(GridExpr::Const(r)))
-    };
+    let cdiv =
+        |d: usize, r: i64| GridExpr::Cdiv(Box::new(GridExpr::Dim(d)), Box::new(GridExpr::Const(r)));
     let m_rows = (cdiv(sym("M"), 16), Some(16 * 256));
     assert_eq!(
         grids,

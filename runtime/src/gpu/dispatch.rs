@@ -384,9 +384,9 @@ impl Gpu {
         for (p, a) in kernel.params.iter().zip(args) {
             match a {
                 Arg::Tensor(t) => {
-                    owned.push(Some(
-                        crate::phases::scoped("upload", || self.upload(&p.name, t))?,
-                    ));
+                    owned.push(Some(crate::phases::scoped("upload", || {
+                        self.upload(&p.name, t)
+                    })?));
                     scalars.push(None);
                 }
                 Arg::Scalar(v) => {
