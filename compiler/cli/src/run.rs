@@ -618,23 +618,32 @@ fn phase_report(total: std::time::Duration) -> String {
             "time       {:indent$}{name:<w$} {secs:>9.3} s{times}",
             "",
             indent = 2 * depth,
-            w = 22 - 2 * depth.min(10),
+            w = 22usize.saturating_sub(2 * depth),
         );
     };
-    let mut covered = 0.0;
-    let top = recorded.iter().filter(|(n, _, _)| !n.contains('/'));
-    for (name, spent, count) in top {
-        covered += spent.as_secs_f64();
-        line(&mut out, name, 0, spent.as_secs_f64(), *count);
-        let prefix = format!("{name}/");
-        for (inner, spent, count) in &recorded {
-            if let Some(rest) = inner.strip_prefix(&prefix) {
-                let depth = 1 + rest.matches('/').count();
-                let leaf = rest.rsplit('/').next().unwrap_or(rest);
-                line(&mut out, leaf, depth, spent.as_secs_f64(), *count);
-            }
+    // The phases directly under `prefix` ("" for the top level), each
+    // followed by its own.
+    fn tree(
+        recorded: &[(String, std::time::Duration, u32)],
+        prefix: &str,
+        depth: usize,
+        emit: &mut dyn FnMut(&str, usize, f64, u32),
+    ) {
+        for (name, spent, count) in recorded {
+            let Some(leaf) = name.strip_prefix(prefix).filter(|l| !l.contains('/')) else {
+                continue;
+            };
+            emit(leaf, depth, spent.as_secs_f64(), *count);
+            tree(recorded, &format!("{name}/"), depth + 1, emit);
         }
     }
+    let mut covered = 0.0;
+    tree(&recorded, "", 0, &mut |name, depth, secs, count| {
+        if depth == 0 {
+            covered += secs;
+        }
+        line(&mut out, name, depth, secs, count);
+    });
     let total = total.as_secs_f64();
     line(&mut out, "other", 0, (total - covered).max(0.0), 1);
     line(&mut out, "total", 0, total, 1);
