@@ -54,7 +54,8 @@ impl Resident {
     }
 }
 
-fn bytes_of(data: &Data) -> Option<&[u8]> {
+/// A tensor's elements as the bytes in memory (native order), except bools.
+pub(crate) fn bytes_of(data: &Data) -> Option<&[u8]> {
     Some(match data {
         Data::Bool(_) => return None,
         Data::I32(v) => bytemuck::cast_slice(v),
