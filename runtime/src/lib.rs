@@ -240,6 +240,25 @@ pub fn launch_kept(
     args: &mut [Arg],
     options: &Options,
 ) -> Result<(Provenance, Option<gpu::Resident>), RuntimeError> {
+    launch_streaming(kernel, args, options, None)
+}
+
+/// Where the bytes of a launch's stored tensors go as the GPU reads them
+/// back: called with the parameter's index, the byte offset and the
+/// little-endian bytes, in order, every byte once, while the device copies
+/// the next piece (so `phobosc run --output` writes its files during the
+/// read-back). The tensors in the arguments are filled as well.
+pub type PieceSink<'a> = &'a mut dyn FnMut(usize, u64, &[u8]);
+
+/// [`launch_kept`], handing `sink` the stored tensors' bytes as the GPU
+/// reads them back. Other backends never call it: their results are in
+/// the arguments when this returns.
+pub fn launch_streaming(
+    kernel: &Kernel,
+    args: &mut [Arg],
+    options: &Options,
+    sink: Option<PieceSink<'_>>,
+) -> Result<(Provenance, Option<gpu::Resident>), RuntimeError> {
     let (backend, passed_over) = resolve_why(options.backend, options.precision)?;
     let mut prov = Provenance {
         backend,
@@ -275,7 +294,13 @@ pub fn launch_kept(
         }
         Backend::Gpu => {
             let g = gpu::Gpu::shared()?;
-            match g.run_kept(kernel, args, options.precision, options.workgroup_size) {
+            match g.run_streaming(
+                kernel,
+                args,
+                options.precision,
+                options.workgroup_size,
+                sink,
+            ) {
                 Ok((run, resident)) => {
                     prov.device = g.describe();
                     prov.precision = options.precision;

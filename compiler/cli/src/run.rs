@@ -204,15 +204,39 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
     if opens_gpu {
         phases::time("device open", || drop(phobos_runtime::gpu::Gpu::shared()));
     }
+    // On the GPU the saved outputs are written as they are read back, so
+    // the file's writes overlap the device's copies of the next pieces.
+    let mut saving = Saving::new(&kernel, &args, &outputs);
     // The tuner draws its own bar, if it tunes.
-    let (kernel, prov, resident) = activity
-        .suspend(|| crate::tune::launch(a, &program, &name, kernel, &mut args, &options))?;
-    for (param, path) in &outputs {
-        let Arg::Tensor(t) = &args[*param] else {
+    let (kernel, prov, resident) = activity.suspend(|| {
+        crate::tune::launch(
+            a,
+            &program,
+            &name,
+            kernel,
+            &mut args,
+            &options,
+            Some(&mut |param, at, piece| saving.piece(param, at, piece)),
+        )
+    })?;
+    // Elsewhere (and for what the read-back did not hand over), from the
+    // tensors now.
+    for (param, writer) in saving.finish()? {
+        let Arg::Tensor(t) = &args[param] else {
             unreachable!("outputs are tensors")
         };
-        activity.phase(&format!("saving {}", path.display()));
-        phases::time("write", || npy::write(&kernel.params[*param].name, path, t))?;
+        let path = &outputs
+            .iter()
+            .find(|(p, _)| *p == param)
+            .expect("an output")
+            .1;
+        match writer {
+            Some(w) => w.finish()?,
+            None => {
+                activity.phase(&format!("saving {}", path.display()));
+                phases::time("write", || npy::write(&kernel.params[param].name, path, t))?;
+            }
+        }
     }
     // Checks run where the kernel ran, compiled like it, on the tensors
     // the launch left on the GPU.
@@ -274,6 +298,72 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
         }
     }
     emit(&out)
+}
+
+/// The `--output` files written as a launch's read-back hands over their
+/// bytes ([`phobos_runtime::PieceSink`]).
+struct Saving {
+    /// Parameter, file, element type, shape, and the file once its first
+    /// piece came.
+    files: Vec<(usize, PathBuf, Scalar, Vec<usize>, Option<npy::Writer>)>,
+    names: Vec<String>,
+    failed: Option<npy::NpyError>,
+}
+
+impl Saving {
+    fn new(kernel: &Kernel, args: &[Arg], outputs: &[(usize, PathBuf)]) -> Saving {
+        Saving {
+            files: outputs
+                .iter()
+                .map(|(p, path)| {
+                    let Arg::Tensor(t) = &args[*p] else {
+                        unreachable!("outputs are tensors")
+                    };
+                    (*p, path.clone(), t.elem(), t.shape.clone(), None)
+                })
+                .collect(),
+            names: kernel.params.iter().map(|p| p.name.clone()).collect(),
+            failed: None,
+        }
+    }
+
+    /// The bytes at `at` of parameter `param`; a file's first piece creates
+    /// it. After a failure nothing more is written; [`Saving::finish`]
+    /// reports it.
+    fn piece(&mut self, param: usize, at: u64, piece: &[u8]) {
+        if self.failed.is_some() {
+            return;
+        }
+        let Some((_, path, elem, shape, writer)) = self.files.iter_mut().find(|f| f.0 == param)
+        else {
+            return;
+        };
+        let written = phases::time("write", || {
+            if at == 0 {
+                *writer = Some(npy::Writer::create(&self.names[param], path, *elem, shape)?);
+            }
+            match writer {
+                Some(w) => w.write_bytes(piece),
+                None => unreachable!("the first piece is at 0"),
+            }
+        });
+        if let Err(e) = written {
+            self.failed = Some(e);
+        }
+    }
+
+    /// Each output with its file when the read-back wrote all of it, else
+    /// `None` (the launch ran elsewhere): the first failure, if any.
+    fn finish(self) -> Result<Vec<(usize, Option<npy::Writer>)>> {
+        if let Some(e) = self.failed {
+            return Err(e.into());
+        }
+        Ok(self
+            .files
+            .into_iter()
+            .map(|(p, _, _, _, w)| (p, w.filter(npy::Writer::complete)))
+            .collect())
+    }
 }
 
 /// Writes the report to stdout. A reader that stops early (`| head`) is not

@@ -190,6 +190,53 @@ fn checks_run_on_the_gpu_while_the_output_is_saved() {
     assert_eq!(g[0]["total"], 300 * 256);
 }
 
+/// On the GPU an output is written to its file as it is read back, in
+/// pieces (this one, of 68 MiB, in two): the file holds the CPU's bytes,
+/// and the write shows under the read-back in `--verbose`. Skips without
+/// an adapter, unless `PHOBOS_REQUIRE_GPU=1`.
+#[test]
+fn an_output_is_written_during_the_gpu_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |backend: &str, file: &str| {
+        let y = dir.path().join(file);
+        let o = phobosc(&[
+            "run",
+            "examples/dropout_rows.ph",
+            "--dim",
+            "M=70000",
+            "--no-tune",
+            "--verbose",
+            "--backend",
+            backend,
+            "--output",
+            &format!("Y={}", y.display()),
+        ]);
+        let (_, err) = text(&o);
+        (o.status.success(), err, y)
+    };
+    let (ok, err, on_gpu) = run("gpu", "gpu.npy");
+    if !ok {
+        assert!(
+            std::env::var("PHOBOS_REQUIRE_GPU").map_or(true, |v| v != "1"),
+            "PHOBOS_REQUIRE_GPU=1 but the GPU backend fails: {err}"
+        );
+        eprintln!("skipping the GPU: {err}");
+        return;
+    }
+    assert!(
+        err.lines().any(|l| l.starts_with("time           write")),
+        "the write is under the read-back:\n{err}"
+    );
+    let (ok, err, on_cpu) = run("cpu", "cpu.npy");
+    assert!(ok, "{err}");
+    let (g, c) = (
+        std::fs::read(on_gpu).unwrap(),
+        std::fs::read(on_cpu).unwrap(),
+    );
+    assert_eq!(g.len(), 128 + 70000 * 256 * 4);
+    assert!(g == c, "the GPU's file differs from the CPU's");
+}
+
 /// `--verbose` says on stderr where the time went, phase by phase, with
 /// the launch's and the checks' own phases under them, and leaves stdout
 /// as it is without it.

@@ -573,6 +573,19 @@ impl Gpu {
         precision: Precision,
         workgroup_size: Option<u32>,
     ) -> Result<(GpuRun, Resident), RuntimeError> {
+        self.run_streaming(kernel, args, precision, workgroup_size, None)
+    }
+
+    /// [`Gpu::run_kept`], handing `sink` each piece of every stored tensor
+    /// as it is read back ([`crate::PieceSink`]).
+    pub fn run_streaming(
+        &self,
+        kernel: &Kernel,
+        args: &mut [Arg],
+        precision: Precision,
+        workgroup_size: Option<u32>,
+        sink: Option<crate::PieceSink<'_>>,
+    ) -> Result<(GpuRun, Resident), RuntimeError> {
         let prepared = self.prepare_with(kernel, args, precision, workgroup_size)?;
         let mut encoder = self.device.create_command_encoder(&Default::default());
         prepared.encode(&mut encoder, None);
@@ -582,7 +595,9 @@ impl Gpu {
             self.queue.submit([encoder.finish()]);
             self.wait()
         })?;
-        crate::phases::time("readback", || self.read_back(kernel, &prepared, args))?;
+        crate::phases::scoped("readback", || {
+            self.read_back_into(kernel, &prepared, args, sink)
+        })?;
         let run = GpuRun {
             bound: prepared.bound.clone(),
             compile_ms: prepared.compile_ms,
@@ -640,6 +655,18 @@ impl Gpu {
         prepared: &Prepared,
         args: &mut [Arg],
     ) -> Result<(), RuntimeError> {
+        self.read_back_into(kernel, prepared, args, None)
+    }
+
+    /// [`Gpu::read_back`], handing `sink` each piece as it arrives: while
+    /// it takes a piece of a large tensor, the device copies the next.
+    fn read_back_into(
+        &self,
+        kernel: &Kernel,
+        prepared: &Prepared,
+        args: &mut [Arg],
+        mut sink: Option<crate::PieceSink<'_>>,
+    ) -> Result<(), RuntimeError> {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         let mut staged = Vec::new();
         let mut large = Vec::new();
@@ -676,6 +703,9 @@ impl Gpu {
                 .get_mapped_range(..)
                 .map_err(|e| GpuError::Wgpu(format!("mapping `{}`: {e}", kernel.params[i].name)))?;
             out.copy_from_slice(&view[..out.len()]);
+            if let Some(sink) = sink.as_mut() {
+                sink(i, 0, out);
+            }
         }
         // Larger tensors in pieces through two staging buffers.
         for (i, buffer) in large {
@@ -686,6 +716,9 @@ impl Gpu {
             let bytes = out.len() as u64;
             self.scan_buffer(buffer, bytes, &kernel.params[i].name, |at, piece| {
                 out[at as usize..at as usize + piece.len()].copy_from_slice(piece);
+                if let Some(sink) = sink.as_mut() {
+                    sink(i, at, piece);
+                }
             })?;
         }
         Ok(())
