@@ -303,11 +303,19 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
 /// The `--output` files written as a launch's read-back hands over their
 /// bytes ([`phobos_runtime::PieceSink`]).
 struct Saving {
-    /// Parameter, file, element type, shape, and the file once its first
-    /// piece came.
-    files: Vec<(usize, PathBuf, Scalar, Vec<usize>, Option<npy::Writer>)>,
+    files: Vec<SavedFile>,
     names: Vec<String>,
     failed: Option<npy::NpyError>,
+}
+
+/// One `--output` file: its parameter, path, element type and shape, and
+/// the file once its first piece came.
+struct SavedFile {
+    param: usize,
+    path: PathBuf,
+    elem: Scalar,
+    shape: Vec<usize>,
+    writer: Option<npy::Writer>,
 }
 
 impl Saving {
@@ -319,7 +327,13 @@ impl Saving {
                     let Arg::Tensor(t) = &args[*p] else {
                         unreachable!("outputs are tensors")
                     };
-                    (*p, path.clone(), t.elem(), t.shape.clone(), None)
+                    SavedFile {
+                        param: *p,
+                        path: path.clone(),
+                        elem: t.elem(),
+                        shape: t.shape.clone(),
+                        writer: None,
+                    }
                 })
                 .collect(),
             names: kernel.params.iter().map(|p| p.name.clone()).collect(),
@@ -334,15 +348,19 @@ impl Saving {
         if self.failed.is_some() {
             return;
         }
-        let Some((_, path, elem, shape, writer)) = self.files.iter_mut().find(|f| f.0 == param)
-        else {
+        let Some(f) = self.files.iter_mut().find(|f| f.param == param) else {
             return;
         };
         let written = phases::time("write", || {
             if at == 0 {
-                *writer = Some(npy::Writer::create(&self.names[param], path, *elem, shape)?);
+                f.writer = Some(npy::Writer::create(
+                    &self.names[param],
+                    &f.path,
+                    f.elem,
+                    &f.shape,
+                )?);
             }
-            match writer {
+            match &mut f.writer {
                 Some(w) => w.write_bytes(piece),
                 None => unreachable!("the first piece is at 0"),
             }
@@ -361,7 +379,7 @@ impl Saving {
         Ok(self
             .files
             .into_iter()
-            .map(|(p, _, _, _, w)| (p, w.filter(npy::Writer::complete)))
+            .map(|f| (f.param, f.writer.filter(npy::Writer::complete)))
             .collect())
     }
 }
