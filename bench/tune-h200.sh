@@ -12,7 +12,8 @@
 #   EXAMPLE_SCALE=1   divides the examples' dims in (c)
 #   SCRATCH=/tmp      where the output .npy files go (BIG_M * 1 KiB each)
 # On lavapipe (to test the script): TUNE_M=1024 BIG_M=16384 EXAMPLE_SCALE=16
-# with WGPU_BACKEND=vulkan NODEVICE_SELECT=1.
+# with WGPU_BACKEND=vulkan NODEVICE_SELECT=1. bench/launch-h200.sh measures
+# (d) alone, with the run's phases (`phobosc run --verbose`).
 set -euo pipefail
 if [ $# -ne 1 ] || [ ! -x "$1" ]; then
     echo "usage: $0 PHOBOSC_BINARY (run from the repository root)" >&2

@@ -25,6 +25,7 @@ pub mod gpu;
 /// Generated inputs (in the core, so that the playground shares them).
 pub use phobos_core::inputs;
 pub mod npy;
+pub mod phases;
 pub mod tune;
 
 use phobos_core::interp;
@@ -239,6 +240,25 @@ pub fn launch_kept(
     args: &mut [Arg],
     options: &Options,
 ) -> Result<(Provenance, Option<gpu::Resident>), RuntimeError> {
+    launch_streaming(kernel, args, options, None)
+}
+
+/// Where the bytes of a launch's stored tensors go as the GPU reads them
+/// back: called with the parameter's index, the byte offset and the
+/// little-endian bytes, in order, every byte once, while the device copies
+/// the next piece (so `phobosc run --output` writes its files during the
+/// read-back). The tensors in the arguments are filled as well.
+pub type PieceSink<'a> = &'a mut dyn FnMut(usize, u64, &[u8]);
+
+/// [`launch_kept`], handing `sink` the stored tensors' bytes as the GPU
+/// reads them back. Other backends never call it: their results are in
+/// the arguments when this returns.
+pub fn launch_streaming(
+    kernel: &Kernel,
+    args: &mut [Arg],
+    options: &Options,
+    sink: Option<PieceSink<'_>>,
+) -> Result<(Provenance, Option<gpu::Resident>), RuntimeError> {
     let (backend, passed_over) = resolve_why(options.backend, options.precision)?;
     let mut prov = Provenance {
         backend,
@@ -258,10 +278,14 @@ pub fn launch_kept(
     };
     match backend {
         Backend::Cpu => {
+            let started = std::time::Instant::now();
             let run = phobos_cpu::run(kernel, args, options.threads).map_err(|e| match e {
                 phobos_cpu::RunError::Launch(e) => RuntimeError::Launch(e),
                 phobos_cpu::RunError::Compile(e) => RuntimeError::Compile(e.to_string()),
             })?;
+            let compile = std::time::Duration::from_secs_f64(run.compile_ms / 1e3);
+            phases::add("compile", compile);
+            phases::add("kernel", started.elapsed().saturating_sub(compile));
             prov.device = format!("host CPU ({}, Cranelift JIT)", std::env::consts::ARCH);
             prov.threads = run.threads;
             prov.bound = run.bound;
@@ -270,7 +294,13 @@ pub fn launch_kept(
         }
         Backend::Gpu => {
             let g = gpu::Gpu::shared()?;
-            match g.run_kept(kernel, args, options.precision, options.workgroup_size) {
+            match g.run_streaming(
+                kernel,
+                args,
+                options.precision,
+                options.workgroup_size,
+                sink,
+            ) {
                 Ok((run, resident)) => {
                     prov.device = g.describe();
                     prov.precision = options.precision;
@@ -297,7 +327,7 @@ pub fn launch_kept(
             }
         }
         _ => {
-            prov.bound = interp::run(kernel, args)?;
+            prov.bound = phases::time("kernel", || interp::run(kernel, args))?;
             prov.device = "host CPU (reference interpreter)".to_string();
         }
     }

@@ -98,24 +98,100 @@ fn header(elem: Scalar, shape: &[usize]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// Writes a tensor as `.npy`: the header, then the elements little-endian,
-/// in pieces of 64 Ki elements straight to the file.
+/// A `.npy` file being written: its header is written when it is
+/// created, then the elements' little-endian bytes in order, in pieces as
+/// they come (from the GPU's read-back, say), so no copy of the tensor is
+/// needed to write it.
+pub struct Writer {
+    file: std::fs::File,
+    param: String,
+    path: String,
+    /// The data bytes the header promises, and those written so far.
+    expected: u64,
+    written: u64,
+}
+
+impl Writer {
+    /// Creates the file for parameter `param` and writes the header of a
+    /// C-order array of `elem` with this shape.
+    pub fn create(
+        param: &str,
+        path: &Path,
+        elem: Scalar,
+        shape: &[usize],
+    ) -> Result<Writer, NpyError> {
+        use std::io::Write;
+        let mut w = Writer {
+            file: std::fs::File::create(path).map_err(|e| NpyError {
+                param: param.to_string(),
+                path: path.display().to_string(),
+                why: format!("cannot write the file: {e}"),
+            })?,
+            param: param.to_string(),
+            path: path.display().to_string(),
+            expected: shape.iter().product::<usize>() as u64 * elem.size() as u64,
+            written: 0,
+        };
+        let head = header(elem, shape).ok_or_else(|| {
+            w.err(format!(
+                "a shape of {} axes is too long for a .npy header",
+                shape.len()
+            ))
+        })?;
+        w.file.write_all(&head).map_err(|e| w.io(e))?;
+        Ok(w)
+    }
+
+    fn err(&self, why: String) -> NpyError {
+        NpyError {
+            param: self.param.clone(),
+            path: self.path.clone(),
+            why,
+        }
+    }
+
+    fn io(&self, e: std::io::Error) -> NpyError {
+        self.err(format!("cannot write the file: {e}"))
+    }
+
+    /// Appends the next elements, as little-endian bytes.
+    pub fn write_bytes(&mut self, bytes: &[u8]) -> Result<(), NpyError> {
+        use std::io::Write;
+        self.file.write_all(bytes).map_err(|e| self.io(e))?;
+        self.written += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Whether every element the header promises has been written.
+    pub fn complete(&self) -> bool {
+        self.written == self.expected
+    }
+
+    /// Ends the file; an error if fewer or more bytes came than the header
+    /// promises.
+    pub fn finish(mut self) -> Result<(), NpyError> {
+        use std::io::Write;
+        if !self.complete() {
+            return Err(self.err(format!(
+                "{} bytes of elements written where the shape needs {}",
+                self.written, self.expected
+            )));
+        }
+        self.file.flush().map_err(|e| self.io(e))
+    }
+}
+
+/// Writes a tensor as `.npy`: the header, then the elements little-endian:
+/// on a little-endian host straight from the tensor's memory in one write
+/// (no copy), else in pieces of 64 Ki elements.
 pub fn write(param: &str, path: &Path, t: &Tensor) -> Result<(), NpyError> {
-    use std::io::Write;
-    let err = |why: String| NpyError {
-        param: param.to_string(),
-        path: path.display().to_string(),
-        why,
-    };
-    let io = |e: std::io::Error| err(format!("cannot write the file: {e}"));
-    let head = header(t.elem(), &t.shape).ok_or_else(|| {
-        err(format!(
-            "a shape of {} axes is too long for a .npy header",
-            t.shape.len()
-        ))
-    })?;
-    let mut file = std::fs::File::create(path).map_err(io)?;
-    file.write_all(&head).map_err(io)?;
+    let mut w = Writer::create(param, path, t.elem(), &t.shape)?;
+    if cfg!(target_endian = "little")
+        && let Some(bytes) = crate::gpu::bytes_of(&t.data)
+    {
+        w.write_bytes(bytes)?;
+        return w.finish();
+    }
     let mut buf = Vec::with_capacity(8 << 16);
     macro_rules! put {
         ($v:expr, $bytes:expr) => {{
@@ -124,7 +200,7 @@ pub fn write(param: &str, path: &Path, t: &Tensor) -> Result<(), NpyError> {
                 for x in piece {
                     buf.extend_from_slice(&$bytes(*x));
                 }
-                file.write_all(&buf).map_err(io)?;
+                w.write_bytes(&buf)?;
             }
         }};
     }
@@ -137,7 +213,7 @@ pub fn write(param: &str, path: &Path, t: &Tensor) -> Result<(), NpyError> {
         Data::F32(v) => put!(v, f32::to_le_bytes),
         Data::F64(v) => put!(v, f64::to_le_bytes),
     }
-    file.flush().map_err(io)
+    w.finish()
 }
 
 #[cfg(test)]

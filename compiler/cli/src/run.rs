@@ -7,7 +7,7 @@ use phobos_core::ir::{Kernel, ParamKind};
 use phobos_core::launch::Arg;
 use phobos_core::tensor::Tensor;
 use phobos_core::types::{Dim, Scalar, Value};
-use phobos_runtime::{Backend, Options, Precision, Provenance, checks, inputs, npy};
+use phobos_runtime::{Backend, Options, Precision, Provenance, checks, inputs, npy, phases};
 use serde_json::json;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -51,6 +51,10 @@ pub struct RunArgs {
     /// Print provenance and per-output statistics as JSON on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Print where the time went (device open, inputs, upload, compile,
+    /// kernel, read-back, writing, checks) on stderr.
+    #[arg(long)]
+    pub verbose: bool,
 }
 
 impl RunArgs {
@@ -81,6 +85,7 @@ impl RunArgs {
             no_tune: false,
             threads,
             json: true,
+            verbose: false,
         }
     }
 }
@@ -165,6 +170,15 @@ pub fn prepare(a: &RunArgs) -> Result<std::result::Result<Prepared, ExitCode>> {
 }
 
 pub fn run(a: &RunArgs) -> Result<ExitCode> {
+    let started = std::time::Instant::now();
+    let code = run_timed(a)?;
+    if a.verbose {
+        eprint!("{}", phase_report(started.elapsed()));
+    }
+    Ok(code)
+}
+
+fn run_timed(a: &RunArgs) -> Result<ExitCode> {
     let activity = crate::tune::Activity::start(a.json);
     activity.phase("reading and generating inputs");
     let Prepared {
@@ -173,21 +187,56 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         kernel,
         mut args,
         options,
-    } = match prepare(a)? {
+    } = match phases::scoped("inputs", || prepare(a))? {
         Ok(p) => p,
         Err(code) => return Ok(code),
     };
     let outputs = outputs_to_save(&kernel, &a.outputs)?;
     activity.phase("running");
+    // Opened here rather than inside the first launch, so that its time is
+    // a phase of its own; a device that fails to open is reported by the
+    // launch as before.
+    let opens_gpu = match options.backend {
+        Backend::Gpu => true,
+        Backend::Auto => std::env::var_os("PHOBOS_BACKEND").is_none(),
+        _ => false,
+    };
+    if opens_gpu {
+        phases::time("device open", || drop(phobos_runtime::gpu::Gpu::shared()));
+    }
+    // On the GPU the saved outputs are written as they are read back, so
+    // the file's writes overlap the device's copies of the next pieces.
+    let mut saving = Saving::new(&kernel, &args, &outputs);
     // The tuner draws its own bar, if it tunes.
-    let (kernel, prov, resident) = activity
-        .suspend(|| crate::tune::launch(a, &program, &name, kernel, &mut args, &options))?;
-    for (param, path) in &outputs {
-        let Arg::Tensor(t) = &args[*param] else {
+    let (kernel, prov, resident) = activity.suspend(|| {
+        crate::tune::launch(
+            a,
+            &program,
+            &name,
+            kernel,
+            &mut args,
+            &options,
+            Some(&mut |param, at, piece| saving.piece(param, at, piece)),
+        )
+    })?;
+    // Elsewhere (and for what the read-back did not hand over), from the
+    // tensors now.
+    for (param, writer) in saving.finish()? {
+        let Arg::Tensor(t) = &args[param] else {
             unreachable!("outputs are tensors")
         };
-        activity.phase(&format!("saving {}", path.display()));
-        npy::write(&kernel.params[*param].name, path, t)?;
+        let path = &outputs
+            .iter()
+            .find(|(p, _)| *p == param)
+            .expect("an output")
+            .1;
+        match writer {
+            Some(w) => w.finish()?,
+            None => {
+                activity.phase(&format!("saving {}", path.display()));
+                phases::time("write", || npy::write(&kernel.params[param].name, path, t))?;
+            }
+        }
     }
     // Checks run where the kernel ran, compiled like it, on the tensors
     // the launch left on the GPU.
@@ -196,8 +245,9 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         ..options
     };
     activity.phase("evaluating the check lines");
-    let checks =
-        checks::evaluate_kept(&program, &name, &kernel, &mut args, &on, resident.as_ref())?;
+    let checks = phases::scoped("checks", || {
+        checks::evaluate_kept(&program, &name, &kernel, &mut args, &on, resident.as_ref())
+    })?;
     drop(resident);
     activity.done();
     if a.json {
@@ -248,6 +298,90 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         }
     }
     emit(&out)
+}
+
+/// The `--output` files written as a launch's read-back hands over their
+/// bytes ([`phobos_runtime::PieceSink`]).
+struct Saving {
+    files: Vec<SavedFile>,
+    names: Vec<String>,
+    failed: Option<npy::NpyError>,
+}
+
+/// One `--output` file: its parameter, path, element type and shape, and
+/// the file once its first piece came.
+struct SavedFile {
+    param: usize,
+    path: PathBuf,
+    elem: Scalar,
+    shape: Vec<usize>,
+    writer: Option<npy::Writer>,
+}
+
+impl Saving {
+    fn new(kernel: &Kernel, args: &[Arg], outputs: &[(usize, PathBuf)]) -> Saving {
+        Saving {
+            files: outputs
+                .iter()
+                .map(|(p, path)| {
+                    let Arg::Tensor(t) = &args[*p] else {
+                        unreachable!("outputs are tensors")
+                    };
+                    SavedFile {
+                        param: *p,
+                        path: path.clone(),
+                        elem: t.elem(),
+                        shape: t.shape.clone(),
+                        writer: None,
+                    }
+                })
+                .collect(),
+            names: kernel.params.iter().map(|p| p.name.clone()).collect(),
+            failed: None,
+        }
+    }
+
+    /// The bytes at `at` of parameter `param`; a file's first piece creates
+    /// it. After a failure nothing more is written; [`Saving::finish`]
+    /// reports it.
+    fn piece(&mut self, param: usize, at: u64, piece: &[u8]) {
+        if self.failed.is_some() {
+            return;
+        }
+        let Some(f) = self.files.iter_mut().find(|f| f.param == param) else {
+            return;
+        };
+        let written = phases::time("write", || {
+            if at == 0 {
+                f.writer = Some(npy::Writer::create(
+                    &self.names[param],
+                    &f.path,
+                    f.elem,
+                    &f.shape,
+                )?);
+            }
+            match &mut f.writer {
+                Some(w) => w.write_bytes(piece),
+                None => unreachable!("the first piece is at 0"),
+            }
+        });
+        if let Err(e) = written {
+            self.failed = Some(e);
+        }
+    }
+
+    /// Each output with its file when the read-back wrote all of it, else
+    /// `None` (the launch ran elsewhere): the first failure, if any.
+    fn finish(self) -> Result<Vec<(usize, Option<npy::Writer>)>> {
+        if let Some(e) = self.failed {
+            return Err(e.into());
+        }
+        Ok(self
+            .files
+            .into_iter()
+            .map(|f| (f.param, f.writer.filter(npy::Writer::complete)))
+            .collect())
+    }
 }
 
 /// Writes the report to stdout. A reader that stops early (`| head`) is not
@@ -573,4 +707,53 @@ fn available_memory() -> usize {
             kib.checked_mul(1024)
         })
         .unwrap_or(usize::MAX)
+}
+
+/// `--verbose`'s table: each phase the runtime recorded (`phases`), with
+/// the phases timed inside another indented under it, and what no phase
+/// covers (parsing, the report, freeing memory) as the rest of `total`.
+fn phase_report(total: std::time::Duration) -> String {
+    let recorded = phases::recorded();
+    let mut out = String::new();
+    let line = |out: &mut String, name: &str, depth: usize, secs: f64, count: u32| {
+        let times = if count > 1 {
+            format!(" ({count} times)")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "time       {:indent$}{name:<w$} {secs:>9.3} s{times}",
+            "",
+            indent = 2 * depth,
+            w = 22usize.saturating_sub(2 * depth),
+        );
+    };
+    // The phases directly under `prefix` ("" for the top level), each
+    // followed by its own.
+    fn tree(
+        recorded: &[(String, std::time::Duration, u32)],
+        prefix: &str,
+        depth: usize,
+        emit: &mut dyn FnMut(&str, usize, f64, u32),
+    ) {
+        for (name, spent, count) in recorded {
+            let Some(leaf) = name.strip_prefix(prefix).filter(|l| !l.contains('/')) else {
+                continue;
+            };
+            emit(leaf, depth, spent.as_secs_f64(), *count);
+            tree(recorded, &format!("{name}/"), depth + 1, emit);
+        }
+    }
+    let mut covered = 0.0;
+    tree(&recorded, "", 0, &mut |name, depth, secs, count| {
+        if depth == 0 {
+            covered += secs;
+        }
+        line(&mut out, name, depth, secs, count);
+    });
+    let total = total.as_secs_f64();
+    line(&mut out, "other", 0, (total - covered).max(0.0), 1);
+    line(&mut out, "total", 0, total, 1);
+    out
 }

@@ -190,6 +190,126 @@ fn checks_run_on_the_gpu_while_the_output_is_saved() {
     assert_eq!(g[0]["total"], 300 * 256);
 }
 
+/// On the GPU an output is written to its file as it is read back, in
+/// pieces (this one, of 68 MiB, in two): the file holds the CPU's bytes,
+/// and the write shows under the read-back in `--verbose`. Skips without
+/// an adapter, unless `PHOBOS_REQUIRE_GPU=1`.
+#[test]
+fn an_output_is_written_during_the_gpu_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |backend: &str, file: &str| {
+        let y = dir.path().join(file);
+        let o = phobosc(&[
+            "run",
+            "examples/dropout_rows.ph",
+            "--dim",
+            "M=70000",
+            "--no-tune",
+            "--verbose",
+            "--backend",
+            backend,
+            "--output",
+            &format!("Y={}", y.display()),
+        ]);
+        let (_, err) = text(&o);
+        (o.status.success(), err, y)
+    };
+    let (ok, err, on_gpu) = run("gpu", "gpu.npy");
+    if !ok {
+        assert!(
+            std::env::var("PHOBOS_REQUIRE_GPU").map_or(true, |v| v != "1"),
+            "PHOBOS_REQUIRE_GPU=1 but the GPU backend fails: {err}"
+        );
+        eprintln!("skipping the GPU: {err}");
+        return;
+    }
+    assert!(
+        err.lines().any(|l| l.starts_with("time           write")),
+        "the write is under the read-back:\n{err}"
+    );
+    let (ok, err, on_cpu) = run("cpu", "cpu.npy");
+    assert!(ok, "{err}");
+    let (g, c) = (
+        std::fs::read(on_gpu).unwrap(),
+        std::fs::read(on_cpu).unwrap(),
+    );
+    assert_eq!(g.len(), 128 + 70000 * 256 * 4);
+    assert!(g == c, "the GPU's file differs from the CPU's");
+}
+
+/// `--verbose` says on stderr where the time went, phase by phase, with
+/// the launch's and the checks' own phases under them, and leaves stdout
+/// as it is without it.
+#[test]
+fn verbose_prints_the_phases_on_stderr_and_leaves_stdout_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let y = dir.path().join("y.npy");
+    let out = format!("Y={}", y.display());
+    let args = [
+        "run",
+        "examples/dropout_rows.ph",
+        "--dim",
+        "M=100",
+        "--backend",
+        "cpu",
+        "--no-tune",
+        "--output",
+        &out,
+    ];
+    let plain = phobosc(&args);
+    let verbose = phobosc(&[&args[..], &["--verbose"]].concat());
+    let ((plain_out, plain_err), (out, err)) = (text(&plain), text(&verbose));
+    assert!(plain.status.success() && verbose.status.success(), "{err}");
+    // The same report but for the compile time, which varies run to run.
+    let timeless = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| !l.starts_with("compile "))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(
+        timeless(&out),
+        timeless(&plain_out),
+        "stdout is the same with --verbose"
+    );
+    assert!(out.contains("check `kept fraction`"), "{out}");
+    assert!(!plain_err.contains("time "), "{plain_err}");
+    let lines: Vec<(usize, &str, f64)> = err
+        .lines()
+        .filter_map(|l| l.strip_prefix("time       "))
+        .map(|l| {
+            let depth = l.len() - l.trim_start().len();
+            let mut words: Vec<&str> = l.split_whitespace().collect();
+            words.retain(|w| !w.starts_with('(') && !w.ends_with(')'));
+            let secs = words[words.len() - 2].parse().expect("seconds");
+            (depth / 2, words[0], secs)
+        })
+        .collect();
+    let names: Vec<(usize, &str)> = lines.iter().map(|(d, n, _)| (*d, *n)).collect();
+    for want in [
+        (0, "inputs"),
+        (0, "launch"),
+        (1, "compile"),
+        (1, "kernel"),
+        (0, "write"),
+        (0, "checks"),
+        (0, "other"),
+        (0, "total"),
+    ] {
+        assert!(names.contains(&want), "{want:?} in {names:?}\n{err}");
+    }
+    // The top-level phases and `other` add up to the total.
+    let (top, total): (f64, f64) = (
+        lines
+            .iter()
+            .filter(|(d, n, _)| *d == 0 && *n != "total")
+            .map(|l| l.2)
+            .sum(),
+        lines.iter().find(|l| l.1 == "total").expect("a total").2,
+    );
+    assert!((top - total).abs() < 0.01, "{top} against {total}\n{err}");
+}
+
 #[test]
 fn npy_round_trip_and_bad_files() {
     let dir = tempfile::tempdir().unwrap();

@@ -56,7 +56,8 @@ impl Resident {
     }
 }
 
-fn bytes_of(data: &Data) -> Option<&[u8]> {
+/// A tensor's elements as the bytes in memory (native order), except bools.
+pub(crate) fn bytes_of(data: &Data) -> Option<&[u8]> {
     Some(match data {
         Data::Bool(_) => return None,
         Data::I32(v) => bytemuck::cast_slice(v),
@@ -161,7 +162,7 @@ impl Gpu {
         // wgpu zero-fills a buffer nothing was written to (WebGPU requires
         // it), so a tensor of zeros, such as an output that starts empty,
         // is not copied at all.
-        if all_zero(&t.data) {
+        if crate::phases::time("zero check", || all_zero(&t.data)) {
             return Ok(buffer);
         }
         // In pieces, each submitted and finished before the next ones, so
@@ -186,6 +187,18 @@ impl Gpu {
     /// (`phobos_gpu::Split::plan`, pieces at offsets the device allows);
     /// one larger than a buffer may be is refused, naming it.
     fn plan(
+        &self,
+        kernel: &Kernel,
+        shapes: &[ArgShape],
+        precision: Precision,
+        workgroup_size: Option<u32>,
+    ) -> Result<(Arc<Pipeline>, Bound, [u32; 3], bool), RuntimeError> {
+        crate::phases::time("compile", || {
+            self.plan_untimed(kernel, shapes, precision, workgroup_size)
+        })
+    }
+
+    fn plan_untimed(
         &self,
         kernel: &Kernel,
         shapes: &[ArgShape],
@@ -374,7 +387,9 @@ impl Gpu {
         for (p, a) in kernel.params.iter().zip(args) {
             match a {
                 Arg::Tensor(t) => {
-                    owned.push(Some(self.upload(&p.name, t)?));
+                    owned.push(Some(crate::phases::scoped("upload", || {
+                        self.upload(&p.name, t)
+                    })?));
                     scalars.push(None);
                 }
                 Arg::Scalar(v) => {
@@ -564,12 +579,31 @@ impl Gpu {
         precision: Precision,
         workgroup_size: Option<u32>,
     ) -> Result<(GpuRun, Resident), RuntimeError> {
+        self.run_streaming(kernel, args, precision, workgroup_size, None)
+    }
+
+    /// [`Gpu::run_kept`], handing `sink` each piece of every stored tensor
+    /// as it is read back ([`crate::PieceSink`]).
+    pub fn run_streaming(
+        &self,
+        kernel: &Kernel,
+        args: &mut [Arg],
+        precision: Precision,
+        workgroup_size: Option<u32>,
+        sink: Option<crate::PieceSink<'_>>,
+    ) -> Result<(GpuRun, Resident), RuntimeError> {
         let prepared = self.prepare_with(kernel, args, precision, workgroup_size)?;
         let mut encoder = self.device.create_command_encoder(&Default::default());
         prepared.encode(&mut encoder, None);
-        self.queue.submit([encoder.finish()]);
-        self.flush_disk_cache();
-        self.read_back(kernel, &prepared, args)?;
+        // Waiting for the kernel before reading back costs nothing the
+        // read-back would not wait for, and separates the two phases.
+        crate::phases::time("kernel", || {
+            self.queue.submit([encoder.finish()]);
+            self.wait()
+        })?;
+        crate::phases::scoped("readback", || {
+            self.read_back_into(kernel, &prepared, args, sink)
+        })?;
         let run = GpuRun {
             bound: prepared.bound.clone(),
             compile_ms: prepared.compile_ms,
@@ -628,6 +662,18 @@ impl Gpu {
         prepared: &Prepared,
         args: &mut [Arg],
     ) -> Result<(), RuntimeError> {
+        self.read_back_into(kernel, prepared, args, None)
+    }
+
+    /// [`Gpu::read_back`], handing `sink` each piece as it arrives: while
+    /// it takes a piece of a large tensor, the device copies the next.
+    fn read_back_into(
+        &self,
+        kernel: &Kernel,
+        prepared: &Prepared,
+        args: &mut [Arg],
+        mut sink: Option<crate::PieceSink<'_>>,
+    ) -> Result<(), RuntimeError> {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         let mut staged = Vec::new();
         let mut large = Vec::new();
@@ -664,6 +710,9 @@ impl Gpu {
                 .get_mapped_range(..)
                 .map_err(|e| GpuError::Wgpu(format!("mapping `{}`: {e}", kernel.params[i].name)))?;
             out.copy_from_slice(&view[..out.len()]);
+            if let Some(sink) = sink.as_mut() {
+                sink(i, 0, out);
+            }
         }
         // Larger tensors in pieces through two staging buffers.
         for (i, buffer) in large {
@@ -674,6 +723,9 @@ impl Gpu {
             let bytes = out.len() as u64;
             self.scan_buffer(buffer, bytes, &kernel.params[i].name, |at, piece| {
                 out[at as usize..at as usize + piece.len()].copy_from_slice(piece);
+                if let Some(sink) = sink.as_mut() {
+                    sink(i, at, piece);
+                }
             })?;
         }
         Ok(())

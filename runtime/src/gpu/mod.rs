@@ -29,6 +29,7 @@ mod pipeline;
 mod platform;
 mod timing;
 
+pub(crate) use dispatch::bytes_of;
 pub use dispatch::{GpuArg, Prepared, Resident};
 pub use fill::{PreparedFill, fill_map};
 pub use pipeline::BuildPhases;

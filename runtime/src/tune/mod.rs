@@ -876,12 +876,14 @@ pub fn launch_candidate(
     args: &mut [Arg],
     options: &Options,
 ) -> Result<(Kernel, crate::Provenance), RuntimeError> {
-    launch_candidate_kept(program, name, candidate, tuning, args, options)
+    launch_candidate_kept(program, name, candidate, tuning, args, options, None)
         .map(|(kernel, prov, _)| (kernel, prov))
 }
 
 /// [`launch_candidate`], keeping the tensors' buffers on the GPU
-/// afterwards (`crate::launch_kept`), for the check lines.
+/// afterwards (`crate::launch_kept`), for the check lines, and handing
+/// `sink` the stored tensors' bytes as the GPU reads them back
+/// (`crate::launch_streaming`).
 pub fn launch_candidate_kept(
     program: &Program,
     name: &str,
@@ -889,6 +891,7 @@ pub fn launch_candidate_kept(
     tuning: Tuning,
     args: &mut [Arg],
     options: &Options,
+    sink: Option<crate::PieceSink<'_>>,
 ) -> Result<(Kernel, crate::Provenance, Option<crate::gpu::Resident>), RuntimeError> {
     let kernel = program.kernel(name, &candidate.config).map_err(|d| {
         RuntimeError::Compile(format!(
@@ -901,7 +904,7 @@ pub fn launch_candidate_kept(
         workgroup_size: candidate.workgroup_size,
         ..options.clone()
     };
-    let (mut prov, resident) = crate::launch_kept(&kernel, args, &options)?;
+    let (mut prov, resident) = crate::launch_streaming(&kernel, args, &options, sink)?;
     prov.tuning = tuning;
     Ok((kernel, prov, resident))
 }

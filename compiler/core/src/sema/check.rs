@@ -241,7 +241,10 @@ pub fn check_expr_kernel_reading(
     let read = c.tune_used.clone();
     let nodes = c.k.exprs.len();
     Reading {
-        result: c.finish(),
+        // Verified again after spreading (`finish` verifies the spread
+        // kernel), so a bad rewrite is an internal error, never a check
+        // that counts something else.
+        result: c.finish_with(super::check_grid::spread),
         read,
         nodes,
     }
@@ -306,8 +309,19 @@ impl<'p> Checker<'p> {
         c
     }
 
-    fn finish(mut self) -> Result<ir::Kernel, Vec<Diagnostic>> {
+    fn finish(self) -> Result<ir::Kernel, Vec<Diagnostic>> {
+        self.finish_with(|k| k)
+    }
+
+    /// [`Checker::finish`], with `rewrite` applied to a kernel that checked
+    /// before it is verified.
+    fn finish_with(
+        mut self,
+        rewrite: impl FnOnce(ir::Kernel) -> ir::Kernel,
+    ) -> Result<ir::Kernel, Vec<Diagnostic>> {
         if self.diags.is_empty() {
+            // A check kernel is small: cloning it costs nothing to speak of.
+            self.k = rewrite(self.k.clone());
             let errors = ir::verify(&self.k);
             if errors.is_empty() {
                 return Ok(self.k);

@@ -4,6 +4,7 @@
 //! configuration.
 
 mod check;
+mod check_grid;
 mod expr;
 mod fns;
 mod grid;
