@@ -281,13 +281,7 @@ pub(crate) fn div<O: IntOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
 /// are common in what dropout divides (the outputs of a ReLU, cleared
 /// buffers), and took the loop for every element before (bench/RESULTS.md,
 /// 2026-12-02); both fast paths answer them.
-fn zero_quotient<O: IntOps>(
-    o: &mut O,
-    aa: O::V,
-    ab: O::V,
-    sign: O::V,
-    fast: O::V,
-) -> (O::B, O::V) {
+fn zero_quotient<O: IntOps>(o: &mut O, aa: O::V, ab: O::V, sign: O::V, fast: O::V) -> (O::B, O::V) {
     let zero = o.c(0);
     let one = o.c(1);
     let a_zero = o.eq(aa, zero);
