@@ -14,6 +14,7 @@ impl<'k> Lower<'k> {
         // barrier) whose places it conflicts with; private scalars never
         // conflict, since each invocation has its own.
         let mut pending = Access::default();
+        self.subgroup_ok = self.subgroup_check();
         // The enclosing block and the variable of each open loop.
         let mut open: Vec<(Vec<Statement>, Place)> = Vec::new();
         for s in &self.k.body {
@@ -91,6 +92,7 @@ impl<'k> Lower<'k> {
             }
             let noted = self.tandem.notes.len();
             self.stmt(s)?;
+            self.coop.clear();
             let value = s.value().expect("loops are handled above");
             if self.tandem.notes.len() == noted && super::tandem_draw::has_words(self.k, value) {
                 self.tandem.note(
@@ -161,11 +163,7 @@ impl<'k> Lower<'k> {
                     });
                     return Ok(());
                 }
-                // A var takes this path too when its declared shape is the
-                // reduction's (`tree_let` checks).
-                if self.tree_let(*local, *value, &pre)? {
-                    return Ok(());
-                }
+                self.coop_reduces(*value, &pre)?;
                 let shape = self.k.locals[*local].shape.clone();
                 let ext: Vec<H> = shape.iter().map(|d| self.extent(*d)).collect();
                 self.draw_tile_loop(&shape, &ext, 1, *value, &pre, |lw, flat, pos| {
@@ -208,6 +206,9 @@ impl<'k> Lower<'k> {
         self.hoist(value, &mut pre)?;
         for i in index_exprs(index) {
             self.node(i, &[], &mut pre)?;
+        }
+        if !self.is_private(place) {
+            self.coop_reduces(value, &pre)?;
         }
         if self.is_private(place) {
             // A private scalar: every invocation writes its own copy.
