@@ -612,7 +612,9 @@ fn example_reductions_take_the_cooperative_path() {
             let barriers = text.matches("workgroupBarrier()").count();
             let lines = text.lines().count();
             println!("{name} subgroups={subgroups}: {lines} lines, {barriers} barriers");
-            assert!(text.contains("reduce_result"), "{name}\n{text}");
+            let file = std::env::temp_dir().join(format!("phobos-coop-{name}-{subgroups}.wgsl"));
+            std::fs::write(&file, &text).expect("the temporary directory is writable");
+            assert!(text.contains("var<workgroup> reduce_f32"), "{name}\n{text}");
             assert_eq!(
                 text.contains("subgroupShuffleXor("),
                 subgroups,

@@ -35,13 +35,13 @@
 //! type, more rows than half the invocations, or arrays that would not fit
 //! in the device's workgroup memory) keeps `reduce.rs`'s loop per element.
 
-use super::{H, Lower};
+use super::{H, LocalHome, Lower};
 use crate::LowerError;
 use naga::{
     AddressSpace, ArraySize, BinaryOperator as B, Block, Expression,
     GatherMode, GlobalVariable, Handle, Span, Statement, Type, TypeInner,
 };
-use phobos_core::ir::{ExprId, ExprKind, ReduceOp};
+use phobos_core::ir::{ExprId, ExprKind, LocalId, ReduceOp};
 use phobos_core::types::{Dim, Scalar};
 use std::collections::HashMap;
 use std::num::NonZeroU32;
@@ -141,32 +141,74 @@ impl Lower<'_> {
         // Operands are built before the nodes that use them.
         ids.sort_unstable();
         for id in ids {
-            if self.coop.contains_key(&id) {
-                continue;
+            if !self.coop.contains_key(&id) {
+                self.coop_one(id, pre, None)?;
             }
-            let Some(plan) = self.coop_plan(id) else {
-                continue;
-            };
-            let out_ty = self.k.exprs[id].ty;
-            let index = plan.op.is_index();
-            let w = self.block_invocations;
-            let Some(result) = self.workgroup_array("reduce_result", out_ty, plan.rows) else {
-                continue;
-            };
-            let scratch = self.scratch(plan.elem, false, w);
-            let scratch_index = if index {
-                self.scratch(Scalar::I32, true, w)
-            } else {
-                None
-            };
-            let (Some(scratch), true) = (scratch, !index || scratch_index.is_some()) else {
-                self.m.global_variables[result].name = Some("reduce_unused".into());
-                continue;
-            };
-            self.coop_reduce(&plan, pre, result, (scratch, scratch_index))?;
-            self.coop.insert(id, Computed { result });
         }
         Ok(())
+    }
+
+    /// `let local = value` (or a `var`) where `value` is a qualifying
+    /// reduction of the local's own shape and type: computed straight into
+    /// the local's workgroup tile. `false` (nothing emitted) otherwise.
+    pub(super) fn coop_let(
+        &mut self,
+        local: LocalId,
+        value: ExprId,
+        pre: &HashMap<ExprId, H>,
+    ) -> Result<bool, LowerError> {
+        let ExprKind::Reduce { arg, .. } = self.k.exprs[value].kind else {
+            return Ok(false);
+        };
+        let l = &self.k.locals[local];
+        let e = &self.k.exprs[value];
+        let LocalHome::Workgroup(g) = self.locals[local] else {
+            return Ok(false);
+        };
+        if l.shape != e.shape || l.elem != e.ty || self.coop_plan(value).is_none() {
+            return Ok(false);
+        }
+        self.coop_reduces(arg, pre)?;
+        self.coop_one(value, pre, Some(g))
+    }
+
+    /// Computes reduction `id` ahead into `into` (else a new array) where
+    /// it qualifies and its arrays fit; whether it did.
+    fn coop_one(
+        &mut self,
+        id: ExprId,
+        pre: &HashMap<ExprId, H>,
+        into: Option<Handle<GlobalVariable>>,
+    ) -> Result<bool, LowerError> {
+        let Some(plan) = self.coop_plan(id) else {
+            return Ok(false);
+        };
+        let out_ty = self.k.exprs[id].ty;
+        let index = plan.op.is_index();
+        let w = self.block_invocations;
+        let Some(scratch) = self.scratch(plan.elem, false, w) else {
+            return Ok(false);
+        };
+        let scratch_index = if index {
+            match self.scratch(Scalar::I32, true, w) {
+                Some(s) => Some(s),
+                None => return Ok(false),
+            }
+        } else {
+            None
+        };
+        let result = match into {
+            Some(g) => g,
+            None => match self.workgroup_array("reduce_result", out_ty, plan.rows) {
+                Some(g) => g,
+                None => return Ok(false),
+            },
+        };
+        self.coop_reduce(&plan, pre, result, (scratch, scratch_index))?;
+        if into.is_none() {
+            self.coop.insert(id, Computed { result });
+        }
+        Ok(true)
     }
 
     /// The value of a reduction computed ahead ([`Lower::coop_reduces`]) at
