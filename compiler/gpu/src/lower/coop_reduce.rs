@@ -38,8 +38,8 @@
 use super::{H, LocalHome, Lower};
 use crate::LowerError;
 use naga::{
-    AddressSpace, ArraySize, BinaryOperator as B, Block, Expression,
-    GatherMode, GlobalVariable, Handle, Span, Statement, Type, TypeInner,
+    AddressSpace, ArraySize, BinaryOperator as B, Block, Expression, GatherMode, GlobalVariable,
+    Handle, Span, Statement, Type, TypeInner,
 };
 use phobos_core::ir::{ExprId, ExprKind, LocalId, ReduceOp};
 use phobos_core::types::{Dim, Scalar};
@@ -549,12 +549,7 @@ impl Lower<'_> {
 
     /// The workgroup arrays of one value per invocation that the levels
     /// share (one per element type, and one of `argmax`'s indices).
-    fn scratch(
-        &mut self,
-        elem: Scalar,
-        index: bool,
-        count: u32,
-    ) -> Option<Handle<GlobalVariable>> {
+    fn scratch(&mut self, elem: Scalar, index: bool, count: u32) -> Option<Handle<GlobalVariable>> {
         if let Some(g) = self.tree_buffers.get(&(elem, index)) {
             return Some(*g);
         }
@@ -648,10 +643,10 @@ impl Lower<'_> {
             }]),
         );
         let u32_ty = self.u32_ty;
-        let result = self
-            .f
-            .expressions
-            .append(Expression::WorkGroupUniformLoadResult { ty: u32_ty }, Span::UNDEFINED);
+        let result = self.f.expressions.append(
+            Expression::WorkGroupUniformLoadResult { ty: u32_ty },
+            Span::UNDEFINED,
+        );
         self.cur.push(Statement::WorkGroupUniformLoad {
             pointer: ptr,
             result,
@@ -662,5 +657,9 @@ impl Lower<'_> {
 
 /// The largest power of two at most `n` (1 for 0).
 fn prev_pow2(n: u32) -> u32 {
-    if n == 0 { 1 } else { 1 << (31 - n.leading_zeros()) }
+    if n == 0 {
+        1
+    } else {
+        1 << (31 - n.leading_zeros())
+    }
 }

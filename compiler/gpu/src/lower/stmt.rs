@@ -360,9 +360,10 @@ impl<'k> Lower<'k> {
         };
         let shape = &self.k.locals[l].shape;
         let whole = index.len() == shape.len()
-            && index.iter().zip(shape).all(|(i, d)| {
-                matches!(i, Index::Range { start: None, len } if len == d)
-            });
+            && index
+                .iter()
+                .zip(shape)
+                .all(|(i, d)| matches!(i, Index::Range { start: None, len } if len == d));
         // Staged Tandem words are computed in passes of their own.
         if !whole || super::tandem_draw::has_words(self.k, value) {
             return false;
