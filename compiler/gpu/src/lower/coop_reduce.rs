@@ -205,6 +205,21 @@ impl Lower<'_> {
             },
         };
         self.coop_reduce(&plan, pre, result, (scratch, scratch_index))?;
+        let g = self.subgroup_width.min(plan.per_row);
+        let levels = if g > 1 && self.subgroup_ok.is_some() {
+            format!("subgroup shuffles below {g} lanes (layout checked at run time), workgroup memory above")
+        } else {
+            "workgroup memory".to_string()
+        };
+        self.tandem.notes.push(format!(
+            "statement {}: `{}` over {} elements in {} rows by the workgroup: {} invocations a row, blocks of {}, {levels}",
+            self.tandem.stmt + 1,
+            plan.op.name(),
+            plan.len,
+            plan.rows,
+            plan.per_row,
+            plan.block
+        ));
         if into.is_none() {
             self.coop.insert(id, Computed { result });
         }
