@@ -207,7 +207,9 @@ impl Lower<'_> {
         self.coop_reduce(&plan, pre, result, (scratch, scratch_index))?;
         let g = self.subgroup_width.min(plan.per_row);
         let levels = if g > 1 && self.subgroup_ok.is_some() {
-            format!("subgroup shuffles below {g} lanes (layout checked at run time), workgroup memory above")
+            format!(
+                "subgroup shuffles below {g} lanes (layout checked at run time), workgroup memory above"
+            )
         } else {
             "workgroup memory".to_string()
         };
