@@ -292,9 +292,12 @@ fn loops_run_in_order_with_their_bounds() {
 }
 
 /// Reductions bound by `let` over a constant width, which the GPU computes
-/// with the whole workgroup one tree level at a time
-/// (`phobos-gpu/src/lower/tree_reduce.rs`), and reductions inside a larger
-/// statement, which the checker moves into a hidden `let`: the same model.
+/// by the whole workgroup (`phobos-gpu/src/lower/coop_reduce.rs`: blocks of
+/// 2^m elements an invocation, then levels across invocations through
+/// subgroup shuffles and workgroup memory), and reductions inside a larger
+/// statement: the same model. Lengths 1 (no tree), odd, not powers of two,
+/// and long enough that an invocation's block is a loop (1000, 2048);
+/// ties, NaNs, infinities and signed zeros.
 #[test]
 fn workgroup_trees_give_the_same_bits() {
     let mut x: u32 = 777;
@@ -308,7 +311,7 @@ fn workgroup_trees_give_the_same_bits() {
             -m * 2f32.powi(e)
         }
     };
-    for n in [2usize, 3, 5, 37, 64, 256, 257] {
+    for n in [1usize, 2, 3, 5, 37, 64, 256, 257, 1000, 2048] {
         // Ties and NaNs for argmax and argmin: a repeated largest and a
         // repeated smallest value in row 1, two NaNs in row 2.
         let tie = next().abs() * 1e6;
@@ -342,6 +345,14 @@ kernel trees(X: tensor<f32>[M, {n}], S: tensor<f32>[M, 1], Mx: tensor<f32>[M, 1]
         if n > 4 {
             xs[2 * n + n / 2] = f32::NAN;
             xs[3 * n - 1] = f32::NAN;
+            // Row 3: signed zeros only, so that max and min pick between
+            // -0.0 and 0.0 by position; row 4: both infinities.
+            for c in 0..n {
+                xs[3 * n + c] = if c % 3 == 1 { -0.0 } else { 0.0 };
+            }
+            xs[4 * n + 1] = f32::INFINITY;
+            xs[4 * n + n - 2] = f32::NEG_INFINITY;
+            xs[4 * n + n - 1] = f32::INFINITY;
         }
         let mut args = vec![
             Arg::Tensor(Tensor {

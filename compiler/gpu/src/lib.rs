@@ -84,7 +84,7 @@ pub use layout::{
     FieldKind, Layout, SeedOf, Split, TensorBinding, UNIFORM_BINDING, UniformField, layout,
     layout_split,
 };
-pub use lower::{lower, lower_split, specialize};
+pub use lower::{WORKGROUP_MEMORY_LIMIT, lower, lower_split, specialize};
 pub use spirv::spirv_exact;
 
 /// The workgroup size of [`GpuOptions::default`].
@@ -142,6 +142,17 @@ pub struct GpuOptions {
     /// `SUBGROUP`). Each subgroup checks its lanes at run time and takes
     /// the direct path otherwise. Same bits either way.
     pub subgroup_shuffle: bool,
+    /// The width of every subgroup of the device where all are one width
+    /// (0 or 1: no subgroup operations in reductions). Reductions then take
+    /// their levels below that width through `subgroupShuffleXor`
+    /// (`lower/coop_reduce.rs`); each workgroup checks the layout at run
+    /// time and takes workgroup memory otherwise. Same bits either way.
+    pub subgroup_width: u32,
+    /// The workgroup memory a kernel may use, in bytes: the device's
+    /// `max_compute_workgroup_storage_size` (default
+    /// [`WORKGROUP_MEMORY_LIMIT`], WebGPU's minimum). What does not fit
+    /// is computed another way (reductions) or refused (staged stores).
+    pub workgroup_memory: u64,
 }
 
 impl Default for GpuOptions {
@@ -154,6 +165,8 @@ impl Default for GpuOptions {
             wide_div: false,
             int64: false,
             subgroup_shuffle: false,
+            subgroup_width: 0,
+            workgroup_memory: lower::WORKGROUP_MEMORY_LIMIT,
         }
     }
 }
@@ -168,6 +181,8 @@ impl GpuOptions {
             wide_div: false,
             int64: false,
             subgroup_shuffle: false,
+            subgroup_width: 0,
+            workgroup_memory: lower::WORKGROUP_MEMORY_LIMIT,
         }
     }
 }
@@ -203,6 +218,14 @@ impl GpuOptions {
 /// (bench/RESULTS.md, 2026-12-01) Tandem dropout over blocks of 4,096
 /// elements ran at 2908-2928 GiB/s with 32 invocations a workgroup and
 /// 3085-3107 with 64 (two blocks); 128 and 256 were no better.
+///
+/// A kernel with a reduction gets at least one invocation per 4 elements of
+/// its largest reduction's operand (a power of two, up to 256): a reduction
+/// is spread over the whole workgroup (`lower/coop_reduce.rs`, each
+/// invocation reducing an aligned block of the row in registers), so its
+/// barriers are paid once for the whole tile, and more invocations keep
+/// more loads in flight. The examples' `[4, 256]` chunks get 256, the size
+/// tuning picked on the H200 (bench/RESULTS.md, issue 14: 64 lost 2x).
 pub fn workgroup_size(kernel: &Kernel) -> u32 {
     if let Some(n) = lower::largest_stepped_tile(kernel) {
         let per_block = lower::stepped_block_invocations(n);
@@ -227,7 +250,16 @@ pub fn workgroup_size(kernel: &Kernel) -> u32 {
             most = most.max(elements(&tile));
         }
     }
+    // A reduction's operand, spread over the workgroup: about 4 elements
+    // an invocation (`lower/coop_reduce.rs`).
+    let mut reduced: u64 = 0;
+    for e in &kernel.exprs {
+        if let phobos_core::ir::ExprKind::Reduce { arg, .. } = e.kind {
+            reduced = reduced.max(elements(&kernel.exprs[arg].shape).div_ceil(4));
+        }
+    }
     most.div_ceil(64)
+        .max(reduced)
         .next_power_of_two()
         .clamp(DEFAULT_WORKGROUP_SIZE as u64, MAX_WORKGROUP_SIZE as u64) as u32
 }

@@ -584,3 +584,45 @@ kernel pick(X: tensor<f32>[N], Y: tensor<f32>[N]) { Y = where(X > 0.0, X / 0.9, 
         "a loaded NaN keeps its bits"
     );
 }
+
+/// The reductions of the softmax and layer norm examples are computed by
+/// the whole workgroup (`lower/coop_reduce.rs`): with subgroups of 32 the
+/// levels below 32 are `subgroupShuffleXor`s behind a layout check made
+/// uniform by `workgroupUniformLoad`, and the chunk loops wait at far fewer
+/// barriers than one a tree level; without subgroups no subgroup operation
+/// is emitted. The counts printed are the report's.
+#[test]
+fn example_reductions_take_the_cooperative_path() {
+    for (file, name) in [
+        ("softmax_dropout.ph", "softmax_dropout"),
+        ("layernorm_dropout.ph", "layernorm_dropout"),
+    ] {
+        let p = program(&root().join("examples").join(file));
+        let kernel = p.kernel(name, &[]).expect("checks");
+        let base = GpuOptions::for_kernel(&kernel);
+        assert_eq!(base.workgroup_size, 256, "{name}: the reduction heuristic");
+        let shuffled = GpuOptions {
+            subgroup_width: 32,
+            workgroup_memory: 48 * 1024,
+            ..base
+        };
+        for (options, subgroups) in [(shuffled, true), (base, false)] {
+            let c = compile(&kernel, &options).expect("lowers and validates");
+            let text = wgsl(&c.module, &c.info);
+            let barriers = text.matches("workgroupBarrier()").count();
+            let lines = text.lines().count();
+            println!("{name} subgroups={subgroups}: {lines} lines, {barriers} barriers");
+            let file = std::env::temp_dir().join(format!("phobos-coop-{name}-{subgroups}.wgsl"));
+            std::fs::write(&file, &text).expect("the temporary directory is writable");
+            assert!(text.contains("var<workgroup> reduce_f32"), "{name}\n{text}");
+            assert_eq!(
+                text.contains("subgroupShuffleXor("),
+                subgroups,
+                "{name}\n{text}"
+            );
+            assert_eq!(text.contains("workgroupUniformLoad("), subgroups, "{name}");
+            let back = naga::front::wgsl::parse_str(&text);
+            assert!(back.is_ok(), "{name}: {back:?}\n{text}");
+        }
+    }
+}

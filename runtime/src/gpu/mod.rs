@@ -264,6 +264,23 @@ impl Gpu {
             && std::env::var("PHOBOS_SUBGROUPS").as_deref() != Ok("off")
     }
 
+    /// The width of every subgroup here where all are one width, for
+    /// reductions' shuffles (`phobos_gpu::GpuOptions::subgroup_width`): 0
+    /// without subgroup operations, with widths that vary, or with
+    /// `PHOBOS_SUBGROUPS=off`. Same bits either way.
+    pub(crate) fn subgroup_width(&self) -> u32 {
+        let (min, max) = (self.info.subgroup_min_size, self.info.subgroup_max_size);
+        if self.device.features().contains(wgpu::Features::SUBGROUP)
+            && min == max
+            && min.is_power_of_two()
+            && std::env::var("PHOBOS_SUBGROUPS").as_deref() != Ok("off")
+        {
+            min
+        } else {
+            0
+        }
+    }
+
     /// Pretends that a storage binding holds at most `bytes` (when smaller
     /// than the device's limit; `None`: the device's), so that tensors
     /// larger than that are bound in pieces. For tests and experiments:

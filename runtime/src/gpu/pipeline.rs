@@ -72,6 +72,8 @@ impl Pipeline {
             // Only the Tandem fills use 64-bit products.
             int64: false,
             subgroup_shuffle: gpu.subgroup_shuffle(),
+            subgroup_width: gpu.subgroup_width(),
+            workgroup_memory: u64::from(gpu.device.limits().max_compute_workgroup_storage_size),
         };
         let compiled = phobos_gpu::compile_split(kernel, &options, splits)
             .map_err(|e| GpuError::Lower(e.to_string()))?;

@@ -154,8 +154,8 @@ impl Checker<'_> {
     /// moved (a `let` tile of constant shape lives in a GPU workgroup's
     /// memory), and not one that is the statement's whole value. One of the
     /// statement's own shape saves no work on a CPU, but as a `let` the GPU
-    /// computes it with the whole workgroup (`phobos-gpu`'s
-    /// `tree_reduce.rs`), as in an accumulator's `s = s + sum(x, axis = 1)`.
+    /// computes it with the whole workgroup straight into the tile
+    /// (`phobos-gpu`'s `coop_reduce.rs`), as in an accumulator's `s = s + sum(x, axis = 1)`.
     /// Inner reductions come first (they have lower ids), so an outer one
     /// reads the inner one's tile.
     pub(super) fn hoist_reductions(&mut self, value: ExprId) {

@@ -2,7 +2,7 @@
 //! parameters, dims and grid (binding 0), one storage buffer per tensor
 //! (bindings 1..), and the homes of `let`/`var` locals.
 
-use super::{LocalHome, Lower, WORKGROUP_MEMORY_LIMIT, nscalar, unsupported};
+use super::{LocalHome, Lower, nscalar, unsupported};
 use crate::LowerError;
 use crate::layout::{FieldKind, Layout, UNIFORM_BINDING};
 use naga::{
@@ -282,7 +282,7 @@ pub(super) fn locals(
 /// tile. The value is computed into it in full before any element of the
 /// destination is written (the interpreter's meaning), so its tile must have
 /// a constant extent and fit in workgroup memory with the kernel's
-/// `let`/`var` tiles ([`WORKGROUP_MEMORY_LIMIT`]); otherwise the kernel is
+/// `let`/`var` tiles (`GpuOptions::workgroup_memory`); otherwise the kernel is
 /// refused with the sizes.
 pub(super) fn staging(lw: &Lower<'_>) -> Result<Vec<(Scalar, u32)>, LowerError> {
     let k = lw.k;
@@ -325,9 +325,10 @@ pub(super) fn staging(lw: &Lower<'_>) -> Result<Vec<(Scalar, u32)>, LowerError> 
             None => need.push((elem, count)),
         }
         let staged: u64 = need.iter().map(|(_, n)| n * 4).sum();
-        if shared + staged > WORKGROUP_MEMORY_LIMIT {
+        let limit = lw.workgroup_memory;
+        if shared + staged > limit {
             return Err(unsupported(format!(
-                "a store to `{name}` whose value reads `{name}` itself, over a tile {} of {count} elements: staging it in workgroup memory needs {staged} bytes besides the {shared} bytes of let/var tiles, over the {WORKGROUP_MEMORY_LIMIT}-byte limit",
+                "a store to `{name}` whose value reads `{name}` itself, over a tile {} of {count} elements: staging it in workgroup memory needs {staged} bytes besides the {shared} bytes of let/var tiles, over the {limit}-byte limit",
                 k.shape_text(&tile)
             )));
         }

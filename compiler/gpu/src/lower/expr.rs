@@ -315,9 +315,10 @@ impl<'k> Lower<'k> {
                     self.builtin(*f, ty, &vals)
                 }
             }
-            ExprKind::Reduce { op, arg, axis } => {
-                self.reduce(id, *op, *arg, *axis as usize, pos, cache)?
-            }
+            ExprKind::Reduce { op, arg, axis } => match self.coop.get(&id) {
+                Some(c) => self.coop_value(id, *c, pos),
+                None => self.reduce(id, *op, *arg, *axis as usize, pos, cache)?,
+            },
         };
         cache.insert(id, h);
         Ok(h)

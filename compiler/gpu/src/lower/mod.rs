@@ -14,6 +14,7 @@
 mod bindings;
 mod builder;
 mod cast;
+mod coop_reduce;
 mod exact;
 mod expr;
 mod fold;
@@ -22,7 +23,6 @@ mod reduce;
 mod split;
 mod stmt;
 mod tandem_draw;
-mod tree_reduce;
 
 pub(crate) use tandem_draw::{largest_stepped_tile, stepped_tasks};
 
@@ -85,9 +85,20 @@ struct Lower<'k> {
     /// destination compute their value into first (`stmt.rs`).
     staging: HashMap<Scalar, Handle<GlobalVariable>>,
     /// The workgroup arrays that reductions computed by the whole workgroup
-    /// use (`tree_reduce.rs`): values by element type, and `argmax`'s and `argmin`'s
-    /// indices (`true`).
+    /// share for their levels (`coop_reduce.rs`): values by element type,
+    /// and `argmax`'s and `argmin`'s indices (`true`).
     tree_buffers: HashMap<(Scalar, bool), Handle<GlobalVariable>>,
+    /// Reductions of the current statement computed ahead of it
+    /// (`coop_reduce.rs`).
+    coop: HashMap<ExprId, coop_reduce::Computed>,
+    /// `GpuOptions::subgroup_width`.
+    subgroup_width: u32,
+    /// Whether this block's subgroups are laid out as `subgroup_width`
+    /// needs (`Lower::subgroup_check`), uniform over the workgroup; `None`
+    /// where reductions use no subgroup operations.
+    subgroup_ok: Option<H>,
+    /// `GpuOptions::workgroup_memory`.
+    workgroup_memory: u64,
     /// Tensors (by parameter index) bound as `array<vec4<T>>`: some
     /// statement stores or loads them in aligned groups of 4 (`stmt.rs`);
     /// a single element `i` of one is `t[i >> 2][i & 3]`.
@@ -109,9 +120,10 @@ struct Lane {
     loads: HashMap<ExprId, H>,
 }
 
-/// The workgroup memory a kernel may use: WebGPU's default
-/// `maxComputeWorkgroupStorageSize`, which lavapipe also reports (other
-/// adapters have 32 KiB or more).
+/// The workgroup memory a kernel may use where no device says otherwise
+/// (`GpuOptions::workgroup_memory`'s default, `phobosc build`): WebGPU's
+/// default `maxComputeWorkgroupStorageSize`, which lavapipe also reports
+/// (NVIDIA's Vulkan driver reports 48 KiB).
 pub const WORKGROUP_MEMORY_LIMIT: u64 = 16 * 1024;
 
 fn unsupported(what: impl Into<String>) -> LowerError {
@@ -332,6 +344,10 @@ fn lower_packed(
         exact: Default::default(),
         staging: HashMap::new(),
         tree_buffers: HashMap::new(),
+        coop: HashMap::new(),
+        subgroup_width: options.subgroup_width,
+        subgroup_ok: None,
+        workgroup_memory: options.workgroup_memory,
         quad,
         lane: None,
         tandem: Default::default(),

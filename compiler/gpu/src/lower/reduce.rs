@@ -103,7 +103,7 @@ impl<'k> Lower<'k> {
     /// `max`, `min`, `argmax`, `argmin`: the first element taken, then each later
     /// one taken when the left item is not NaN and the right one is NaN or
     /// beats it (`interp::ops::reduce_combine`).
-    fn fold(
+    pub(super) fn fold(
         &mut self,
         op: ReduceOp,
         elem: Scalar,
@@ -177,7 +177,7 @@ impl<'k> Lower<'k> {
     /// `sum` in the pairwise tree: after element `k`, the top two partial
     /// sums are added once per trailing zero bit of `k + 1`; at the end the
     /// stack is folded from its top down.
-    fn tree_sum(
+    pub(super) fn tree_sum(
         &mut self,
         elem: Scalar,
         len: H,

@@ -14,6 +14,7 @@ impl<'k> Lower<'k> {
         // barrier) whose places it conflicts with; private scalars never
         // conflict, since each invocation has its own.
         let mut pending = Access::default();
+        self.subgroup_ok = self.subgroup_check();
         // The enclosing block and the variable of each open loop.
         let mut open: Vec<(Vec<Statement>, Place)> = Vec::new();
         for s in &self.k.body {
@@ -86,11 +87,17 @@ impl<'k> Lower<'k> {
                 };
             }
             if !barrier.is_empty() {
-                self.cur.push(Statement::ControlBarrier(barrier));
+                // A reduction computed ahead ends at a workgroup barrier.
+                let done = matches!(self.cur.last(),
+                    Some(Statement::ControlBarrier(b)) if b.contains(barrier));
+                if !done {
+                    self.cur.push(Statement::ControlBarrier(barrier));
+                }
                 pending = Access::default();
             }
             let noted = self.tandem.notes.len();
             self.stmt(s)?;
+            self.coop.clear();
             let value = s.value().expect("loops are handled above");
             if self.tandem.notes.len() == noted && super::tandem_draw::has_words(self.k, value) {
                 self.tandem.note(
@@ -161,11 +168,10 @@ impl<'k> Lower<'k> {
                     });
                     return Ok(());
                 }
-                // A var takes this path too when its declared shape is the
-                // reduction's (`tree_let` checks).
-                if self.tree_let(*local, *value, &pre)? {
+                if self.coop_let(*local, *value, &pre)? {
                     return Ok(());
                 }
+                self.coop_reduces(*value, &pre)?;
                 let shape = self.k.locals[*local].shape.clone();
                 let ext: Vec<H> = shape.iter().map(|d| self.extent(*d)).collect();
                 self.draw_tile_loop(&shape, &ext, 1, *value, &pre, |lw, flat, pos| {
@@ -209,6 +215,9 @@ impl<'k> Lower<'k> {
         for i in index_exprs(index) {
             self.node(i, &[], &mut pre)?;
         }
+        if !self.is_private(place) {
+            self.coop_reduces(value, &pre)?;
+        }
         if self.is_private(place) {
             // A private scalar: every invocation writes its own copy.
             let v = self.node(value, &[], &mut pre)?;
@@ -228,7 +237,7 @@ impl<'k> Lower<'k> {
             .collect();
         let lens: Vec<H> = tile.iter().map(|d| self.extent(*d)).collect();
         let index = index.to_vec();
-        if self.reads(value).contains(&place) {
+        if self.reads(value).contains(&place) && !self.reads_own_element(place, &index, value) {
             return self.staged_store(place, &index, value, &lens, &pre);
         }
         if quad_slice(self.k, place, &index) && !self.lanes_too_heavy(value) {
@@ -337,6 +346,47 @@ impl<'k> Lower<'k> {
             })
             .count();
         !draws && calls > QUAD_EXACT_CALLS
+    }
+
+    /// Whether a store of `value` to the whole of local tile `place` reads
+    /// `place` only at the element it writes (each read a whole-tile
+    /// `Local` node of the tile's own shape, none under a reduction still
+    /// to be computed per element, none through an index): then each
+    /// invocation reads and writes only its own elements, in that order,
+    /// and no staging is needed (`m = max(m, max(t, axis = 1))`).
+    fn reads_own_element(&self, place: Place, index: &[Index], value: ExprId) -> bool {
+        let Place::Local(l) = place else {
+            return false;
+        };
+        let shape = &self.k.locals[l].shape;
+        let whole = index.len() == shape.len()
+            && index
+                .iter()
+                .zip(shape)
+                .all(|(i, d)| matches!(i, Index::Range { start: None, len } if len == d));
+        // Staged Tandem words are computed in passes of their own.
+        if !whole || super::tandem_draw::has_words(self.k, value) {
+            return false;
+        }
+        let mut stack = vec![value];
+        let mut seen = vec![false; self.k.exprs.len()];
+        while let Some(id) = stack.pop() {
+            if std::mem::replace(&mut seen[id], true) || self.coop.contains_key(&id) {
+                continue;
+            }
+            let e = &self.k.exprs[id];
+            match &e.kind {
+                ExprKind::Local(m) if *m == l => {
+                    if &e.shape != shape {
+                        return false;
+                    }
+                }
+                ExprKind::Load { place: p, .. } if *p == place => return false,
+                ExprKind::Reduce { .. } if self.reads(id).contains(&place) => return false,
+                kind => stack.extend(kind.operands()),
+            }
+        }
+        true
     }
 
     /// A store whose value reads its own destination: the interpreter

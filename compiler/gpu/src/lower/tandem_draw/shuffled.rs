@@ -44,7 +44,7 @@ use phobos_core::types::Scalar;
 use std::collections::HashMap;
 
 /// Lanes a subgroup must have: four groups of eight chunks.
-const LANES: u32 = 32;
+pub(super) const LANES: u32 = 32;
 /// Steps a batch takes before the exchange: one per group of the subgroup.
 const BATCH: u32 = LANES / 8;
 
@@ -64,7 +64,7 @@ impl Lower<'_> {
     }
 
     /// An entry-point argument for `builtin`, added on first use.
-    fn builtin_argument(&mut self, builtin: BuiltIn, name: &str) -> H {
+    pub(in crate::lower) fn builtin_argument(&mut self, builtin: BuiltIn, name: &str) -> H {
         let index = match self
             .f
             .arguments
@@ -85,7 +85,7 @@ impl Lower<'_> {
     }
 
     /// The result of a subgroup operation of type `ty`, made by `op`.
-    fn subgroup_result(
+    pub(in crate::lower) fn subgroup_result(
         &mut self,
         ty: naga::Handle<naga::Type>,
         op: impl FnOnce(H) -> Statement,
@@ -98,17 +98,18 @@ impl Lower<'_> {
         result
     }
 
-    /// True in every lane of a subgroup that is 32 wide and whose lane `i`
-    /// is the invocation `32 w + i` of one `w` (a vote; uniform over the
-    /// subgroup, so the shuffled loop is entered by all its lanes or none).
-    pub(super) fn subgroup_in_order(&mut self) -> H {
+    /// True in every lane of a subgroup that is `lanes` wide (a power of
+    /// two) and whose lane `i` is the invocation `lanes w + i` of one `w`
+    /// (a vote; uniform over the subgroup, so a path that shuffles is
+    /// entered by all its lanes or none).
+    pub(in crate::lower) fn subgroup_in_order(&mut self, lanes: u32) -> H {
         let size = self.builtin_argument(BuiltIn::SubgroupSize, "subgroup_size");
         let lane = self.builtin_argument(BuiltIn::SubgroupInvocationId, "subgroup_lane");
         let index = self.expr(Expression::FunctionArgument(0));
-        let low = self.u32c(LANES - 1);
+        let low = self.u32c(lanes - 1);
         let own = self.binary(B::And, index, low);
         let same_lane = self.binary(B::Equal, lane, own);
-        let shift = self.u32c(LANES.trailing_zeros());
+        let shift = self.u32c(lanes.trailing_zeros());
         let row = self.binary(B::ShiftRight, index, shift);
         let u32_ty = self.u32_ty;
         let first = self.subgroup_result(u32_ty, |result| Statement::SubgroupGather {
@@ -117,7 +118,7 @@ impl Lower<'_> {
             result,
         });
         let same_row = self.binary(B::Equal, row, first);
-        let lanes = self.u32c(LANES);
+        let lanes = self.u32c(lanes);
         let wide = self.binary(B::Equal, size, lanes);
         let ok = self.binary(B::LogicalAnd, same_lane, same_row);
         let ok = self.binary(B::LogicalAnd, ok, wide);

@@ -25,7 +25,7 @@
 
 use super::{K_GROUP_BLOCKS, Lower, WARM_UP};
 use crate::LowerError;
-use crate::lower::{H, WORKGROUP_MEMORY_LIMIT};
+use crate::lower::H;
 use naga::{
     AddressSpace, ArraySize, BinaryOperator as B, Block, Expression, GlobalVariable, Handle,
     MathFunction, Span, Statement, Type, TypeInner,
@@ -361,7 +361,7 @@ fn staging_candidates(lw: &Lower<'_>) -> Vec<(Vec<Dim>, ExprId)> {
 /// lowered: as many as the statement with the most keys of staged words
 /// needs, each `window + SLACK` words, in the workgroup memory that
 /// `let`/`var` tiles and staging tiles leave under
-/// [`WORKGROUP_MEMORY_LIMIT`]. The window is [`MAX_WINDOW`], or the largest
+/// `GpuOptions::workgroup_memory`. The window is [`MAX_WINDOW`], or the largest
 /// constant tile when smaller, halved while the buffers do not fit; with
 /// less room than one buffer of [`MIN_WINDOW`], words go direct. A
 /// statement with more keys than buffers stages the first ones.
@@ -389,7 +389,7 @@ pub(in crate::lower) fn draw_buffers(lw: &mut Lower<'_>) {
             .filter(|(_, g)| g.space == AddressSpace::WorkGroup)
             .map(|(_, g)| u64::from(lw.m.types[g.ty].inner.size(lw.m.to_ctx())))
             .sum();
-    let room = WORKGROUP_MEMORY_LIMIT.saturating_sub(used);
+    let room = lw.workgroup_memory.saturating_sub(used);
     let mut window = largest
         .checked_next_power_of_two()
         .and_then(|w| u32::try_from(w).ok())

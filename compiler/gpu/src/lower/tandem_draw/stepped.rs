@@ -300,7 +300,7 @@ impl Lower<'_> {
                      of 32 exchanges every 4 steps' words (subgroupShuffleXor) so that its \
                      loads and stores run in tile order",
                 );
-                let in_order = self.subgroup_in_order();
+                let in_order = self.subgroup_in_order(super::shuffled::LANES);
                 let accept =
                     self.nested(|lw| lw.shuffled_loop(lens, (key, lo), ids, &fixed, &mut body))?;
                 // Never taken where subgroups are laid out as every known

@@ -1,0 +1,682 @@
+//! Reductions computed by the whole workgroup: every reduction of constant
+//! shape whose result has at most half as many elements as the block has
+//! invocations, before the statement that reads it.
+//!
+//! The pairwise tree of `phobos_core::ir::reduce` has a property that lets
+//! any invocation compute any node: the node over an aligned block
+//! `[i 2^m, min((i + 1) 2^m, L))` of a row of `L` elements is the tree of
+//! that block alone, however it is computed, and an odd last item is
+//! carried up unchanged. So each row gets `T` invocations (a power of two,
+//! `T B >= L`), invocation `t` of a row reduces the block of `B = 2^m`
+//! elements starting at `t B` in its own registers (unrolled for small `B`,
+//! else `reduce.rs`'s loops over the block), and the levels above it pair
+//! invocations `t` and `t + s` for `s = 1, 2, 4, ..`: the one with bit `s`
+//! clear is the left operand, exactly the tree's adjacent pair, and a
+//! partner whose block starts at or past `L` is absent (the odd last item
+//! carried up). Only which invocation computes which node changes; every
+//! combine is [`Lower::pair_step`], whose meaning is
+//! `interp::ops::reduce_combine`'s (`max`/`min` keep the left item on ties
+//! and NaN, `argmax`/`argmin` carry the index of the item kept), so the
+//! bits are the interpreter's.
+//!
+//! The levels with `s` below the subgroup width `G` of
+//! `GpuOptions::subgroup_width` go through `subgroupShuffleXor(v, s)`, no
+//! memory and no barrier; the others through a workgroup array, one barrier
+//! a level, and item 0 of each row writes the result to a workgroup array of
+//! the reduction's shape, which the statement reads after one more barrier.
+//! With `G = 32` and 64 invocations a row, that is 2 barriers a reduction.
+//! Subgroups are used only where every one of the block's is `G` lanes
+//! wide in invocation order: the block checks that once at its start
+//! ([`Lower::subgroup_check`], a vote per subgroup made uniform over the
+//! workgroup), and takes the workgroup array for every level otherwise.
+//! The bits are the same either way.
+//!
+//! A reduction that does not qualify (a dim-dependent extent, a 64-bit
+//! type, more rows than half the invocations, or arrays that would not fit
+//! in the device's workgroup memory) keeps `reduce.rs`'s loop per element.
+
+use super::{H, LocalHome, Lower};
+use crate::LowerError;
+use naga::{
+    AddressSpace, ArraySize, BinaryOperator as B, Block, Expression, GatherMode, GlobalVariable,
+    Handle, Span, Statement, Type, TypeInner,
+};
+use phobos_core::ir::{ExprId, ExprKind, LocalId, ReduceOp};
+use phobos_core::types::{Dim, Scalar};
+use std::collections::HashMap;
+use std::num::NonZeroU32;
+
+/// The largest block an invocation reduces in straight-line code; larger
+/// ones loop (`reduce.rs`).
+const UNROLL: u32 = 8;
+
+/// How a reduction is spread over the block (module doc).
+#[derive(Clone, Debug)]
+pub(super) struct Plan {
+    op: ReduceOp,
+    arg: ExprId,
+    axis: usize,
+    elem: Scalar,
+    /// The reduced length `L`.
+    len: u32,
+    /// The result's extents (the reduced axis 1).
+    ext_out: Vec<u32>,
+    /// Rows: elements of the result.
+    rows: u32,
+    /// Invocations a row, `T`.
+    per_row: u32,
+    /// Elements an invocation reduces in registers, `B`.
+    block: u32,
+}
+
+/// A reduction computed ahead of its statement: where its result lies.
+#[derive(Clone, Copy)]
+pub(super) struct Computed {
+    pub result: Handle<GlobalVariable>,
+}
+
+impl Lower<'_> {
+    /// The plan for reduction `id` here, or `None` where it keeps the loop
+    /// per element.
+    pub(super) fn coop_plan(&self, id: ExprId) -> Option<Plan> {
+        let ExprKind::Reduce { op, arg, axis } = self.k.exprs[id].kind else {
+            return None;
+        };
+        let axis = axis as usize;
+        let consts = |s: &[Dim]| -> Option<Vec<u32>> {
+            s.iter()
+                .map(|d| match d {
+                    Dim::Const(v) => u32::try_from(*v).ok(),
+                    Dim::Sym(_) => None,
+                })
+                .collect()
+        };
+        let elem = self.k.exprs[arg].ty;
+        let ext_in = consts(&self.k.exprs[arg].shape)?;
+        let ext_out = consts(&self.k.exprs[id].shape)?;
+        let len = ext_in[axis];
+        let rows: u32 = ext_out.iter().product();
+        let w = self.block_invocations;
+        if !matches!(elem, Scalar::I32 | Scalar::U32 | Scalar::F32)
+            || len < 2
+            || rows == 0
+            || rows.checked_mul(2).is_none_or(|r| r > w)
+        {
+            return None;
+        }
+        let most = prev_pow2(w / rows);
+        let per_row_max = most.min(len.next_power_of_two());
+        let block = len.div_ceil(per_row_max).next_power_of_two();
+        let per_row = len.div_ceil(block).next_power_of_two();
+        if per_row < 2 {
+            return None;
+        }
+        Some(Plan {
+            op,
+            arg,
+            axis,
+            elem,
+            len,
+            ext_out,
+            rows,
+            per_row,
+            block,
+        })
+    }
+
+    /// Computes every qualifying reduction under `value` ahead of the
+    /// statement (inner ones first), each ending at a barrier, and records
+    /// where its result lies for [`Lower::node`].
+    pub(super) fn coop_reduces(
+        &mut self,
+        value: ExprId,
+        pre: &HashMap<ExprId, H>,
+    ) -> Result<(), LowerError> {
+        let mut ids: Vec<ExprId> = self
+            .k
+            .reachable(value)
+            .into_iter()
+            .filter(|id| matches!(self.k.exprs[*id].kind, ExprKind::Reduce { .. }))
+            .collect();
+        // Operands are built before the nodes that use them.
+        ids.sort_unstable();
+        for id in ids {
+            if !self.coop.contains_key(&id) {
+                self.coop_one(id, pre, None)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `let local = value` (or a `var`) where `value` is a qualifying
+    /// reduction of the local's own shape and type: computed straight into
+    /// the local's workgroup tile. `false` (nothing emitted) otherwise.
+    pub(super) fn coop_let(
+        &mut self,
+        local: LocalId,
+        value: ExprId,
+        pre: &HashMap<ExprId, H>,
+    ) -> Result<bool, LowerError> {
+        let ExprKind::Reduce { arg, .. } = self.k.exprs[value].kind else {
+            return Ok(false);
+        };
+        let l = &self.k.locals[local];
+        let e = &self.k.exprs[value];
+        let LocalHome::Workgroup(g) = self.locals[local] else {
+            return Ok(false);
+        };
+        if l.shape != e.shape || l.elem != e.ty || self.coop_plan(value).is_none() {
+            return Ok(false);
+        }
+        self.coop_reduces(arg, pre)?;
+        self.coop_one(value, pre, Some(g))
+    }
+
+    /// Computes reduction `id` ahead into `into` (else a new array) where
+    /// it qualifies and its arrays fit; whether it did.
+    fn coop_one(
+        &mut self,
+        id: ExprId,
+        pre: &HashMap<ExprId, H>,
+        into: Option<Handle<GlobalVariable>>,
+    ) -> Result<bool, LowerError> {
+        let Some(plan) = self.coop_plan(id) else {
+            return Ok(false);
+        };
+        let out_ty = self.k.exprs[id].ty;
+        let index = plan.op.is_index();
+        let w = self.block_invocations;
+        let Some(scratch) = self.scratch(plan.elem, false, w) else {
+            return Ok(false);
+        };
+        let scratch_index = if index {
+            match self.scratch(Scalar::I32, true, w) {
+                Some(s) => Some(s),
+                None => return Ok(false),
+            }
+        } else {
+            None
+        };
+        let result = match into {
+            Some(g) => g,
+            None => match self.workgroup_array("reduce_result", out_ty, plan.rows) {
+                Some(g) => g,
+                None => return Ok(false),
+            },
+        };
+        self.coop_reduce(&plan, pre, result, (scratch, scratch_index))?;
+        let g = self.subgroup_width.min(plan.per_row);
+        let levels = if g > 1 && self.subgroup_ok.is_some() {
+            format!(
+                "subgroup shuffles below {g} lanes (layout checked at run time), workgroup memory above"
+            )
+        } else {
+            "workgroup memory".to_string()
+        };
+        self.tandem.notes.push(format!(
+            "statement {}: `{}` over {} elements in {} rows by the workgroup: {} invocations a row, blocks of {}, {levels}",
+            self.tandem.stmt + 1,
+            plan.op.name(),
+            plan.len,
+            plan.rows,
+            plan.per_row,
+            plan.block
+        ));
+        if into.is_none() {
+            self.coop.insert(id, Computed { result });
+        }
+        Ok(true)
+    }
+
+    /// The value of a reduction computed ahead ([`Lower::coop_reduces`]) at
+    /// tile position `pos`.
+    pub(super) fn coop_value(&mut self, id: ExprId, c: Computed, pos: &[H]) -> H {
+        let shape = self.k.exprs[id].shape.clone();
+        let q = self.aligned(&shape, pos);
+        let mut flat = self.u32c(0);
+        for (p, d) in q.iter().zip(&shape) {
+            let Dim::Const(e) = d else {
+                unreachable!("coop_plan takes constant shapes")
+            };
+            let e = self.u32c(*e as u32);
+            let scaled = self.binary(B::Multiply, flat, e);
+            flat = self.binary(B::Add, scaled, *p);
+        }
+        let ptr = self.array_ptr(c.result, flat);
+        self.expr(Expression::Load { pointer: ptr })
+    }
+
+    fn coop_reduce(
+        &mut self,
+        plan: &Plan,
+        pre: &HashMap<ExprId, H>,
+        result: Handle<GlobalVariable>,
+        scratch: (Handle<GlobalVariable>, Option<Handle<GlobalVariable>>),
+    ) -> Result<(), LowerError> {
+        let t_shift = self.u32c(plan.per_row.trailing_zeros());
+        let inv = self.local;
+        let row = self.binary(B::ShiftRight, inv, t_shift);
+        let t_mask = self.u32c(plan.per_row - 1);
+        let item = self.binary(B::And, inv, t_mask);
+        let rows = self.u32c(plan.rows);
+        let active = self.binary(B::Less, row, rows);
+        // Invocations past the rows read row `rows - 1` (inside every
+        // tile) and keep nothing.
+        let last_row = self.u32c(plan.rows - 1);
+        let safe_row = self.min_u32(row, last_row);
+        let mut pos = vec![safe_row; plan.ext_out.len()];
+        let mut rest = safe_row;
+        for k in (0..plan.ext_out.len()).rev() {
+            let e = self.u32c(plan.ext_out[k]);
+            pos[k] = self.binary(B::Modulo, rest, e);
+            rest = self.binary(B::Divide, rest, e);
+        }
+        let block = self.u32c(plan.block);
+        let start = self.binary(B::Multiply, item, block);
+        let (v, iv) = self.own_block(plan, pre, &pos, start)?;
+        let items = plan.len.div_ceil(plan.block);
+        let g = self.subgroup_width.min(plan.per_row);
+        let level = |lw: &mut Self, shuffled: u32| -> Result<(), LowerError> {
+            let (mut v, mut iv) = (v, iv);
+            let mut s = 1;
+            while s < shuffled {
+                let (pv, piv) = lw.shuffle_pair(plan, v, iv, s);
+                let present = lw.partner_present(item, s, items, true);
+                (v, iv) = lw.pair_step(plan.op, plan.elem, (v, iv), (pv, piv), present);
+                s *= 2;
+            }
+            lw.finish(plan, (v, iv), (item, row, active), s, result, scratch)
+        };
+        match self.subgroup_ok {
+            Some(ok) if g > 1 => {
+                let accept = self.nested(|lw| level(lw, g))?;
+                let reject = self.nested(|lw| level(lw, 1))?;
+                self.cur.push(Statement::If {
+                    condition: ok,
+                    accept,
+                    reject,
+                });
+            }
+            _ => level(self, 1)?,
+        }
+        self.cur
+            .push(Statement::ControlBarrier(naga::Barrier::WORK_GROUP));
+        Ok(())
+    }
+
+    /// This invocation's node: the reduction of elements `start ..
+    /// min(start + B, L)` of its row (value, and index for `argmax`/`argmin`;
+    /// anything where the block is empty, which no level reads).
+    fn own_block(
+        &mut self,
+        plan: &Plan,
+        pre: &HashMap<ExprId, H>,
+        pos: &[H],
+        start: H,
+    ) -> Result<(H, H), LowerError> {
+        let outer: HashMap<ExprId, H> = pre
+            .iter()
+            .filter(|(k, _)| self.k.exprs[**k].shape.is_empty())
+            .map(|(k, v)| (*k, *v))
+            .collect();
+        let (arg, axis) = (plan.arg, plan.axis);
+        let last = self.u32c(plan.len - 1);
+        let element = |lw: &mut Self, k: H| -> Result<H, LowerError> {
+            let at = lw.binary(B::Add, start, k);
+            let mut p = pos.to_vec();
+            p[axis] = at;
+            lw.node(arg, &p, &mut outer.clone())
+        };
+        let start_i = self.bitcast(start, naga::ScalarKind::Sint);
+        if plan.block <= UNROLL {
+            // Straight-line: the block's tree over its present elements
+            // (positions past the row read its last element instead).
+            let mut items = Vec::new();
+            for k in 0..plan.block {
+                let kc = self.u32c(k);
+                let at = self.binary(B::Add, start, kc);
+                let present = self.binary(B::LessEqual, at, last);
+                let safe = self.min_u32(at, last);
+                let mut p = pos.to_vec();
+                p[axis] = safe;
+                let x = self.node(arg, &p, &mut outer.clone())?;
+                let i = self.bitcast(safe, naga::ScalarKind::Sint);
+                items.push(((x, i), present));
+            }
+            while items.len() > 1 {
+                let mut next = Vec::new();
+                for pair in items.chunks(2) {
+                    match pair {
+                        [(l, lp), (r, rp)] => {
+                            next.push((self.pair_step(plan.op, plan.elem, *l, *r, *rp), *lp))
+                        }
+                        [one] => next.push(*one),
+                        _ => unreachable!(),
+                    }
+                }
+                items = next;
+            }
+            return Ok(items[0].0);
+        }
+        // A loop over the block: `len = clamp(L - start, 0, B)`.
+        let len_c = self.u32c(plan.len);
+        let inside = self.binary(B::Less, start, len_c);
+        let left = self.binary(B::Subtract, len_c, start);
+        let block = self.u32c(plan.block);
+        let n = self.min_u32(left, block);
+        let zero = self.u32c(0);
+        let n = self.select(inside, n, zero);
+        let v = if plan.op == ReduceOp::Sum {
+            self.tree_sum(plan.elem, n, element)?
+        } else {
+            self.fold(plan.op, plan.elem, n, element)?
+        };
+        let iv = if plan.op.is_index() {
+            // `fold` gives the index in the block.
+            self.binary(B::Add, v, start_i)
+        } else {
+            start_i
+        };
+        let v = if plan.op.is_index() {
+            // The value `argmax` keeps is needed too: fold again for it.
+            let value_op = plan.op.value_op();
+            let element = |lw: &mut Self, k: H| -> Result<H, LowerError> {
+                let at = lw.binary(B::Add, start, k);
+                let mut p = pos.to_vec();
+                p[axis] = at;
+                lw.node(arg, &p, &mut outer.clone())
+            };
+            self.fold(value_op, plan.elem, n, element)?
+        } else {
+            v
+        };
+        Ok((v, iv))
+    }
+
+    fn min_u32(&mut self, a: H, b: H) -> H {
+        self.expr(Expression::Math {
+            fun: naga::MathFunction::Min,
+            arg: a,
+            arg1: Some(b),
+            arg2: None,
+            arg3: None,
+        })
+    }
+
+    /// Whether the partner `item + s` of an invocation with bit `s` clear
+    /// holds a node (its block starts before the row's end); false for
+    /// invocations with the bit set when `bit_clear_only`.
+    fn partner_present(&mut self, item: H, s: u32, items: u32, bit_clear_only: bool) -> H {
+        let sc = self.u32c(s);
+        let partner = self.binary(B::InclusiveOr, item, sc);
+        let items = self.u32c(items);
+        let present = self.binary(B::Less, partner, items);
+        if !bit_clear_only {
+            return present;
+        }
+        let bit = self.binary(B::And, item, sc);
+        let zero = self.u32c(0);
+        let clear = self.binary(B::Equal, bit, zero);
+        self.binary(B::LogicalAnd, clear, present)
+    }
+
+    /// The partner's value and index through `subgroupShuffleXor(_, s)`.
+    fn shuffle_pair(&mut self, plan: &Plan, v: H, iv: H, s: u32) -> (H, H) {
+        let ty = self.types[&plan.elem];
+        let sc = self.u32c(s);
+        let pv = self.subgroup_result(ty, |result| Statement::SubgroupGather {
+            mode: GatherMode::ShuffleXor(sc),
+            argument: v,
+            result,
+        });
+        if !plan.op.is_index() {
+            return (pv, iv);
+        }
+        let ity = self.types[&Scalar::I32];
+        let piv = self.subgroup_result(ity, |result| Statement::SubgroupGather {
+            mode: GatherMode::ShuffleXor(sc),
+            argument: iv,
+            result,
+        });
+        (pv, piv)
+    }
+
+    /// The levels from stride `s0` up through the workgroup arrays, then
+    /// item 0 of each row writes the result.
+    fn finish(
+        &mut self,
+        plan: &Plan,
+        (v, iv): (H, H),
+        (item, row, active): (H, H, H),
+        s0: u32,
+        result: Handle<GlobalVariable>,
+        (scratch, scratch_index): (Handle<GlobalVariable>, Option<Handle<GlobalVariable>>),
+    ) -> Result<(), LowerError> {
+        let index = plan.op.is_index();
+        let items = plan.len.div_ceil(plan.block);
+        let write_result = |lw: &mut Self, v: H, iv: H| {
+            let ptr = lw.array_ptr(result, row);
+            let value = if index { iv } else { v };
+            lw.cur.push(Statement::Store {
+                pointer: ptr,
+                value,
+            });
+        };
+        if s0 >= plan.per_row {
+            let zero = self.u32c(0);
+            let first = self.binary(B::Equal, item, zero);
+            let cond = self.binary(B::LogicalAnd, active, first);
+            let accept = self.nested(|lw| {
+                write_result(lw, v, iv);
+                Ok(())
+            })?;
+            self.if_then(cond, accept);
+            return Ok(());
+        }
+        let inv = self.local;
+        let ptr = self.array_ptr(scratch, inv);
+        self.cur.push(Statement::Store {
+            pointer: ptr,
+            value: v,
+        });
+        if let Some(si) = scratch_index {
+            let ptr = self.array_ptr(si, inv);
+            self.cur.push(Statement::Store {
+                pointer: ptr,
+                value: iv,
+            });
+        }
+        let mut s = s0;
+        while s < plan.per_row {
+            self.cur
+                .push(Statement::ControlBarrier(naga::Barrier::WORK_GROUP));
+            let last = 2 * s == plan.per_row;
+            let mask = self.u32c(2 * s - 1);
+            let low = self.binary(B::And, item, mask);
+            let zero = self.u32c(0);
+            let lead = self.binary(B::Equal, low, zero);
+            let cond = self.binary(B::LogicalAnd, active, lead);
+            let stride = s;
+            let accept = self.nested(|lw| {
+                let sc = lw.u32c(stride);
+                let other = lw.binary(B::Add, inv, sc);
+                let pa = lw.array_ptr(scratch, inv);
+                let pb = lw.array_ptr(scratch, other);
+                let a = lw.expr(Expression::Load { pointer: pa });
+                let b = lw.expr(Expression::Load { pointer: pb });
+                let (ia, ib, pia) = match scratch_index {
+                    Some(si) => {
+                        let pia = lw.array_ptr(si, inv);
+                        let pib = lw.array_ptr(si, other);
+                        let ia = lw.expr(Expression::Load { pointer: pia });
+                        let ib = lw.expr(Expression::Load { pointer: pib });
+                        (ia, ib, Some(pia))
+                    }
+                    None => (a, a, None),
+                };
+                let present = lw.partner_present(item, stride, items, false);
+                let (r, ri) = lw.pair_step(plan.op, plan.elem, (a, ia), (b, ib), present);
+                if last {
+                    write_result(lw, r, ri);
+                } else {
+                    lw.cur.push(Statement::Store {
+                        pointer: pa,
+                        value: r,
+                    });
+                    if let Some(pia) = pia {
+                        lw.cur.push(Statement::Store {
+                            pointer: pia,
+                            value: ri,
+                        });
+                    }
+                }
+                Ok(())
+            })?;
+            self.if_then(cond, accept);
+            s *= 2;
+        }
+        Ok(())
+    }
+
+    /// One combine of the tree: left item `a` and right item `b` (value,
+    /// index), the right one taken into account only where `present`
+    /// (else `a` is carried up). `max`/`min`/`argmax`/`argmin` keep `b`
+    /// exactly when [`Lower::takes_right`] says; `sum` adds.
+    pub(super) fn pair_step(
+        &mut self,
+        op: ReduceOp,
+        elem: Scalar,
+        (a, ia): (H, H),
+        (b, ib): (H, H),
+        present: H,
+    ) -> (H, H) {
+        if op == ReduceOp::Sum {
+            let both = self.combine(op, elem, a, b);
+            return (self.select(present, both, a), ia);
+        }
+        let take = self.takes_right(op, elem, a, b);
+        let take = self.binary(B::LogicalAnd, take, present);
+        (self.select(take, b, a), self.select(take, ib, ia))
+    }
+
+    fn array_ptr(&mut self, array: Handle<GlobalVariable>, index: H) -> H {
+        let base = self.expr(Expression::GlobalVariable(array));
+        self.expr(Expression::Access { base, index })
+    }
+
+    /// The workgroup arrays of one value per invocation that the levels
+    /// share (one per element type, and one of `argmax`'s indices).
+    fn scratch(&mut self, elem: Scalar, index: bool, count: u32) -> Option<Handle<GlobalVariable>> {
+        if let Some(g) = self.tree_buffers.get(&(elem, index)) {
+            return Some(*g);
+        }
+        let name = if index {
+            "reduce_index".to_string()
+        } else {
+            format!("reduce_{elem}")
+        };
+        let g = self.workgroup_array(&name, elem, count)?;
+        self.tree_buffers.insert((elem, index), g);
+        Some(g)
+    }
+
+    /// A new workgroup array of `count` elements of `elem`, or `None`
+    /// where it would not fit beside the kernel's others in
+    /// `GpuOptions::workgroup_memory`.
+    fn workgroup_array(
+        &mut self,
+        name: &str,
+        elem: Scalar,
+        count: u32,
+    ) -> Option<Handle<GlobalVariable>> {
+        let used: u64 = self
+            .m
+            .global_variables
+            .iter()
+            .filter(|(_, g)| g.space == AddressSpace::WorkGroup)
+            .map(|(_, g)| u64::from(self.m.types[g.ty].inner.size(self.m.to_ctx())))
+            .sum();
+        if used + u64::from(count) * 4 > self.workgroup_memory {
+            return None;
+        }
+        let ty = self.m.types.insert(
+            Type {
+                name: None,
+                inner: TypeInner::Array {
+                    base: self.types[&elem],
+                    size: ArraySize::Constant(NonZeroU32::new(count.max(1)).expect("positive")),
+                    stride: 4,
+                },
+            },
+            Span::UNDEFINED,
+        );
+        Some(self.m.global_variables.append(
+            GlobalVariable {
+                name: Some(name.into()),
+                space: AddressSpace::WorkGroup,
+                binding: None,
+                ty,
+                init: None,
+                memory_decorations: Default::default(),
+            },
+            Span::UNDEFINED,
+        ))
+    }
+
+    /// At the top of the block, where the kernel has a reduction and
+    /// `GpuOptions::subgroup_width` is above 1: whether every subgroup of
+    /// the workgroup is that wide with its lanes in invocation order
+    /// (uniform over the workgroup, through `workgroupUniformLoad`).
+    pub(super) fn subgroup_check(&mut self) -> Option<H> {
+        let g = self.subgroup_width;
+        let any = self
+            .k
+            .exprs
+            .iter()
+            .any(|e| matches!(e.kind, ExprKind::Reduce { .. }));
+        if g < 2 || !any || !self.block_invocations.is_multiple_of(g) || self.packed > 1 {
+            return None;
+        }
+        let flag = self.workgroup_array("subgroup_bad", Scalar::U32, 1)?;
+        let zero = self.u32c(0);
+        let ptr = self.array_ptr(flag, zero);
+        self.cur.push(Statement::Store {
+            pointer: ptr,
+            value: zero,
+        });
+        self.cur
+            .push(Statement::ControlBarrier(naga::Barrier::WORK_GROUP));
+        let ok = self.subgroup_in_order(g);
+        let bad = self.expr(Expression::Unary {
+            op: naga::UnaryOperator::LogicalNot,
+            expr: ok,
+        });
+        let one = self.u32c(1);
+        self.if_then(
+            bad,
+            Block::from_vec(vec![Statement::Store {
+                pointer: ptr,
+                value: one,
+            }]),
+        );
+        let u32_ty = self.u32_ty;
+        let result = self.f.expressions.append(
+            Expression::WorkGroupUniformLoadResult { ty: u32_ty },
+            Span::UNDEFINED,
+        );
+        self.cur.push(Statement::WorkGroupUniformLoad {
+            pointer: ptr,
+            result,
+        });
+        Some(self.binary(B::Equal, result, zero))
+    }
+}
+
+/// The largest power of two at most `n` (1 for 0).
+fn prev_pow2(n: u32) -> u32 {
+    if n == 0 {
+        1
+    } else {
+        1 << (31 - n.leading_zeros())
+    }
+}
