@@ -19,12 +19,14 @@ for k in copy dropout_rows tandem_dropout tandem_noise; do
       timeout 30 $T --compile-child $k 16 28 | grep COMPILE)"
 done
 echo "(COMPILE wall pipeline open parse submitted again | lower spirv module driver, ms)"
+echo "== issue 14: bench/reduce-bits.sh"
+timeout 120 bench/reduce-bits.sh $P 2>&1 | tee $OUT/reduce-bits.txt | tail -8
 echo "== issue 12: bench/launch-h200.sh"
 timeout 240 bench/launch-h200.sh $P 2>&1 | tee $OUT/launch.txt
 mkdir -p $OUT/fuzz
 (OUT=$OUT/fuzz nice -n 19 timeout 560 sh fuzz/device-run.sh -j 16 -t ${FUZZ_S:-400} -m jobs > $OUT/fuzz/run.txt 2>&1) &
 echo "== issue 14: bench/fused-h200.sh"
-PHOBOS_COMMIT=${C:-?} timeout 300 bench/fused-h200.sh $P --no-compile --precision exact ${FUSED_ARGS:-} 2>&1 | tee $OUT/fused.txt | tail -60
+PHOBOS_COMMIT=${C:-?} timeout 300 bench/fused-h200.sh $P --no-compile --no-cpu --precision exact ${FUSED_ARGS:-} 2>&1 | tee $OUT/fused.txt | tail -60
 echo "== bits"
 timeout 200 bench/logs/2026-12-02-bits-s5.sh $P 2>&1 | tee $OUT/bits.txt | grep -v identical
 echo "== table"
