@@ -270,26 +270,25 @@ pub(crate) fn div<O: IntOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
     let sign_mask = o.c(0x8000_0000);
     let sign = o.and(x, sign_mask);
     let fast = o.or(packed, sign);
-    let (zero_q, fast) = zero_quotient(o, aa, ab, sign, fast);
+    let zero_q = zero_quotient(o, aa, ab);
+    let fast = o.select(zero_q, sign, fast);
     let ok = o.bor(ok, zero_q);
     o.unless(ok, fast, |o| div_long(o, a, b))
 }
 
 /// Whether `|a| / |b|` (magnitudes `aa`, `ab`) is a zero dividend over a
-/// finite non-zero divisor, and `fast`, or in that case the zero with the
-/// quotient's `sign`: the long division's result, without its loop. Zeros
-/// are common in what dropout divides (the outputs of a ReLU, cleared
-/// buffers), and took the loop for every element before (bench/RESULTS.md,
-/// 2026-12-02); both fast paths answer them.
-fn zero_quotient<O: IntOps>(o: &mut O, aa: O::V, ab: O::V, sign: O::V, fast: O::V) -> (O::B, O::V) {
+/// finite non-zero divisor, whose quotient is the zero with the operands'
+/// sign: the long division's result, without its loop. Zeros are common in
+/// what dropout divides (the outputs of a ReLU, cleared buffers), and took
+/// the loop for every element before (bench/RESULTS.md, 2026-12-02).
+fn zero_quotient<O: IntOps>(o: &mut O, aa: O::V, ab: O::V) -> O::B {
     let zero = o.c(0);
     let one = o.c(1);
     let a_zero = o.eq(aa, zero);
     let ab1 = o.sub(ab, one);
     let max_finite = o.c(0x7f7f_ffff);
     let b_finite = o.lt(ab1, max_finite);
-    let zero_q = o.band(a_zero, b_finite);
-    (zero_q, o.select(zero_q, sign, fast))
+    o.band(a_zero, b_finite)
 }
 
 /// The correction steps of [`div`]'s common path: enough for an estimate

@@ -25,9 +25,7 @@
 //!    `h B` means the exact one is below it too: the check never accepts a
 //!    wrong `q`. When `q` is right the differences are exact (below
 //!    `2^53` units of `Q B`'s last place), so a right `q` is accepted.
-//! 3. A zero dividend over a finite non-zero divisor is answered beside the
-//!    check (as [`super::div`] does).
-//! 4. Anything else goes to the long division ([`super::div_long`]), not to
+//! 3. Anything else goes to the long division ([`super::div_long`]), not to
 //!    [`super::div`]'s integer estimate: that second fast path would add its
 //!    code to every caller's slow path (the driver's compile of a Tandem
 //!    dropout kernel spends about half its time on exact division;
@@ -38,6 +36,9 @@
 //!    operands need no test of their own: they make the estimate zero,
 //!    infinite or NaN, or fail the check (an infinite or NaN difference, or
 //!    `Q B - A < h' B` with `A = 0` or `B = 0`), so they always fall back.
+//!    There a zero dividend over a finite non-zero divisor is answered
+//!    before the long division's loop (as [`super::div`] does on its common
+//!    path; kept off this one, whose every operation costs bandwidth).
 //!
 //! f64 values never leave the function, so kernels still see only 32-bit
 //! types; no f64 value here is subnormal (the smallest product is about
@@ -109,9 +110,10 @@ pub(crate) fn div_wide<O: WideOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
     let x = o.xor(a, b);
     let s = o.and(x, sign);
     let fast = o.or(q, s);
-    let (zero_q, fast) = zero_quotient(o, aa, ab, s, fast);
-    let ok = o.bor(ok, zero_q);
-    o.unless(ok, fast, |o| div_long(o, a, b))
+    o.unless(ok, fast, |o| {
+        let zero_q = zero_quotient(o, aa, ab);
+        o.unless(zero_q, s, |o| div_long(o, a, b))
+    })
 }
 
 /// `sqrt(a)` on f32 bit patterns, correctly rounded: the same scheme as
