@@ -73,16 +73,29 @@ pub fn spread(k: Kernel) -> Kernel {
     }
     let along = |e: &Expr| e.shape.len() == rank && e.shape[0] == e0;
     // Every node, reachable or not, so that the arena stays well typed.
+    // Every kind is named, so that a new one is decided here.
     for e in &k.exprs {
-        match &e.kind {
-            ExprKind::Reduce { axis: 0, arg, .. } if along(&k.exprs[*arg]) => return k,
+        let keeps_one_block = match &e.kind {
+            ExprKind::Reduce { axis, arg, .. } => *axis == 0 && along(&k.exprs[*arg]),
             // The checker refuses `iota` and `ctx` in checks; were they
             // allowed, their positions would be the block's.
             ExprKind::Iota(_)
             | ExprKind::BlockId(_)
             | ExprKind::GridSize(_)
-            | ExprKind::Local(_) => return k,
-            _ => {}
+            | ExprKind::Local(_) => true,
+            ExprKind::Const(_)
+            | ExprKind::Param(_)
+            | ExprKind::DimValue(_)
+            | ExprKind::Load { .. }
+            | ExprKind::Unary(..)
+            | ExprKind::Binary(..)
+            | ExprKind::Cast(_)
+            | ExprKind::Bitcast(_)
+            | ExprKind::Select(..)
+            | ExprKind::Builtin(..) => false,
+        };
+        if keeps_one_block {
+            return k;
         }
     }
 
