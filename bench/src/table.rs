@@ -570,23 +570,16 @@ fn compile_child(which: Which, r: i64, log2: u32) {
     enc.clear_buffer(&y, 0, None);
     gpu.queue().submit([enc.finish()]);
     gpu.wait().expect("clears");
+    let tensors = [&x, &y].map(|buffer| GpuArg::Tensor {
+        buffer,
+        elem: Scalar::F32,
+        shape: &shape,
+    });
     if std::env::var_os("PHOBOS_BENCH_PREWARM").is_some() {
         // Measurement only: a copy's pipeline first, so that what the
         // driver does once per process is not in the timed kernel's build.
         let copy = Which::Copy.kernel(16);
-        let args = [
-            GpuArg::Tensor {
-                buffer: &x,
-                elem: Scalar::F32,
-                shape: &shape,
-            },
-            GpuArg::Tensor {
-                buffer: &y,
-                elem: Scalar::F32,
-                shape: &shape,
-            },
-        ];
-        gpu.dispatch(&copy, &args, Precision::Exact)
+        gpu.dispatch(&copy, &tensors, Precision::Exact)
             .unwrap_or_else(|e| panic!("{e}"));
         gpu.wait().expect("the copy");
     }
@@ -594,18 +587,7 @@ fn compile_child(which: Which, r: i64, log2: u32) {
     let t0 = Instant::now();
     let kernel = which.kernel(r);
     let parse_ms = t0.elapsed().as_secs_f64() * 1e3;
-    let mut args = vec![
-        GpuArg::Tensor {
-            buffer: &x,
-            elem: Scalar::F32,
-            shape: &shape,
-        },
-        GpuArg::Tensor {
-            buffer: &y,
-            elem: Scalar::F32,
-            shape: &shape,
-        },
-    ];
+    let mut args = tensors.to_vec();
     if which != Which::Copy {
         args.push(GpuArg::Scalar(which.seed()));
     }
