@@ -61,3 +61,68 @@ pub(crate) fn open() -> Result<(wgpu::Adapter, wgpu::Device, wgpu::Queue), GpuEr
     .map_err(|e| GpuError::Device(format!("{} ({:?}): {e}", info.name, info.backend)))?;
     Ok((adapter, device, queue))
 }
+
+/// Creates and drops one object of each kind that a launch creates (an
+/// error scope, a bind group layout, a pipeline layout, a shader module
+/// and a compute pipeline of an empty kernel), so that a driver's one-time
+/// costs of a process are paid while the device opens, not inside the
+/// first kernel's compile. On the H200 (NVIDIA 580) the first kernel of a
+/// process spent 2.3-2.8 ms more creating its layouts than later kernels
+/// did (`bench/RESULTS.md`, fifth session). `PHOBOS_WARMUP=off` skips it
+/// (for measuring what it saves). Errors here are dropped: a device that
+/// cannot build an empty pipeline fails again, and is reported, at the
+/// first launch.
+pub(crate) fn warm_up(device: &wgpu::Device) {
+    if std::env::var_os("PHOBOS_WARMUP").is_some_and(|v| v == "off") {
+        return;
+    }
+    use wgpu::naga;
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let buffer = |binding, ty| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("phobos warm-up"),
+        entries: &[
+            buffer(0, wgpu::BufferBindingType::Uniform),
+            buffer(1, wgpu::BufferBindingType::Storage { read_only: false }),
+        ],
+    });
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("phobos warm-up"),
+        bind_group_layouts: &[Some(&layout)],
+        immediate_size: 0,
+    });
+    let mut module = naga::Module::default();
+    module.entry_points.push(naga::EntryPoint {
+        name: "main".into(),
+        stage: naga::ShaderStage::Compute,
+        early_depth_test: None,
+        workgroup_size: [1, 1, 1],
+        workgroup_size_overrides: None,
+        function: naga::Function::default(),
+        mesh_info: None,
+        task_payload: None,
+        incoming_ray_payload: None,
+    });
+    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("phobos warm-up"),
+        source: wgpu::ShaderSource::Naga(std::borrow::Cow::Owned(module)),
+    });
+    let _pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some("phobos warm-up"),
+        layout: Some(&pipeline_layout),
+        module: &shader,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    drop(pollster::block_on(scope.pop()));
+}

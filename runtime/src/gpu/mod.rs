@@ -160,9 +160,11 @@ pub struct GpuRun {
 }
 
 impl Gpu {
-    /// Opens the best adapter: a hardware GPU before a software one.
+    /// Opens the best adapter (a hardware GPU before a software one) and
+    /// warms its driver up (`device::warm_up`).
     pub fn new() -> Result<Gpu, GpuError> {
         let (adapter, device, queue) = device::open()?;
+        device::warm_up(&device);
         Ok(Gpu::from_device(device, queue, adapter.get_info()))
     }
 
