@@ -29,9 +29,13 @@ make_work_dir() {
 }
 
 # Builds the stream helper into $build/streams and checks it.
+# A machine without gcc reuses the helper of a kept build (EVIDENCE_BUILD),
+# if its self-test passes.
 build_streams() {
-  gcc -O2 -std=c99 -Wall -o "$build/streams" "$evidence_dir/streams.c" >"$build/streams.log" 2>&1 ||
-    die "streams.c does not build: $(grep -m5 -i 'error' "$build/streams.log" || tail -5 "$build/streams.log")"
+  if command -v gcc >/dev/null || [ ! -x "$build/streams" ]; then
+    gcc -O2 -std=c99 -Wall -o "$build/streams" "$evidence_dir/streams.c" >"$build/streams.log" 2>&1 ||
+      die "streams.c does not build: $(grep -m5 -i 'error' "$build/streams.log" || tail -5 "$build/streams.log")"
+  fi
   "$build/streams" selftest || die "the stream helper's self-test failed"
 }
 
@@ -106,11 +110,25 @@ check_stream_spec() {
   fi
 }
 
+# The repository's commit, and whether the generator's sources differ from
+# it. Where there is no git history (a copy of the tree on another machine),
+# EVIDENCE_COMMIT names the commit the copy was made from.
+phobos_commit() {
+  if [ -n "${EVIDENCE_COMMIT:-}" ]; then
+    echo "$EVIDENCE_COMMIT (EVIDENCE_COMMIT: a copy of the tree at that commit)"
+  elif git -C "$repo_root" rev-parse --short HEAD 2>/dev/null; then
+    git -C "$repo_root" diff --quiet HEAD -- stdlib/tandem/src compiler/cli/src 2>/dev/null ||
+      echo ' (with local changes to stdlib/tandem/src or compiler/cli/src)'
+  else
+    echo "unknown (no git history here; set EVIDENCE_COMMIT)"
+  fi | tr -d '\n'
+}
+
 log_header() {
   # $1: the battery's command line
   echo "## battery: $1"
   echo "## stream: $stream_spec = $(stream_command "$stream_spec")"
-  echo "## phobos: commit $(git -C "$repo_root" rev-parse --short HEAD)$(git -C "$repo_root" diff --quiet HEAD -- stdlib/tandem/src compiler/cli/src 2>/dev/null || echo ' (with local changes to stdlib/tandem/src or compiler/cli/src)'), $("$phobosc" --version 2>/dev/null), binary $phobosc sha256 $(sha256sum "$phobosc" | cut -c1-16)"
+  echo "## phobos: commit $(phobos_commit), $("$phobosc" --version 2>/dev/null), binary $phobosc sha256 $(sha256sum "$phobosc" | cut -c1-16)"
   echo "## machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), load $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "## started: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 }
