@@ -160,11 +160,9 @@ pub struct GpuRun {
 }
 
 impl Gpu {
-    /// Opens the best adapter (a hardware GPU before a software one) and
-    /// warms its driver up (`device::warm_up`).
+    /// Opens the best adapter: a hardware GPU before a software one.
     pub fn new() -> Result<Gpu, GpuError> {
         let (adapter, device, queue) = device::open()?;
-        device::warm_up(&device);
         Ok(Gpu::from_device(device, queue, adapter.get_info()))
     }
 
