@@ -247,7 +247,7 @@ mod tests {
         } else {
             below << (52 - e)
         };
-        let (neg, num, den) = if frac >= 0x6_A09E_667F_3BCD {
+        let (neg, num, den) = if frac >= phobos_tandem::math::SQRT2_MANT_F64 {
             (true, ((1u64 << e) << 1).wrapping_sub(m), e + 1)
         } else {
             (false, below, e)

@@ -12,39 +12,10 @@
 use super::builder::{Fb, H};
 use super::f64div::{self, F64Ops};
 use naga::{BinaryOperator, Expression, Literal, ScalarKind};
-
-const LN2_HI_F64: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000);
-const LN2_LO_F64: f64 = f64::from_bits(0x3DEA_39EF_3579_3C76);
-const SQRT2_MANT_F64: u64 = 0x6_A09E_667F_3BCD;
-const LN_SERIES_F64: [f64; 9] = [
-    2.0 / 3.0,
-    2.0 / 5.0,
-    2.0 / 7.0,
-    2.0 / 9.0,
-    2.0 / 11.0,
-    2.0 / 13.0,
-    2.0 / 15.0,
-    2.0 / 17.0,
-    2.0 / 19.0,
-];
-
-const INV_LN2_F64: f64 = f64::from_bits(0x3FF7_1547_652B_82FE);
-const EXP_SERIES_F64: [f64; 14] = [
-    1.0,
-    1.0,
-    1.0 / 2.0,
-    1.0 / 6.0,
-    1.0 / 24.0,
-    1.0 / 120.0,
-    1.0 / 720.0,
-    1.0 / 5040.0,
-    1.0 / 40320.0,
-    1.0 / 362880.0,
-    1.0 / 3628800.0,
-    1.0 / 39916800.0,
-    1.0 / 479001600.0,
-    1.0 / 6227020800.0,
-];
+// The constants of SPEC.md section 6, from the reference crate: one copy.
+use phobos_tandem::math::{
+    EXP_SERIES_F64, INV_LN2_F64, LN_SERIES_F64, LN2_HI_F64, LN2_LO_F64, SQRT2_MANT_F64,
+};
 
 /// A 64-bit value as `(lo, hi)` u32 expressions.
 pub(super) type W = (H, H);

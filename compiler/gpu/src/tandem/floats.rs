@@ -7,45 +7,13 @@
 
 use super::builder::{Fb, H};
 use naga::{BinaryOperator, Function, Handle, ScalarKind};
+// The constants of SPEC.md section 6, from the reference crate: one copy.
+use phobos_tandem::math::{
+    COS_SERIES_F32, HALF_PI_2M24_F32, LN2_HI_F32, LN2_LO_F32, LOG1P_Q_F32, NEG_LN_UPPER_U32,
+    SIN_SERIES_F32, SQRT_HALF_BITS_F32, TWO_M32_F32,
+};
 
 const SIGN: u32 = 0x8000_0000;
-/// Bits of the f32 nearest sqrt(1/2), the lower end of the reduced `f`.
-const SQRT_HALF_BITS_F32: u32 = 0x3F35_04F3;
-/// The least `x` with `(x + 1) 2^-32 >= sqrt(1/2)`.
-const NEG_LN_UPPER_U32: u32 = 0xB504_F333;
-/// `2^-32` in f32.
-const TWO_M32_F32: u32 = 0x2F80_0000;
-const LN2_HI_F32: u32 = 0x3F31_7180;
-const LN2_LO_F32: u32 = 0x3717_F7D1;
-/// `(pi/2) 2^-24` in f32.
-const HALF_PI_2M24_F32: u32 = 0x33C9_0FDB;
-
-/// `Q` of `ln(1 + t) = t + t^2 Q(t)` (SPEC.md 6.1), constant term first.
-const LOG1P_Q_F32: [u32; 8] = [
-    0xBEFF_FFFD,
-    0x3EAA_AB7A,
-    0xBE80_024D,
-    0x3E4C_6960,
-    0xBE29_AE98,
-    0x3E18_C293,
-    0xBE12_8250,
-    0x3DB2_E3BE,
-];
-
-/// The series of SPEC.md section 6, as the reference crate writes them.
-fn sin_series() -> [u32; 4] {
-    [-1.0f32 / 6.0, 1.0 / 120.0, -1.0 / 5040.0, 1.0 / 362880.0].map(f32::to_bits)
-}
-fn cos_series() -> [u32; 5] {
-    [
-        -1.0f32 / 2.0,
-        1.0 / 24.0,
-        -1.0 / 720.0,
-        1.0 / 40320.0,
-        -1.0 / 3628800.0,
-    ]
-    .map(f32::to_bits)
-}
 
 /// The float helper functions a module calls.
 #[derive(Clone, Copy)]
@@ -198,7 +166,7 @@ impl Fb {
         let m = self.add_c(x, 1);
         let y = self.select(upper, not_x, m);
         let yf = self.u32_to_f32_rn(y);
-        let scale = self.c(TWO_M32_F32);
+        let scale = self.c(TWO_M32_F32.to_bits());
         let a = self.fmul(yf, scale);
         // k = (bits(a) - bits(sqrt(1/2))) >> 23, arithmetic.
         let sqrt_half = self.c(SQRT_HALF_BITS_F32);
@@ -222,11 +190,11 @@ impl Fb {
         let kf = self.select(upper, zero, kf);
         // log1p(t) = t + t^2 Q(t).
         let z = self.fmul(t, t);
-        let q = self.horner(t, &LOG1P_Q_F32);
+        let q = self.horner(t, &LOG1P_Q_F32.map(f32::to_bits));
         let zq = self.fmul(z, q);
         let log1p = self.fadd(t, zq);
-        let hi = self.c(LN2_HI_F32);
-        let lo = self.c(LN2_LO_F32);
+        let hi = self.c(LN2_HI_F32.to_bits());
+        let lo = self.c(LN2_LO_F32.to_bits());
         let khi = self.fmul(kf, hi);
         let klo = self.fmul(kf, lo);
         let tail = self.fadd(klo, log1p);
@@ -237,7 +205,7 @@ impl Fb {
 
     fn sin_poly(&mut self, a: H) -> H {
         let z = self.fmul(a, a);
-        let p = self.horner(z, &sin_series());
+        let p = self.horner(z, &SIN_SERIES_F32.map(f32::to_bits));
         let az = self.fmul(a, z);
         let azp = self.fmul(az, p);
         self.fadd(a, azp)
@@ -245,7 +213,7 @@ impl Fb {
 
     fn cos_poly(&mut self, a: H) -> H {
         let z = self.fmul(a, a);
-        let p = self.horner(z, &cos_series());
+        let p = self.horner(z, &COS_SERIES_F32.map(f32::to_bits));
         let zp = self.fmul(z, p);
         let one = self.c(1.0f32.to_bits());
         self.fadd(one, zp)
@@ -263,7 +231,7 @@ impl Fb {
         let ya = self.shr_c(ya, 6);
         let af = self.convert_f32(ya);
         let af = self.bitcast(af, ScalarKind::Uint);
-        let unit = self.c(HALF_PI_2M24_F32);
+        let unit = self.c(HALF_PI_2M24_F32.to_bits());
         let a = self.fmul(af, unit);
         let cp = self.cos_poly(a);
         let sp = self.sin_poly(a);
