@@ -348,9 +348,11 @@ impl<'p> Checker<'p> {
     }
 
     /// Records a diagnostic; inside an expanded `fn`, also points at the call
-    /// in the kernel that led there.
+    /// in the kernel that led there, unless the diagnostic already does.
     pub fn error(&mut self, mut d: Diagnostic) {
-        if let Some((name, span)) = self.calls.first() {
+        if let Some((name, span)) = self.calls.first()
+            && !d.labels.iter().any(|l| l.span == *span)
+        {
             d = d.label(*span, format!("in this call to `{name}`"));
         }
         self.diags.push(d);
