@@ -554,8 +554,8 @@ fn fill_kernel_rows(gpu: &Gpu, ceilings: &mut Ceilings, which: Which, x: &[f32])
 /// One compile measurement in this process (the child of
 /// [`compile_rows`]): prints `COMPILE\t<wall ms>\t<runtime's compile ms>\t<device open ms>\t<parse
 /// and check ms>\t<ms until the dispatch was submitted>\t<ms of a second launch>\t<lowering
-/// ms>\t<SPIR-V ms>\t<shader module ms>\t<pipeline ms>`, all from before the parse but the
-/// device's opening, the second launch and the last four (`BuildPhases`).
+/// ms>\t<SPIR-V ms>\t<layouts ms>\t<shader module ms>\t<pipeline ms>`, all from before the
+/// parse but the device's opening, the second launch and the last five (`BuildPhases`).
 fn compile_child(which: Which, r: i64, log2: u32) {
     let opened = Instant::now();
     let gpu = Gpu::new().unwrap_or_else(|e| panic!("{e}"));
@@ -606,8 +606,8 @@ fn compile_child(which: Which, r: i64, log2: u32) {
     let again_ms = again.elapsed().as_secs_f64() * 1e3;
     let p = run.build_phases.unwrap_or_default();
     println!(
-        "COMPILE\t{ms:.2}\t{:.2}\t{open_ms:.0}\t{parse_ms:.2}\t{submitted_ms:.2}\t{again_ms:.2}\t{:.2}\t{:.2}\t{:.2}\t{:.2}",
-        run.compile_ms, p.lower_ms, p.spirv_ms, p.module_ms, p.pipeline_ms
+        "COMPILE\t{ms:.2}\t{:.2}\t{open_ms:.0}\t{parse_ms:.2}\t{submitted_ms:.2}\t{again_ms:.2}\t{:.2}\t{:.2}\t{:.2}\t{:.2}\t{:.2}",
+        run.compile_ms, p.lower_ms, p.spirv_ms, p.layout_ms, p.module_ms, p.pipeline_ms
     );
 }
 
@@ -648,6 +648,7 @@ fn spawn_compile(
                     again,
                     lower,
                     spirv,
+                    layouts,
                     module,
                     driver,
                 ] => Ok(Compile {
@@ -657,7 +658,7 @@ fn spawn_compile(
                     parse,
                     submitted,
                     again,
-                    phases: [lower, spirv, module, driver],
+                    phases: [lower, spirv, layouts, module, driver],
                 }),
                 _ => Err(format!("unreadable child output: {l}")),
             }
@@ -689,9 +690,9 @@ struct Compile {
     /// A second launch of the same pipeline, from its dispatch to its
     /// completion.
     again: f64,
-    /// `pipeline` as the lowering, the SPIR-V, the shader module and the
-    /// compute pipeline (`BuildPhases`).
-    phases: [f64; 4],
+    /// `pipeline` as the lowering, the SPIR-V, the layouts, the shader
+    /// module and the compute pipeline (`BuildPhases`).
+    phases: [f64; 5],
 }
 
 /// A compile row: cold, warm from Phobos's cache, warm from both caches.
@@ -732,8 +733,8 @@ fn compile_rows(log2: u32) -> Vec<CompileRow> {
 fn ms_cell(r: &Result<Compile, String>) -> String {
     match r {
         Ok(c) => format!(
-            "{:.1} (parse {:.1}, pipeline {:.1} = lower {:.1} + SPIR-V {:.1} + module {:.1} + driver {:.1}, \
-             submitted at {:.1}; a second launch {:.1})",
+            "{:.1} (parse {:.1}, pipeline {:.1} = lower {:.1} + SPIR-V {:.1} + layouts {:.1} + module {:.1} + \
+             driver {:.1}, submitted at {:.1}; a second launch {:.1})",
             c.wall,
             c.parse,
             c.pipeline,
@@ -741,6 +742,7 @@ fn ms_cell(r: &Result<Compile, String>) -> String {
             c.phases[1],
             c.phases[2],
             c.phases[3],
+            c.phases[4],
             c.submitted,
             c.again
         ),

@@ -31,6 +31,8 @@ pub struct BuildPhases {
     pub lower_ms: f64,
     /// Writing the module's SPIR-V (exact mode, or the disk cache's key).
     pub spirv_ms: f64,
+    /// Creating the bind group layout and the pipeline layout.
+    pub layout_ms: f64,
     /// Creating the shader module.
     pub module_ms: f64,
     /// Creating the compute pipeline (the driver's compiler, or its cache).
@@ -79,6 +81,13 @@ impl Pipeline {
             .map_err(|e| GpuError::Lower(e.to_string()))?;
         let lowered = Instant::now();
         check_workgroup_memory(gpu, kernel, &compiled.module)?;
+        // The SPIR-V is the pipeline's key in the disk cache; fast mode
+        // hands wgpu the module itself, whose SPIR-V stands for it there.
+        let key_words = match precision {
+            Precision::Exact => Some(compiled.spirv()),
+            Precision::Fast => gpu.disk_cache().map(|_| compiled.spirv()),
+        };
+        let spirv_written = Instant::now();
         let device = &gpu.device;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
 
@@ -118,12 +127,6 @@ impl Pipeline {
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
-        // The SPIR-V is the pipeline's key in the disk cache; fast mode
-        // hands wgpu the module itself, whose SPIR-V stands for it there.
-        let key_words = match precision {
-            Precision::Exact => Some(compiled.spirv()),
-            Precision::Fast => gpu.disk_cache().map(|_| compiled.spirv()),
-        };
         let written = Instant::now();
         let shader = match precision {
             Precision::Exact => {
@@ -171,7 +174,8 @@ impl Pipeline {
         let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
         let phases = BuildPhases {
             lower_ms: ms(started, lowered),
-            spirv_ms: ms(lowered, written),
+            spirv_ms: ms(lowered, spirv_written),
+            layout_ms: ms(spirv_written, written),
             module_ms: ms(written, moduled),
             pipeline_ms: ms(moduled, built),
         };
