@@ -7,8 +7,8 @@
 # - bits: every example on the GPU against Cranelift at four workgroup sizes,
 #   through `phobosc run --output` (the streamed read-back);
 # - in the background at nice 19 from the table on (GPU rows are timed by GPU
-#   timestamps): issue 15, the rest of BigCrush on `fill u32 --key 1`, 7 tests at
-#   once; issue 16, the front-end fuzzer on 8 workers.
+#   timestamps): issue 15, more of BigCrush on `fill u32 --key 1`, 3 tests at
+#   once; issue 16, the front-end fuzzer on 12 workers.
 start=$(date +%s)
 for f in .gl/*.deb; do dpkg -x $f / >/dev/null; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
@@ -26,11 +26,11 @@ for k in copy dropout_rows tandem_dropout tandem_noise; do
 done
 E=stdlib/tandem/evidence
 left=$((start + ${CALL_S:-560} - $(date +%s)))
-(EVIDENCE_COMMIT=${C:-?} EVIDENCE_BUILD=$PWD/.gl/evb JOBS=${BIG_JOBS:-7} DEADLINE_S=$left nice -n 19 \
+(EVIDENCE_COMMIT=${C:-?} EVIDENCE_BUILD=$PWD/.gl/evb JOBS=${BIG_JOBS:-3} DEADLINE_S=$left nice -n 19 \
   $E/run-testu01.sh $PWD/.gl/TestU01-2009 testu01-bigcrush-u32-key1-rest u32:1 big 21,39,43-52,54-106 > $OUT/bigcrush-run.txt 2>&1; \
   cp $E/testu01-bigcrush-u32-key1-rest.txt $OUT/ 2>/dev/null) &
 mkdir -p $OUT/fuzz
-(OUT=$OUT/fuzz nice -n 19 timeout $((left + 20)) sh fuzz/device-run.sh -j ${FUZZ_JOBS:-8} -t $((left - 30)) -m jobs > $OUT/fuzz/run.txt 2>&1) &
+(OUT=$OUT/fuzz nice -n 19 timeout $((left + 20)) sh fuzz/device-run.sh -j ${FUZZ_JOBS:-12} -t $((left - 30)) -m jobs > $OUT/fuzz/run.txt 2>&1) &
 echo "== issue 11: the table (bench/table.sh 28 --no-compile --no-ablations); BigCrush runs beside it, deadline $left s"
 PHOBOS_COMMIT=${C:-?} timeout 240 bench/table.sh $T 28 --no-compile --no-ablations 2>&1 | tee $OUT/table.txt | tail -30
 echo "== issue 11: ablations, R=16, 2^28 elements, GiB/s"
