@@ -99,9 +99,10 @@ pub fn evaluate_on(
 /// there (`crate::launch_kept`): each check kernel binds those buffers,
 /// writes its values to one buffer of its own and is counted as that
 /// buffer is read back in pieces, so no tensor is uploaded again and no
-/// host copy of a check's values is made. `args` must hold the tensors
-/// the launch left in `resident` (the interpreter reads them when the GPU
-/// refuses a check).
+/// host copy of a check's values is made. `args` must be the launch's
+/// arguments: the interpreter reads them when the GPU refuses a check,
+/// after reading back from `resident` any tensor the launch handed to its
+/// sink alone (`crate::Streaming::sink_only`).
 pub fn evaluate_kept(
     program: &Program,
     name: &str,
@@ -113,6 +114,14 @@ pub fn evaluate_kept(
     let on_backend = |ck: &Kernel, args: &mut Vec<Arg>, backend: Backend| match (backend, resident)
     {
         (Backend::Gpu, Some(resident)) => run_resident(ck, kernel, args, resident),
+        // Elsewhere the check reads the host's tensors, which a streamed
+        // launch may have left to its sink (`crate::Streaming::sink_only`).
+        (_, Some(resident)) if !resident.host_current() => {
+            let g = gpu::Gpu::shared().map_err(|e| e.to_string())?;
+            crate::phases::scoped("host read-back", || g.fill_host(resident, args))
+                .map_err(|e| format!("reading the results back for the interpreter: {e}"))?;
+            run_check(ck, kernel, args, backend, on)
+        }
         _ => run_check(ck, kernel, args, backend, on),
     };
     let mut out = Vec::new();

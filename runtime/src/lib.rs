@@ -247,17 +247,36 @@ pub fn launch_kept(
 /// back: called with the parameter's index, the byte offset and the
 /// little-endian bytes, in order, every byte once, while the device copies
 /// the next piece (so `phobosc run --output` writes its files during the
-/// read-back). The tensors in the arguments are filled as well.
+/// read-back).
 pub type PieceSink<'a> = &'a mut dyn FnMut(usize, u64, &[u8]);
 
-/// [`launch_kept`], handing `sink` the stored tensors' bytes as the GPU
-/// reads them back. Other backends never call it: their results are in
-/// the arguments when this returns.
+/// A read-back that streams: [`launch_streaming`]'s sink, and which
+/// tensors go to it alone.
+pub struct Streaming<'a> {
+    /// Takes every stored tensor's bytes as they are read back.
+    pub sink: PieceSink<'a>,
+    /// Stored tensors, by parameter index, whose bytes go to `sink` only:
+    /// on the GPU their tensors in the arguments are not filled but left
+    /// as they were, which saves a host copy and the memory it touches
+    /// (for a 3 GiB output, 3 GiB of fresh pages). Their results stay on
+    /// the device in the launch's [`gpu::Resident`] until it is dropped,
+    /// and [`gpu::Gpu::fill_host`] brings them into the arguments when
+    /// they are wanted after all ([`checks::evaluate_kept`] does so before
+    /// a check falls back to the interpreter). Every other stored tensor
+    /// is filled as in [`launch`], on other threads while `sink` takes
+    /// each piece. The other backends fill every tensor and never call
+    /// `sink`.
+    pub sink_only: Vec<usize>,
+}
+
+/// [`launch_kept`], handing `streaming`'s sink the stored tensors' bytes
+/// as the GPU reads them back ([`Streaming`]). Other backends never call
+/// it: their results are in the arguments when this returns.
 pub fn launch_streaming(
     kernel: &Kernel,
     args: &mut [Arg],
     options: &Options,
-    sink: Option<PieceSink<'_>>,
+    streaming: Option<Streaming<'_>>,
 ) -> Result<(Provenance, Option<gpu::Resident>), RuntimeError> {
     let (backend, passed_over) = resolve_why(options.backend, options.precision)?;
     let mut prov = Provenance {
@@ -299,7 +318,7 @@ pub fn launch_streaming(
                 args,
                 options.precision,
                 options.workgroup_size,
-                sink,
+                streaming,
             ) {
                 Ok((run, resident)) => {
                     prov.device = g.describe();

@@ -206,7 +206,16 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
     }
     // On the GPU the saved outputs are written as they are read back, so
     // the file's writes overlap the device's copies of the next pieces.
+    // A saved output is not previewed, so its host tensor is wanted only
+    // for `--json`'s statistics (and by a check that falls back to the
+    // interpreter, which reads it back itself): without `--json` the file
+    // takes its bytes alone and the host tensor is never filled.
     let mut saving = Saving::new(&kernel, &args, &outputs);
+    let sink_only: Vec<usize> = if a.json {
+        Vec::new()
+    } else {
+        outputs.iter().map(|(p, _)| *p).collect()
+    };
     // The tuner draws its own bar, if it tunes.
     let (kernel, prov, resident) = activity.suspend(|| {
         crate::tune::launch(
@@ -216,7 +225,10 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
             kernel,
             &mut args,
             &options,
-            Some(&mut |param, at, piece| saving.piece(param, at, piece)),
+            Some(phobos_runtime::Streaming {
+                sink: &mut |param, at, piece| saving.piece(param, at, piece),
+                sink_only,
+            }),
         )
     })?;
     // Elsewhere (and for what the read-back did not hand over), from the

@@ -24,6 +24,7 @@
 mod device;
 pub(crate) mod disk_cache;
 mod dispatch;
+mod transfer;
 mod fill;
 mod pipeline;
 mod platform;
