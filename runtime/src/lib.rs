@@ -260,13 +260,21 @@ pub struct Streaming<'a> {
     /// as they were, which saves a host copy and the memory it touches
     /// (for a 3 GiB output, 3 GiB of fresh pages). Their results stay on
     /// the device in the launch's [`gpu::Resident`] until it is dropped,
-    /// and [`gpu::Gpu::fill_host`] brings them into the arguments when
+    /// and [`gpu::Gpu::read_back_stale`] brings them into the arguments when
     /// they are wanted after all ([`checks::evaluate_kept`] does so before
     /// a check falls back to the interpreter). Every other stored tensor
     /// is filled as in [`launch`], on other threads while `sink` takes
     /// each piece. The other backends fill every tensor and never call
     /// `sink`.
     pub sink_only: Vec<usize>,
+    /// Stored tensors, by parameter index, that the launch does not read
+    /// back at all, neither to `sink` nor to the arguments: on the GPU
+    /// they are left as `sink_only` leaves them, for the caller to read
+    /// from the launch's [`gpu::Resident`] when and where it likes
+    /// ([`gpu::Gpu::read_resident`]), for instance on another thread while
+    /// kernels that read them run (`phobosc run` writes its `--output`
+    /// files while the check lines run).
+    pub on_device: Vec<usize>,
 }
 
 /// [`launch_kept`], handing `streaming`'s sink the stored tensors' bytes

@@ -1,7 +1,7 @@
 //! A streamed read-back (`launch_streaming`) hands its sink the same bytes
 //! the CPU computes, fills the host tensors it should, leaves alone the
 //! ones its sink takes alone (`Streaming::sink_only`) until
-//! `Gpu::fill_host` brings them home, and a check that runs off the GPU
+//! `Gpu::read_back_stale` brings them home, and a check that runs off the GPU
 //! reads them back first. Skips without a GPU adapter unless
 //! `PHOBOS_REQUIRE_GPU` is set.
 
@@ -67,7 +67,7 @@ fn a_streamed_output_has_the_cpu_bytes_in_the_sink_and_on_the_host_when_asked() 
     };
 
     // The sink alone takes Y: it gets every byte, in order, and the host
-    // tensor stays as it was until `fill_host`.
+    // tensor stays as it was until `read_back_stale`.
     for sink_only in [vec![1], vec![]] {
         let mut got = args.clone();
         let mut streamed = Vec::new();
@@ -103,7 +103,7 @@ fn a_streamed_output_has_the_cpu_bytes_in_the_sink_and_on_the_host_when_asked() 
         assert!(resident.host_current());
         assert!(bytes(tensor(&got, 1)) == want_y, "the host's Y differs");
         // Nothing is left to read back.
-        gpu.fill_host(&resident, &mut got).unwrap();
+        gpu.read_back_stale(&resident, &mut got).unwrap();
         assert!(bytes(tensor(&got, 1)) == want_y);
     }
 }

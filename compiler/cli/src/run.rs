@@ -7,6 +7,7 @@ use phobos_core::ir::{Kernel, ParamKind};
 use phobos_core::launch::Arg;
 use phobos_core::tensor::Tensor;
 use phobos_core::types::{Dim, Scalar, Value};
+use phobos_runtime::gpu::Resident;
 use phobos_runtime::{Backend, Options, Precision, Provenance, checks, inputs, npy, phases};
 use serde_json::json;
 use std::fmt::Write as _;
@@ -204,14 +205,15 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
     if opens_gpu {
         phases::time("device open", || drop(phobos_runtime::gpu::Gpu::shared()));
     }
-    // On the GPU the saved outputs are written as they are read back, so
-    // the file's writes overlap the device's copies of the next pieces.
-    // A saved output is not previewed, so its host tensor is wanted only
-    // for `--json`'s statistics (and by a check that falls back to the
-    // interpreter, which reads it back itself): without `--json` the file
-    // takes its bytes alone and the host tensor is never filled.
+    // On the GPU a saved output is not previewed, so its host tensor is
+    // wanted only for `--json`'s statistics (and by a check that falls back
+    // to the interpreter, which reads it back itself): without `--json` it
+    // stays on the device, and its file is written from there while the
+    // check lines run. With `--json` each file is written as the launch
+    // reads its tensor back, so the writes overlap the device's copies of
+    // the next pieces.
     let mut saving = Saving::new(&kernel, &args, &outputs);
-    let sink_only: Vec<usize> = if a.json {
+    let on_device: Vec<usize> = if a.json {
         Vec::new()
     } else {
         outputs.iter().map(|(p, _)| *p).collect()
@@ -227,39 +229,52 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
             &options,
             Some(phobos_runtime::Streaming {
                 sink: &mut |param, at, piece| saving.piece(param, at, piece),
-                sink_only,
+                sink_only: Vec::new(),
+                on_device: on_device.clone(),
             }),
         )
     })?;
-    // Elsewhere (and for what the read-back did not hand over), from the
-    // tensors now.
-    for (param, writer) in saving.finish()? {
-        let Arg::Tensor(t) = &args[param] else {
-            unreachable!("outputs are tensors")
-        };
-        let path = &outputs
-            .iter()
-            .find(|(p, _)| *p == param)
-            .expect("an output")
-            .1;
-        match writer {
-            Some(w) => w.finish()?,
-            None => {
-                activity.phase(&format!("saving {}", path.display()));
-                phases::time("write", || npy::write(&kernel.params[param].name, path, t))?;
-            }
-        }
-    }
     // Checks run where the kernel ran, compiled like it, on the tensors
     // the launch left on the GPU.
     let on = Options {
         backend: prov.backend,
         ..options
     };
-    activity.phase("evaluating the check lines");
-    let checks = phases::scoped("checks", || {
-        checks::evaluate_kept(&program, &name, &kernel, &mut args, &on, resident.as_ref())
-    })?;
+    let evaluate = |args: &mut Vec<Arg>| {
+        phases::scoped("checks", || {
+            checks::evaluate_kept(&program, &name, &kernel, args, &on, resident.as_ref())
+        })
+    };
+    let checks = match &resident {
+        // The outputs left on the device are written by another thread
+        // while the checks run: the two are timed together as `results`.
+        Some(resident) if !on_device.is_empty() => {
+            activity.phase("saving outputs and evaluating the check lines");
+            let (saved, checks) = phases::scoped("results", || {
+                let prefix = phases::prefix();
+                std::thread::scope(|s| {
+                    let saving = &mut saving;
+                    let saved = s.spawn(move || {
+                        phases::under(&prefix, || {
+                            phases::scoped("readback", || saving.from_device(resident))
+                        })
+                    });
+                    let checks = evaluate(&mut args);
+                    let saved = saved.join().expect("the saving thread does not panic");
+                    (saved, checks)
+                })
+            });
+            saved?;
+            let checks = checks?;
+            save_rest(saving, &kernel, &args, &outputs, &activity)?;
+            checks
+        }
+        _ => {
+            save_rest(saving, &kernel, &args, &outputs, &activity)?;
+            activity.phase("evaluating the check lines");
+            evaluate(&mut args)?
+        }
+    };
     drop(resident);
     activity.done();
     if a.json {
@@ -310,6 +325,35 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
         }
     }
     emit(&out)
+}
+
+/// Finishes the `--output` files the read-back wrote, and writes from the
+/// tensors in `args` those it did not (the launch ran elsewhere).
+fn save_rest(
+    saving: Saving,
+    kernel: &Kernel,
+    args: &[Arg],
+    outputs: &[(usize, PathBuf)],
+    activity: &crate::tune::Activity,
+) -> Result<()> {
+    for (param, writer) in saving.finish()? {
+        let Arg::Tensor(t) = &args[param] else {
+            unreachable!("outputs are tensors")
+        };
+        let path = &outputs
+            .iter()
+            .find(|(p, _)| *p == param)
+            .expect("an output")
+            .1;
+        match writer {
+            Some(w) => w.finish()?,
+            None => {
+                activity.phase(&format!("saving {}", path.display()));
+                phases::time("write", || npy::write(&kernel.params[param].name, path, t))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The `--output` files written as a launch's read-back hands over their
@@ -380,6 +424,26 @@ impl Saving {
         if let Err(e) = written {
             self.failed = Some(e);
         }
+    }
+
+    /// Writes the outputs the launch left on the GPU (`resident`) from
+    /// there, piece by piece; a failure to write is kept for
+    /// [`Saving::finish`], one to read is returned.
+    fn from_device(&mut self, resident: &Resident) -> Result<()> {
+        let g = phobos_runtime::gpu::Gpu::shared()?;
+        let files: Vec<(usize, u64)> = (self.files.iter())
+            .filter(|f| resident.buffer(f.param).is_some())
+            .map(|f| {
+                let bytes = f.shape.iter().product::<usize>() * f.elem.size();
+                (f.param, bytes as u64)
+            })
+            .collect();
+        for (param, bytes) in files {
+            g.read_resident(resident, param, bytes, |at, piece| {
+                self.piece(param, at, piece)
+            })?;
+        }
+        Ok(())
     }
 
     /// Each output with its file when the read-back wrote all of it, else

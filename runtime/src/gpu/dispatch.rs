@@ -48,15 +48,16 @@ pub struct Resident {
     /// By parameter index; `None` for scalars.
     pub(super) buffers: Vec<Option<wgpu::Buffer>>,
     /// The stored tensors (parameter index and name) whose bytes the
-    /// launch handed to its sink only ([`crate::Streaming::sink_only`]):
+    /// launch handed to its sink only, or left on the device
+    /// ([`crate::Streaming::sink_only`], [`crate::Streaming::on_device`]):
     /// their tensors in the launch's arguments do not hold the results
-    /// until [`Gpu::fill_host`] reads them back.
+    /// until [`Gpu::read_back_stale`] reads them back.
     pub(super) stale: std::sync::Mutex<Vec<(usize, String)>>,
 }
 
 impl Resident {
     /// Whether the launch's arguments hold every result (no tensor was
-    /// left to the sink alone, or [`Gpu::fill_host`] brought them home).
+    /// left to the sink alone, or [`Gpu::read_back_stale`] brought them home).
     pub fn host_current(&self) -> bool {
         self.stale.lock().unwrap_or_else(|e| e.into_inner()).is_empty()
     }
@@ -544,7 +545,7 @@ impl Gpu {
         let stale: Vec<(usize, String)> = streaming
             .as_ref()
             .map(|s| {
-                (s.sink_only.iter())
+                (s.sink_only.iter().chain(&s.on_device))
                     .filter(|&&p| prepared.owned.get(p).is_some_and(Option::is_some))
                     .filter(|&&p| {
                         matches!(kernel.params[p].kind, ParamKind::Tensor { written: true, .. })

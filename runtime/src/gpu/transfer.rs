@@ -16,7 +16,7 @@
 //!   threads meanwhile, unless the sink takes that tensor alone
 //!   ([`crate::Streaming::sink_only`]): then its host tensor is never
 //!   written (no pass over fresh pages, no second copy of the output in
-//!   memory) and [`Gpu::fill_host`] reads it back later if it is wanted.
+//!   memory) and [`Gpu::read_back_stale`] reads it back later if it is wanted.
 //!
 //! Copies on several threads matter because a single core copies into
 //! freshly allocated pages at a fraction of memory bandwidth (each 4 KiB
@@ -30,7 +30,7 @@ use phobos_core::ir::{Kernel, ParamKind};
 use phobos_core::launch::Arg;
 use phobos_core::tensor::Data;
 use std::sync::atomic::{AtomicBool, Ordering};
-use wgpu::WriteOnly;
+use wgpu::MapRangeError;
 
 /// The bytes moved between host and device at once: uploads and readbacks
 /// of larger tensors go in pieces of this size (a multiple of
@@ -51,24 +51,52 @@ fn threads_for(bytes: usize) -> usize {
     cores.min(bytes / BYTES_PER_THREAD).max(1)
 }
 
+/// The parts of a host pass over `len` bytes, one a thread: offsets are
+/// multiples of 4 KiB (so a mapped buffer's parts start where wgpu lets a
+/// view start), lengths multiples of 4 but for the last.
+fn parts(len: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    let chunk = len.div_ceil(threads_for(len)).next_multiple_of(4096).max(4096);
+    (0..len)
+        .step_by(chunk)
+        .map(move |at| at..(at + chunk).min(len))
+}
+
 /// Copies `src` into `dst` (of the same length) on several threads.
-fn par_copy(dst: WriteOnly<'_, [u8]>, src: &[u8]) {
+fn par_copy(dst: &mut [u8], src: &[u8]) {
     assert_eq!(dst.len(), src.len(), "a copy between slices of one length");
-    let threads = threads_for(src.len());
-    if threads == 1 {
-        let mut dst = dst;
+    if threads_for(src.len()) == 1 {
         dst.copy_from_slice(src);
         return;
     }
-    let chunk = src.len().div_ceil(threads);
     std::thread::scope(|s| {
-        let mut dst = dst;
-        for from in src.chunks(chunk) {
-            let (mut head, tail) = dst.split_at(from.len());
-            dst = tail;
+        let mut rest = dst;
+        for r in parts(src.len()) {
+            let (head, tail) = rest.split_at_mut(r.len());
+            rest = tail;
+            let from = &src[r];
             s.spawn(move || head.copy_from_slice(from));
         }
     });
+}
+
+/// Copies `src` into the first bytes of `staging`, mapped for writing, on
+/// several threads, each through a view of its own part.
+fn par_copy_mapped(staging: &wgpu::Buffer, src: &[u8]) -> Result<(), MapRangeError> {
+    std::thread::scope(|s| {
+        let copies: Vec<_> = parts(src.len())
+            .map(|r| {
+                s.spawn(move || {
+                    let mut view = staging.get_mapped_range_mut(r.start as u64..r.end as u64)?;
+                    view.copy_from_slice(&src[r]);
+                    Ok(())
+                })
+            })
+            .collect();
+        copies
+            .into_iter()
+            .map(|c| c.join().expect("a copy thread does not panic"))
+            .collect()
+    })
 }
 
 /// Whether every element's bits are zero, scanned on several threads that
@@ -170,22 +198,19 @@ impl Gpu {
                 })
             })
             .collect();
-        let mut copies = Vec::with_capacity(ring.len());
+        let mut copies: Vec<wgpu::SubmissionIndex> = Vec::with_capacity(ring.len());
         for (k, piece) in pieces.iter().enumerate() {
             let slot = k % ring.len();
             let staging = &ring[slot];
             if k >= ring.len() {
                 // Its last copy finished and it was mapped again.
-                let index: wgpu::SubmissionIndex = copies[slot];
+                let index = copies[slot].clone();
                 self.wait_for(index)?;
             }
             let len = piece.len() as u64;
-            {
-                let mut view = staging.get_mapped_range_mut(..len).map_err(|e| {
-                    GpuError::Wgpu(format!("mapping a staging buffer for `{name}`: {e}"))
-                })?;
-                crate::phases::time("staging copy", || par_copy(view.slice(..), piece));
-            }
+            crate::phases::time("staging copy", || par_copy_mapped(staging, piece)).map_err(
+                |e| GpuError::Wgpu(format!("mapping a staging buffer for `{name}`: {e}")),
+            )?;
             staging.unmap();
             let mut encoder = self.device.create_command_encoder(&Default::default());
             let at = (k * TRANSFER_PIECE) as u64;
@@ -279,12 +304,14 @@ impl Gpu {
                 .is_some_and(|s| s.sink_only.contains(&i))
         };
         let sink_only: Vec<bool> = (0..kernel.params.len()).map(sink_only).collect();
+        let on_device = |i: usize| streaming.as_ref().is_some_and(|s| s.on_device.contains(&i));
+        let on_device: Vec<bool> = (0..kernel.params.len()).map(on_device).collect();
         let mut encoder = self.device.create_command_encoder(&Default::default());
         let mut staged = Vec::new();
         let mut large = Vec::new();
         for (i, p) in kernel.params.iter().enumerate() {
-            let (ParamKind::Tensor { written: true, .. }, Some(buffer)) =
-                (&p.kind, &prepared.owned[i])
+            let (ParamKind::Tensor { written: true, .. }, Some(buffer), false) =
+                (&p.kind, &prepared.owned[i], on_device[i])
             else {
                 continue;
             };
@@ -335,23 +362,45 @@ impl Gpu {
                     (Some(s), true) => (s.sink)(i, at, piece),
                     // The sink writes while other threads copy.
                     (Some(s), false) => std::thread::scope(|scope| {
-                        scope.spawn(|| par_copy(to.into(), piece));
+                        scope.spawn(|| par_copy(to, piece));
                         (s.sink)(i, at, piece);
                     }),
-                    (None, _) => crate::phases::time("host copy", || par_copy(to.into(), piece)),
+                    (None, _) => crate::phases::time("host copy", || par_copy(to, piece)),
                 }
             })?;
         }
         Ok(())
     }
 
+    /// Hands `f` the bytes of tensor parameter `param` as the launch that
+    /// left `resident` stored them, in pieces in order with their offsets
+    /// ([`Gpu::scan_buffer`]): `bytes` is the tensor's size. For the
+    /// tensors a launch left on the device ([`crate::Streaming::on_device`]),
+    /// read where and when the caller likes; this may run on another thread
+    /// while kernels that read the same buffers run. Run it on the device
+    /// that ran the launch.
+    pub fn read_resident(
+        &self,
+        resident: &Resident,
+        param: usize,
+        bytes: u64,
+        f: impl FnMut(u64, &[u8]),
+    ) -> Result<(), GpuError> {
+        let name = format!("parameter {param}");
+        let buffer = resident
+            .buffer(param)
+            .ok_or_else(|| GpuError::Wgpu(format!("{name} was not left on the device")))?;
+        self.scan_buffer(buffer, bytes, &name, f)
+    }
+
     /// Reads back into `args` (the arguments of the launch that left
     /// `resident`) the tensors that launch handed to its sink alone
-    /// ([`crate::Streaming::sink_only`]), so that they hold its results;
+    /// or left on the device ([`crate::Streaming::sink_only`],
+    /// [`crate::Streaming::on_device`]), so that they hold its results;
     /// afterwards [`Resident::host_current`] is true. Nothing to do, and
     /// nothing read, when it already is. Run it on the device that ran the
     /// launch.
-    pub fn fill_host(&self, resident: &Resident, args: &mut [Arg]) -> Result<(), GpuError> {
+    pub fn read_back_stale(&self, resident: &Resident, args: &mut [Arg]) -> Result<(), GpuError> {
         let mut stale = resident.stale.lock().unwrap_or_else(|e| e.into_inner());
         while let Some((param, name)) = stale.last() {
             let buffer = resident
@@ -365,10 +414,7 @@ impl Gpu {
             let out = bytes_of_mut(&mut t.data).expect("bool tensors are refused when prepared");
             let bytes = out.len() as u64;
             self.scan_buffer(buffer, bytes, name, |at, piece| {
-                par_copy(
-                    (&mut out[at as usize..at as usize + piece.len()]).into(),
-                    piece,
-                )
+                par_copy(&mut out[at as usize..at as usize + piece.len()], piece)
             })?;
             stale.pop();
         }
