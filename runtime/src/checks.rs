@@ -102,7 +102,7 @@ pub fn evaluate_on(
 /// host copy of a check's values is made. `args` must be the launch's
 /// arguments: the interpreter reads them when the GPU refuses a check,
 /// after reading back from `resident` any tensor the launch handed to its
-/// sink alone (`crate::Streaming::sink_only`).
+/// sink alone (`crate::Transfers::sink_only`).
 pub fn evaluate_kept(
     program: &Program,
     name: &str,
@@ -117,7 +117,7 @@ pub fn evaluate_kept(
     {
         (Backend::Gpu, Some(resident)) => run_resident(ck, kernel, args, resident, &scratch),
         // Elsewhere the check reads the host's tensors, which a streamed
-        // launch may have left to its sink (`crate::Streaming::sink_only`).
+        // launch may have left to its sink (`crate::Transfers::sink_only`).
         (_, Some(resident)) if !resident.host_current() => {
             let g = gpu::Gpu::shared().map_err(|e| e.to_string())?;
             crate::phases::scoped("host read-back", || g.read_back_stale(resident, args))

@@ -250,9 +250,11 @@ pub fn launch_kept(
 /// read-back).
 pub type PieceSink<'a> = &'a mut dyn FnMut(usize, u64, &[u8]);
 
-/// A read-back that streams: [`launch_streaming`]'s sink, and which
-/// tensors go to it alone.
-pub struct Streaming<'a> {
+/// How [`launch_streaming`] moves a launch's tensors: which inputs it
+/// generates where they are used, where the stored tensors' bytes go as
+/// the GPU reads them back (the sink), and which tensors go to the sink
+/// alone or stay on the device.
+pub struct Transfers<'a> {
     /// Takes every stored tensor's bytes as they are read back.
     pub sink: PieceSink<'a>,
     /// Stored tensors, by parameter index, whose bytes go to `sink` only:
@@ -275,16 +277,36 @@ pub struct Streaming<'a> {
     /// kernels that read them run (`phobosc run` writes its `--output`
     /// files while the check lines run).
     pub on_device: Vec<usize>,
+    /// Tensor parameters to fill with [`inputs::tensor`]'s values instead
+    /// of the arguments' (whose tensors are then placeholders of the right
+    /// type and shape, their values unread: `Tensor::zeros` costs no memory
+    /// until touched). On the GPU a tensor of a type
+    /// [`inputs::kernel_source`] covers is generated on the device, and its
+    /// host tensor is left as it was unless the launch reads it back as a
+    /// stored tensor ([`gpu::Gpu::read_back_stale`] brings it home, as a
+    /// check falling back to the interpreter does). Otherwise it is
+    /// generated on the host into the arguments before the launch.
+    pub generated: Vec<usize>,
+}
+
+/// Fills the arguments of `generated` with [`inputs::tensor`]'s values,
+/// on the host.
+fn generate_on_host(args: &mut [Arg], generated: &[usize]) {
+    for &p in generated {
+        if let Some(Arg::Tensor(t)) = args.get_mut(p) {
+            *t = phases::time("generate", || inputs::tensor(t.elem(), &t.shape));
+        }
+    }
 }
 
 /// [`launch_kept`], handing `streaming`'s sink the stored tensors' bytes
-/// as the GPU reads them back ([`Streaming`]). Other backends never call
+/// as the GPU reads them back ([`Transfers`]). Other backends never call
 /// it: their results are in the arguments when this returns.
 pub fn launch_streaming(
     kernel: &Kernel,
     args: &mut [Arg],
     options: &Options,
-    streaming: Option<Streaming<'_>>,
+    streaming: Option<Transfers<'_>>,
 ) -> Result<(Provenance, Option<gpu::Resident>), RuntimeError> {
     let (backend, passed_over) = resolve_why(options.backend, options.precision)?;
     let mut prov = Provenance {
@@ -303,6 +325,12 @@ pub fn launch_streaming(
         workgroup_size: None,
         tuning: tune::Tuning::default(),
     };
+    let generated = streaming
+        .as_ref()
+        .map_or_else(Vec::new, |s| s.generated.clone());
+    if backend != Backend::Gpu {
+        generate_on_host(args, &generated);
+    }
     match backend {
         Backend::Cpu => {
             let started = std::time::Instant::now();
@@ -341,6 +369,7 @@ pub fn launch_streaming(
                 // Refused before anything was uploaded: the same bits from
                 // the CPU backend, slower, and the provenance says why.
                 Err(RuntimeError::Gpu(gpu::GpuError::WorkgroupMemory(why))) => {
+                    generate_on_host(args, &generated);
                     let cpu = Options {
                         backend: Backend::Cpu,
                         ..options.clone()

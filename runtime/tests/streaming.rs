@@ -1,6 +1,6 @@
 //! A streamed read-back (`launch_streaming`) hands its sink the same bytes
 //! the CPU computes, fills the host tensors it should, leaves alone the
-//! ones its sink takes alone (`Streaming::sink_only`) until
+//! ones its sink takes alone (`Transfers::sink_only`) until
 //! `Gpu::read_back_stale` brings them home, and a check that runs off the GPU
 //! reads them back first. Skips without a GPU adapter unless
 //! `PHOBOS_REQUIRE_GPU` is set.
@@ -8,7 +8,7 @@
 use phobos_core::Program;
 use phobos_core::launch::Arg;
 use phobos_core::tensor::{Data, Tensor};
-use phobos_runtime::{Backend, Options, Streaming, checks, gpu::Gpu, launch, launch_streaming};
+use phobos_runtime::{Backend, Options, Transfers, checks, gpu::Gpu, launch, launch_streaming};
 
 /// The little-endian bytes of an f32 tensor, as a `.npy` file holds them.
 fn bytes(t: &Tensor) -> Vec<u8> {
@@ -80,7 +80,7 @@ fn a_streamed_output_has_the_cpu_bytes_in_the_sink_and_on_the_host_when_asked() 
             &kernel,
             &mut got,
             &on_gpu,
-            Some(Streaming {
+            Some(Transfers {
                 sink: &mut sink,
                 sink_only: sink_only.clone(),
             }),

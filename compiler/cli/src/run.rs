@@ -110,6 +110,17 @@ pub struct Prepared {
 /// Checks the file, picks the kernel and binds its arguments; `Err(code)`
 /// when diagnostics were printed.
 pub fn prepare(a: &RunArgs) -> Result<std::result::Result<Prepared, ExitCode>> {
+    prepare_generating(a, false).map(|p| p.map(|(p, _)| p))
+}
+
+/// [`prepare`], and the tensor parameters whose inputs were generated
+/// (not given). With `placeholders` those are left as zero tensors, which
+/// cost no memory until touched, for the launch to generate where it runs
+/// ([`phobos_runtime::Transfers::generated`]).
+fn prepare_generating(
+    a: &RunArgs,
+    placeholders: bool,
+) -> Result<std::result::Result<(Prepared, Vec<usize>), ExitCode>> {
     let (program, diags) = source::load(&a.file)?;
     if !diags.is_empty() {
         source::print_diagnostics(&program, &diags);
@@ -146,7 +157,7 @@ pub fn prepare(a: &RunArgs) -> Result<std::result::Result<Prepared, ExitCode>> {
     bind.dims(&a.dims)?;
     bind.inputs(&a.inputs)?;
     bind.scalars(&a.args)?;
-    let args = bind.finish()?;
+    let (args, generated) = bind.finish(placeholders)?;
     let options = Options {
         backend: match a.backend {
             BackendArg::Auto => Backend::Auto,
@@ -161,13 +172,16 @@ pub fn prepare(a: &RunArgs) -> Result<std::result::Result<Prepared, ExitCode>> {
         threads: a.threads,
         workgroup_size: None,
     };
-    Ok(Ok(Prepared {
-        program,
-        name,
-        kernel,
-        args,
-        options,
-    }))
+    Ok(Ok((
+        Prepared {
+            program,
+            name,
+            kernel,
+            args,
+            options,
+        },
+        generated,
+    )))
 }
 
 pub fn run(a: &RunArgs) -> Result<ExitCode> {
@@ -182,13 +196,21 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
 fn run_timed(a: &RunArgs) -> Result<ExitCode> {
     let activity = crate::tune::Activity::start(a.json);
     activity.phase("reading and generating inputs");
-    let Prepared {
-        program,
-        name,
-        kernel,
-        mut args,
-        options,
-    } = match phases::scoped("inputs", || prepare(a))? {
+    // Inputs not given are generated where the kernel runs: on the GPU,
+    // on the device, so gigabytes are neither generated nor uploaded by
+    // the host. Not when the tuner measures configurations on them (it
+    // reads the arguments as they are).
+    let on_device_inputs = a.no_tune || !a.config.is_empty();
+    let (
+        Prepared {
+            program,
+            name,
+            kernel,
+            mut args,
+            options,
+        },
+        generated,
+    ) = match phases::scoped("inputs", || prepare_generating(a, on_device_inputs))? {
         Ok(p) => p,
         Err(code) => return Ok(code),
     };
@@ -227,10 +249,11 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
             kernel,
             &mut args,
             &options,
-            Some(phobos_runtime::Streaming {
+            Some(phobos_runtime::Transfers {
                 sink: &mut |param, at, piece| saving.piece(param, at, piece),
                 sink_only: Vec::new(),
                 on_device: on_device.clone(),
+                generated: if on_device_inputs { generated } else { Vec::new() },
             }),
         )
     })?;
@@ -618,7 +641,9 @@ impl<'k> Binder<'k> {
         Ok(())
     }
 
-    fn finish(self) -> Result<Vec<Arg>> {
+    /// The arguments, and the tensor parameters generated; with
+    /// `placeholders` those are zero tensors for the launch to fill.
+    fn finish(self, placeholders: bool) -> Result<(Vec<Arg>, Vec<usize>)> {
         let mut dims = Vec::new();
         for (s, d) in self.dims.iter().enumerate() {
             match d {
@@ -633,6 +658,7 @@ impl<'k> Binder<'k> {
         // Tensors must fit in memory: refuse rather than be killed mid-run.
         let mut budget = available_memory();
         let mut out = Vec::new();
+        let mut generated = Vec::new();
         for (p, a) in self.kernel.params.iter().zip(self.args) {
             out.push(match (a, &p.kind) {
                 (Some(a), _) => a,
@@ -657,7 +683,10 @@ impl<'k> Binder<'k> {
                             budget
                         ),
                     };
-                    Arg::Tensor(if *read {
+                    if *read {
+                        generated.push(out.len());
+                    }
+                    Arg::Tensor(if *read && !placeholders {
                         inputs::tensor(*elem, &extents)
                     } else {
                         Tensor::zeros(*elem, &extents)
@@ -665,7 +694,7 @@ impl<'k> Binder<'k> {
                 }
             });
         }
-        Ok(out)
+        Ok((out, generated))
     }
 }
 

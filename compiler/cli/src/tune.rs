@@ -13,7 +13,7 @@ use phobos_core::ir::Kernel;
 use phobos_core::launch::Arg;
 use phobos_runtime::gpu::Resident;
 use phobos_runtime::tune::{self, CacheUse, Candidate, Outcome, Source, Step, Tuned, Tuning};
-use phobos_runtime::{Options, Provenance, Streaming};
+use phobos_runtime::{Options, Provenance, Transfers};
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write as _};
 use std::path::PathBuf;
@@ -147,7 +147,7 @@ pub fn launch(
     kernel: Kernel,
     args: &mut [Arg],
     options: &Options,
-    streaming: Option<Streaming<'_>>,
+    streaming: Option<Transfers<'_>>,
 ) -> Result<(Kernel, Provenance, Option<Resident>)> {
     let (candidate, tuning) = phobos_runtime::phases::scoped("tuning", || {
         choose(a, program, name, &kernel, args, options)

@@ -49,7 +49,7 @@ pub struct Resident {
     pub(super) buffers: Vec<Option<wgpu::Buffer>>,
     /// The stored tensors (parameter index and name) whose bytes the
     /// launch handed to its sink only, or left on the device
-    /// ([`crate::Streaming::sink_only`], [`crate::Streaming::on_device`]):
+    /// ([`crate::Transfers::sink_only`], [`crate::Transfers::on_device`]):
     /// their tensors in the launch's arguments do not hold the results
     /// until [`Gpu::read_back_stale`] reads them back.
     pub(super) stale: std::sync::Mutex<Vec<(usize, String)>>,
@@ -317,6 +317,19 @@ impl Gpu {
         precision: Precision,
         workgroup_size: Option<u32>,
     ) -> Result<Prepared, RuntimeError> {
+        self.prepare_generating(kernel, args, precision, workgroup_size, &[])
+    }
+
+    /// [`Gpu::prepare_with`], generating the tensors of `generated` on the
+    /// device instead of uploading them ([`crate::Transfers::generated`]).
+    fn prepare_generating(
+        &self,
+        kernel: &Kernel,
+        args: &[Arg],
+        precision: Precision,
+        workgroup_size: Option<u32>,
+        generated: &[usize],
+    ) -> Result<Prepared, RuntimeError> {
         let shapes: Vec<ArgShape> = args
             .iter()
             .map(|a| match a {
@@ -332,8 +345,14 @@ impl Gpu {
             self.plan(kernel, &shapes, precision, workgroup_size)?;
         let mut owned = Vec::new();
         let mut scalars = Vec::new();
-        for (p, a) in kernel.params.iter().zip(args) {
+        for (i, (p, a)) in kernel.params.iter().zip(args).enumerate() {
             match a {
+                Arg::Tensor(t) if generated.contains(&i) => {
+                    owned.push(Some(crate::phases::scoped("generate", || {
+                        self.generate_input(&p.name, t, precision)
+                    })?));
+                    scalars.push(None);
+                }
                 Arg::Tensor(t) => {
                     owned.push(Some(crate::phases::scoped("upload", || {
                         self.upload(&p.name, t)
@@ -531,7 +550,7 @@ impl Gpu {
     }
 
     /// [`Gpu::run_kept`], handing `streaming`'s sink each piece of every
-    /// stored tensor as it is read back ([`crate::Streaming`]); the tensors
+    /// stored tensor as it is read back ([`crate::Transfers`]); the tensors
     /// it takes alone are not filled in `args` ([`Resident::stale`]).
     pub fn run_streaming(
         &self,
@@ -539,21 +558,25 @@ impl Gpu {
         args: &mut [Arg],
         precision: Precision,
         workgroup_size: Option<u32>,
-        streaming: Option<crate::Streaming<'_>>,
+        streaming: Option<crate::Transfers<'_>>,
     ) -> Result<(GpuRun, Resident), RuntimeError> {
-        let prepared = self.prepare_with(kernel, args, precision, workgroup_size)?;
-        let stale: Vec<(usize, String)> = streaming
-            .as_ref()
-            .map(|s| {
-                (s.sink_only.iter().chain(&s.on_device))
-                    .filter(|&&p| prepared.owned.get(p).is_some_and(Option::is_some))
-                    .filter(|&&p| {
-                        matches!(kernel.params[p].kind, ParamKind::Tensor { written: true, .. })
-                    })
-                    .map(|&p| (p, kernel.params[p].name.clone()))
-                    .collect()
+        let none = Vec::new();
+        let generated = streaming.as_ref().map_or(&none, |s| &s.generated);
+        let prepared = self.prepare_generating(kernel, args, precision, workgroup_size, generated)?;
+        // The host tensors that will not hold the results: stored ones the
+        // read-back leaves to the sink or on the device, and generated ones
+        // it does not fill.
+        let stale: Vec<(usize, String)> = (0..kernel.params.len())
+            .filter(|&p| prepared.owned[p].is_some())
+            .filter(|&p| {
+                let written = matches!(kernel.params[p].kind, ParamKind::Tensor { written: true, .. });
+                let not_read = streaming
+                    .as_ref()
+                    .is_some_and(|s| s.sink_only.contains(&p) || s.on_device.contains(&p));
+                (written && not_read) || (generated.contains(&p) && (!written || not_read))
             })
-            .unwrap_or_default();
+            .map(|p| (p, kernel.params[p].name.clone()))
+            .collect();
         let mut encoder = self.device.create_command_encoder(&Default::default());
         prepared.encode(&mut encoder, None);
         // Waiting for the kernel before reading back costs nothing the

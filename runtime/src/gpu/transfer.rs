@@ -11,10 +11,10 @@
 //!   is a scan on all cores that stops at the first nonzero byte.
 //! - **Read-back** ([`Gpu::scan_buffer`]): pieces through two `MAP_READ`
 //!   staging buffers, so the device copies the next piece while the host
-//!   takes this one. A launch with a [`crate::Streaming`] sink hands each
+//!   takes this one. A launch with a [`crate::Transfers`] sink hands each
 //!   piece to it; the same piece is copied into the host tensor on other
 //!   threads meanwhile, unless the sink takes that tensor alone
-//!   ([`crate::Streaming::sink_only`]): then its host tensor is never
+//!   ([`crate::Transfers::sink_only`]): then its host tensor is never
 //!   written (no pass over fresh pages, no second copy of the output in
 //!   memory) and [`Gpu::read_back_stale`] reads it back later if it is wanted.
 //!
@@ -29,6 +29,7 @@ use crate::RuntimeError;
 use phobos_core::ir::{Kernel, ParamKind};
 use phobos_core::launch::Arg;
 use phobos_core::tensor::Data;
+use phobos_core::types::Scalar;
 use std::sync::atomic::{AtomicBool, Ordering};
 use wgpu::MapRangeError;
 
@@ -136,6 +137,28 @@ fn all_zero(data: &Data) -> bool {
     !found.load(Ordering::Relaxed)
 }
 
+/// [`phobos_core::inputs::kernel_source`]'s kernel for `elem`, checked
+/// once a process; `None` for the types it does not cover.
+fn generator(elem: Scalar) -> Option<&'static Kernel> {
+    use std::sync::OnceLock;
+    static KERNELS: [OnceLock<Option<Kernel>>; 3] = [const { OnceLock::new() }; 3];
+    let slot = match elem {
+        Scalar::F32 => 0,
+        Scalar::I32 => 1,
+        Scalar::U32 => 2,
+        _ => return None,
+    };
+    KERNELS[slot]
+        .get_or_init(|| {
+            let src = phobos_core::inputs::kernel_source(elem)?;
+            let (program, diags) = phobos_core::Program::parse("generated.ph", &src);
+            assert!(diags.is_empty(), "the generator checks: {diags:?}");
+            let kernel = program.kernel(phobos_core::inputs::GENERATOR, &[]);
+            Some(kernel.expect("the generator checks"))
+        })
+        .as_ref()
+}
+
 /// Storage buffers are padded to a multiple of 4 bytes and at least 16.
 fn padded(bytes: u64) -> u64 {
     bytes.next_multiple_of(4).max(16)
@@ -173,6 +196,48 @@ impl Gpu {
             return Ok(buffer);
         }
         self.upload_in_pieces(name, &buffer, bytes)?;
+        Ok(buffer)
+    }
+
+    /// A storage buffer holding [`phobos_core::inputs::tensor`]'s values
+    /// in the type and shape of `t` (a placeholder, whose values are not
+    /// read): generated on the device by
+    /// [`phobos_core::inputs::kernel_source`]'s kernel, which keeps its
+    /// bits, or for the types that kernel does not cover generated on the
+    /// host and uploaded. `name` names it in errors.
+    pub(crate) fn generate_input(
+        &self,
+        name: &str,
+        t: &phobos_core::tensor::Tensor,
+        precision: crate::Precision,
+    ) -> Result<wgpu::Buffer, RuntimeError> {
+        let elem = t.elem();
+        let Some(generator) = generator(elem) else {
+            let host = crate::phases::time("host", || {
+                phobos_core::inputs::tensor(elem, &t.shape)
+            });
+            return Ok(self.upload(name, &host)?);
+        };
+        let n = t.len();
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(name),
+            size: padded((n * elem.size()) as u64),
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let arg = super::GpuArg::Tensor {
+            buffer: &buffer,
+            elem,
+            shape: &[n],
+        };
+        // Integer operations and a bitcast only: the same bits in either
+        // precision, so the launch's, which this device runs.
+        self.dispatch(generator, &[arg], precision)?;
+        // Waited for here, so that its time is this phase's and not the
+        // launch's kernel's; the launch would wait for it anyway.
+        crate::phases::time("kernel", || self.wait())?;
         Ok(buffer)
     }
 
@@ -296,7 +361,7 @@ impl Gpu {
         kernel: &Kernel,
         prepared: &Prepared,
         args: &mut [Arg],
-        mut streaming: Option<crate::Streaming<'_>>,
+        mut streaming: Option<crate::Transfers<'_>>,
     ) -> Result<(), RuntimeError> {
         let sink_only = |i: usize| {
             streaming
@@ -375,7 +440,7 @@ impl Gpu {
     /// Hands `f` the bytes of tensor parameter `param` as the launch that
     /// left `resident` stored them, in pieces in order with their offsets
     /// ([`Gpu::scan_buffer`]): `bytes` is the tensor's size. For the
-    /// tensors a launch left on the device ([`crate::Streaming::on_device`]),
+    /// tensors a launch left on the device ([`crate::Transfers::on_device`]),
     /// read where and when the caller likes; this may run on another thread
     /// while kernels that read the same buffers run. Run it on the device
     /// that ran the launch.
@@ -395,8 +460,8 @@ impl Gpu {
 
     /// Reads back into `args` (the arguments of the launch that left
     /// `resident`) the tensors that launch handed to its sink alone
-    /// or left on the device ([`crate::Streaming::sink_only`],
-    /// [`crate::Streaming::on_device`]), so that they hold its results;
+    /// or left on the device ([`crate::Transfers::sink_only`],
+    /// [`crate::Transfers::on_device`]), so that they hold its results;
     /// afterwards [`Resident::host_current`] is true. Nothing to do, and
     /// nothing read, when it already is. Run it on the device that ran the
     /// launch.

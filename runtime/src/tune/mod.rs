@@ -891,7 +891,7 @@ pub fn launch_candidate_kept(
     tuning: Tuning,
     args: &mut [Arg],
     options: &Options,
-    streaming: Option<crate::Streaming<'_>>,
+    streaming: Option<crate::Transfers<'_>>,
 ) -> Result<(Kernel, crate::Provenance, Option<crate::gpu::Resident>), RuntimeError> {
     let kernel = program.kernel(name, &candidate.config).map_err(|d| {
         RuntimeError::Compile(format!(
