@@ -287,6 +287,13 @@ pub struct Transfers<'a> {
     /// check falling back to the interpreter does). Otherwise it is
     /// generated on the host into the arguments before the launch.
     pub generated: Vec<usize>,
+    /// Tensor parameters whose arguments the caller made all zero (such as
+    /// `phobosc run`'s outputs, from `Tensor::zeros`): on the GPU they are
+    /// neither scanned nor uploaded, since wgpu zero-fills a new buffer.
+    /// A promise: a tensor listed here that is not zero gives wrong
+    /// results. Tensors not listed are scanned (on all cores) and not
+    /// uploaded when they are zero. The other backends read the arguments.
+    pub zeroed: Vec<usize>,
 }
 
 /// Fills the arguments of `generated` with [`inputs::tensor`]'s values,

@@ -113,14 +113,14 @@ pub fn prepare(a: &RunArgs) -> Result<std::result::Result<Prepared, ExitCode>> {
     prepare_generating(a, false).map(|p| p.map(|(p, _)| p))
 }
 
-/// [`prepare`], and the tensor parameters whose inputs were generated
-/// (not given). With `placeholders` those are left as zero tensors, which
-/// cost no memory until touched, for the launch to generate where it runs
+/// [`prepare`], and the tensor parameters it made rather than read. With
+/// `placeholders` the generated ones are left as zero tensors, which cost
+/// no memory until touched, for the launch to generate where it runs
 /// ([`phobos_runtime::Transfers::generated`]).
 fn prepare_generating(
     a: &RunArgs,
     placeholders: bool,
-) -> Result<std::result::Result<(Prepared, Vec<usize>), ExitCode>> {
+) -> Result<std::result::Result<(Prepared, Made), ExitCode>> {
     let (program, diags) = source::load(&a.file)?;
     if !diags.is_empty() {
         source::print_diagnostics(&program, &diags);
@@ -157,7 +157,7 @@ fn prepare_generating(
     bind.dims(&a.dims)?;
     bind.inputs(&a.inputs)?;
     bind.scalars(&a.args)?;
-    let (args, generated) = bind.finish(placeholders)?;
+    let (args, made) = bind.finish(placeholders)?;
     let options = Options {
         backend: match a.backend {
             BackendArg::Auto => Backend::Auto,
@@ -180,7 +180,7 @@ fn prepare_generating(
             args,
             options,
         },
-        generated,
+        made,
     )))
 }
 
@@ -209,7 +209,7 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
             mut args,
             options,
         },
-        generated,
+        made,
     ) = match phases::scoped("inputs", || prepare_generating(a, on_device_inputs))? {
         Ok(p) => p,
         Err(code) => return Ok(code),
@@ -253,7 +253,13 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
                 sink: &mut |param, at, piece| saving.piece(param, at, piece),
                 sink_only: Vec::new(),
                 on_device: on_device.clone(),
-                generated: if on_device_inputs { generated } else { Vec::new() },
+                generated: if on_device_inputs {
+                    made.generated
+                } else {
+                    Vec::new()
+                },
+                // Zeros, as `Binder::finish` made them.
+                zeroed: made.zeroed,
             }),
         )
     })?;
@@ -535,6 +541,15 @@ fn names(kernel: &Kernel, it: impl Iterator<Item = usize>) -> String {
     }
 }
 
+/// The tensor parameters [`Binder::finish`] made rather than read.
+#[derive(Default)]
+struct Made {
+    /// Read by the kernel: generated (`inputs::tensor`).
+    generated: Vec<usize>,
+    /// Only written: zeros (`Tensor::zeros`).
+    zeroed: Vec<usize>,
+}
+
 /// Collects launch arguments from the command line, generating the rest.
 struct Binder<'k> {
     kernel: &'k Kernel,
@@ -641,9 +656,10 @@ impl<'k> Binder<'k> {
         Ok(())
     }
 
-    /// The arguments, and the tensor parameters generated; with
-    /// `placeholders` those are zero tensors for the launch to fill.
-    fn finish(self, placeholders: bool) -> Result<(Vec<Arg>, Vec<usize>)> {
+    /// The arguments, and which tensors were made here; with
+    /// `placeholders` the generated ones are zero tensors for the launch
+    /// to fill.
+    fn finish(self, placeholders: bool) -> Result<(Vec<Arg>, Made)> {
         let mut dims = Vec::new();
         for (s, d) in self.dims.iter().enumerate() {
             match d {
@@ -658,7 +674,7 @@ impl<'k> Binder<'k> {
         // Tensors must fit in memory: refuse rather than be killed mid-run.
         let mut budget = available_memory();
         let mut out = Vec::new();
-        let mut generated = Vec::new();
+        let mut made = Made::default();
         for (p, a) in self.kernel.params.iter().zip(self.args) {
             out.push(match (a, &p.kind) {
                 (Some(a), _) => a,
@@ -684,7 +700,9 @@ impl<'k> Binder<'k> {
                         ),
                     };
                     if *read {
-                        generated.push(out.len());
+                        made.generated.push(out.len());
+                    } else {
+                        made.zeroed.push(out.len());
                     }
                     Arg::Tensor(if *read && !placeholders {
                         inputs::tensor(*elem, &extents)
@@ -694,7 +712,7 @@ impl<'k> Binder<'k> {
                 }
             });
         }
-        Ok((out, generated))
+        Ok((out, made))
     }
 }
 

@@ -317,11 +317,12 @@ impl Gpu {
         precision: Precision,
         workgroup_size: Option<u32>,
     ) -> Result<Prepared, RuntimeError> {
-        self.prepare_generating(kernel, args, precision, workgroup_size, &[])
+        self.prepare_generating(kernel, args, precision, workgroup_size, &[], &[])
     }
 
     /// [`Gpu::prepare_with`], generating the tensors of `generated` on the
-    /// device instead of uploading them ([`crate::Transfers::generated`]).
+    /// device instead of uploading them ([`crate::Transfers::generated`]),
+    /// and taking those of `zeroed` as zero ([`crate::Transfers::zeroed`]).
     fn prepare_generating(
         &self,
         kernel: &Kernel,
@@ -329,6 +330,7 @@ impl Gpu {
         precision: Precision,
         workgroup_size: Option<u32>,
         generated: &[usize],
+        zeroed: &[usize],
     ) -> Result<Prepared, RuntimeError> {
         let shapes: Vec<ArgShape> = args
             .iter()
@@ -351,6 +353,10 @@ impl Gpu {
                     owned.push(Some(crate::phases::scoped("generate", || {
                         self.generate_input(&p.name, t, precision)
                     })?));
+                    scalars.push(None);
+                }
+                Arg::Tensor(t) if zeroed.contains(&i) => {
+                    owned.push(Some(self.zeroed(&p.name, t)?));
                     scalars.push(None);
                 }
                 Arg::Tensor(t) => {
@@ -562,7 +568,9 @@ impl Gpu {
     ) -> Result<(GpuRun, Resident), RuntimeError> {
         let none = Vec::new();
         let generated = streaming.as_ref().map_or(&none, |s| &s.generated);
-        let prepared = self.prepare_generating(kernel, args, precision, workgroup_size, generated)?;
+        let zeroed = streaming.as_ref().map_or(&none, |s| &s.zeroed);
+        let prepared =
+            self.prepare_generating(kernel, args, precision, workgroup_size, generated, zeroed)?;
         // The host tensors that will not hold the results: stored ones the
         // read-back leaves to the sink or on the device, and generated ones
         // it does not fill.

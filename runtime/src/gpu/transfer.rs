@@ -172,19 +172,8 @@ impl Gpu {
         name: &str,
         t: &phobos_core::tensor::Tensor,
     ) -> Result<wgpu::Buffer, GpuError> {
-        let bytes = bytes_of(&t.data).ok_or_else(|| {
-            GpuError::Lower(format!(
-                "bool tensor `{name}`: not supported on the GPU yet"
-            ))
-        })?;
-        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(name),
-            size: padded(bytes.len() as u64),
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_DST
-                | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
+        let buffer = self.zeroed(name, t)?;
+        let bytes = bytes_of(&t.data).expect("zeroed refused bools");
         // wgpu zero-fills a buffer nothing was written to (WebGPU requires
         // it), so a tensor of zeros, such as an output that starts empty,
         // is not copied at all.
@@ -197,6 +186,30 @@ impl Gpu {
         }
         self.upload_in_pieces(name, &buffer, bytes)?;
         Ok(buffer)
+    }
+
+    /// A storage buffer for `t`, holding zeros (wgpu zero-fills it): for a
+    /// tensor the caller made all zero ([`crate::Transfers::zeroed`]),
+    /// and where uploads and generated inputs go. `name` names it in
+    /// errors.
+    pub(crate) fn zeroed(
+        &self,
+        name: &str,
+        t: &phobos_core::tensor::Tensor,
+    ) -> Result<wgpu::Buffer, GpuError> {
+        if t.elem() == Scalar::Bool {
+            return Err(GpuError::Lower(format!(
+                "bool tensor `{name}`: not supported on the GPU yet"
+            )));
+        }
+        Ok(self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(name),
+            size: padded((t.len() * t.elem().size()) as u64),
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        }))
     }
 
     /// A storage buffer holding [`phobos_core::inputs::tensor`]'s values
@@ -219,14 +232,7 @@ impl Gpu {
             return Ok(self.upload(name, &host)?);
         };
         let n = t.len();
-        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(name),
-            size: padded((n * elem.size()) as u64),
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_DST
-                | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
+        let buffer = self.zeroed(name, t)?;
         let arg = super::GpuArg::Tensor {
             buffer: &buffer,
             elem,
