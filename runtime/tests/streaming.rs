@@ -104,7 +104,10 @@ fn a_streamed_output_has_the_cpu_bytes_in_the_sink_and_on_the_host_when_asked() 
         .unwrap();
         let resident = resident.expect("the GPU keeps the buffers");
         if on_device.is_empty() {
-            assert!(streamed == want_y, "{case}: the sink's bytes differ from the CPU's");
+            assert!(
+                streamed == want_y,
+                "{case}: the sink's bytes differ from the CPU's"
+            );
         } else {
             assert!(streamed.is_empty(), "{case}: the sink took nothing");
             let mut read = Vec::new();
@@ -113,28 +116,49 @@ fn a_streamed_output_has_the_cpu_bytes_in_the_sink_and_on_the_host_when_asked() 
                 read.extend_from_slice(piece);
             })
             .unwrap();
-            assert!(read == want_y, "{case}: Y on the device differs from the CPU's");
+            assert!(
+                read == want_y,
+                "{case}: Y on the device differs from the CPU's"
+            );
         }
         if sink_only.is_empty() && on_device.is_empty() && generated.is_empty() {
             assert!(resident.host_current(), "{case}");
-            assert!(bytes(tensor(&got, 1)) == want_y, "{case}: the host's Y differs");
+            assert!(
+                bytes(tensor(&got, 1)) == want_y,
+                "{case}: the host's Y differs"
+            );
             continue;
         }
         assert!(!resident.host_current(), "{case}");
         for p in [0, 1] {
             let left = sink_only.contains(&p) || on_device.contains(&p) || generated.contains(&p);
             if left {
-                assert!(tensor(&got, p) == tensor(&placeholders, p), "{case}: {p} left as it was");
+                assert!(
+                    tensor(&got, p) == tensor(&placeholders, p),
+                    "{case}: {p} left as it was"
+                );
             }
         }
         // A check off the GPU reads the stale tensors back before it runs.
-        let counted =
-            checks::evaluate_kept(&program, "dropout_rows", &kernel, &mut got, &cpu, Some(&resident))
-                .expect("the checks run on the CPU");
+        let counted = checks::evaluate_kept(
+            &program,
+            "dropout_rows",
+            &kernel,
+            &mut got,
+            &cpu,
+            Some(&resident),
+        )
+        .expect("the checks run on the CPU");
         assert_eq!(counted, want_checks, "{case}");
         assert!(resident.host_current(), "{case}");
-        assert!(bytes(tensor(&got, 1)) == want_y, "{case}: the host's Y differs");
-        assert!(tensor(&got, 0).bits_eq(tensor(&want, 0)), "{case}: the host's X differs");
+        assert!(
+            bytes(tensor(&got, 1)) == want_y,
+            "{case}: the host's Y differs"
+        );
+        assert!(
+            tensor(&got, 0).bits_eq(tensor(&want, 0)),
+            "{case}: the host's X differs"
+        );
         // Nothing is left to read back.
         gpu.read_back_stale(&resident, &mut got).unwrap();
         assert!(bytes(tensor(&got, 1)) == want_y, "{case}");

@@ -59,7 +59,10 @@ impl Resident {
     /// Whether the launch's arguments hold every result (no tensor was
     /// left to the sink alone, or [`Gpu::read_back_stale`] brought them home).
     pub fn host_current(&self) -> bool {
-        self.stale.lock().unwrap_or_else(|e| e.into_inner()).is_empty()
+        self.stale
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_empty()
     }
 
     /// The buffer holding tensor parameter `param`, as the launch left it.
@@ -577,7 +580,10 @@ impl Gpu {
         let stale: Vec<(usize, String)> = (0..kernel.params.len())
             .filter(|&p| prepared.owned[p].is_some())
             .filter(|&p| {
-                let written = matches!(kernel.params[p].kind, ParamKind::Tensor { written: true, .. });
+                let written = matches!(
+                    kernel.params[p].kind,
+                    ParamKind::Tensor { written: true, .. }
+                );
                 let not_read = streaming
                     .as_ref()
                     .is_some_and(|s| s.sink_only.contains(&p) || s.on_device.contains(&p));

@@ -24,11 +24,11 @@
 mod device;
 pub(crate) mod disk_cache;
 mod dispatch;
-mod transfer;
 mod fill;
 mod pipeline;
 mod platform;
 mod timing;
+mod transfer;
 
 pub(crate) use dispatch::bytes_of;
 pub use dispatch::{GpuArg, Prepared, Resident};

@@ -56,7 +56,10 @@ fn threads_for(bytes: usize) -> usize {
 /// multiples of 4 KiB (so a mapped buffer's parts start where wgpu lets a
 /// view start), lengths multiples of 4 but for the last.
 fn parts(len: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
-    let chunk = len.div_ceil(threads_for(len)).next_multiple_of(4096).max(4096);
+    let chunk = len
+        .div_ceil(threads_for(len))
+        .next_multiple_of(4096)
+        .max(4096);
     (0..len)
         .step_by(chunk)
         .map(move |at| at..(at + chunk).min(len))
@@ -226,9 +229,7 @@ impl Gpu {
     ) -> Result<wgpu::Buffer, RuntimeError> {
         let elem = t.elem();
         let Some(generator) = generator(elem) else {
-            let host = crate::phases::time("host", || {
-                phobos_core::inputs::tensor(elem, &t.shape)
-            });
+            let host = crate::phases::time("host", || phobos_core::inputs::tensor(elem, &t.shape));
             return Ok(self.upload(name, &host)?);
         };
         let n = t.len();
@@ -369,11 +370,7 @@ impl Gpu {
         args: &mut [Arg],
         mut streaming: Option<crate::Transfers<'_>>,
     ) -> Result<(), RuntimeError> {
-        let sink_only = |i: usize| {
-            streaming
-                .as_ref()
-                .is_some_and(|s| s.sink_only.contains(&i))
-        };
+        let sink_only = |i: usize| streaming.as_ref().is_some_and(|s| s.sink_only.contains(&i));
         let sink_only: Vec<bool> = (0..kernel.params.len()).map(sink_only).collect();
         let on_device = |i: usize| streaming.as_ref().is_some_and(|s| s.on_device.contains(&i));
         let on_device: Vec<bool> = (0..kernel.params.len()).map(on_device).collect();
