@@ -47,11 +47,11 @@ pub struct Prepared {
 pub struct Resident {
     /// By parameter index; `None` for scalars.
     pub(super) buffers: Vec<Option<wgpu::Buffer>>,
-    /// The stored tensors (parameter index and name) whose bytes the
-    /// launch handed to its sink only, or left on the device
-    /// ([`crate::Transfers::sink_only`], [`crate::Transfers::on_device`]):
-    /// their tensors in the launch's arguments do not hold the results
-    /// until [`Gpu::read_back_stale`] reads them back.
+    /// The tensors (parameter index and name) whose host tensors in the
+    /// launch's arguments do not hold what the launch left on the device
+    /// until [`Gpu::read_back_stale`] reads them back: stored ones it
+    /// handed to its sink only or left on the device, and ones generated
+    /// on the device that it did not read back ([`crate::Transfers`]).
     pub(super) stale: std::sync::Mutex<Vec<(usize, String)>>,
 }
 
