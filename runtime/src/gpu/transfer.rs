@@ -16,7 +16,14 @@
 //!   threads meanwhile, unless the sink takes that tensor alone
 //!   ([`crate::Transfers::sink_only`]): then its host tensor is never
 //!   written (no pass over fresh pages, no second copy of the output in
-//!   memory) and [`Gpu::read_back_stale`] reads it back later if it is wanted.
+//!   memory). A tensor may also stay on the device for the caller to read
+//!   when it likes ([`crate::Transfers::on_device`],
+//!   [`Gpu::read_resident`]); [`Gpu::read_back_stale`] fills such host
+//!   tensors later if they are wanted.
+//! - **Neither**: an input the launch generates on the device
+//!   ([`Gpu::generate_input`], [`crate::Transfers::generated`]), or a
+//!   tensor the caller made zero ([`crate::Transfers::zeroed`]), is not
+//!   uploaded at all.
 //!
 //! Copies on several threads matter because a single core copies into
 //! freshly allocated pages at a fraction of memory bandwidth (each 4 KiB
