@@ -52,8 +52,9 @@ pub struct RunArgs {
     /// Print provenance and per-output statistics as JSON on stdout.
     #[arg(long)]
     pub json: bool,
-    /// Print where the time went (device open, inputs, upload, compile,
-    /// kernel, read-back, writing, checks) on stderr.
+    /// Print where the time went (device open, inputs, upload or generate,
+    /// compile, kernel, read-back, writing, checks; `results` when saved
+    /// outputs are written from the GPU while the checks run) on stderr.
     #[arg(long)]
     pub verbose: bool,
 }
