@@ -70,7 +70,8 @@ fn a_streamed_output_has_the_cpu_bytes_in_the_sink_and_on_the_host_when_asked() 
     // (sink_only, on_device, generated and zeroed): X generated on the
     // device (its host tensor a placeholder of zeros), Y known zero; Y to
     // the sink alone, or left on the device, or filled as well.
-    let cases: [(Vec<usize>, Vec<usize>, Vec<usize>, Vec<usize>); 4] = [
+    type Case = (Vec<usize>, Vec<usize>, Vec<usize>, Vec<usize>);
+    let cases: [Case; 4] = [
         (vec![1], vec![], vec![0], vec![1]),
         (vec![1], vec![], vec![], vec![]),
         (vec![], vec![1], vec![0], vec![]),

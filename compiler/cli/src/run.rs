@@ -286,7 +286,7 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
                     let saving = &mut saving;
                     let saved = s.spawn(move || {
                         phases::under(&prefix, || {
-                            phases::scoped("readback", || saving.from_device(resident))
+                            phases::scoped("readback", || saving.write_from_device(resident))
                         })
                     });
                     let checks = evaluate(&mut args);
@@ -459,7 +459,7 @@ impl Saving {
     /// Writes the outputs the launch left on the GPU (`resident`) from
     /// there, piece by piece; a failure to write is kept for
     /// [`Saving::finish`], one to read is returned.
-    fn from_device(&mut self, resident: &Resident) -> Result<()> {
+    fn write_from_device(&mut self, resident: &Resident) -> Result<()> {
         let g = phobos_runtime::gpu::Gpu::shared()?;
         let files: Vec<(usize, u64)> = (self.files.iter())
             .filter(|f| resident.buffer(f.param).is_some())

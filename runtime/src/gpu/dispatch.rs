@@ -587,7 +587,11 @@ impl Gpu {
                 let not_read = streaming
                     .as_ref()
                     .is_some_and(|s| s.sink_only.contains(&p) || s.on_device.contains(&p));
-                (written && not_read) || (generated.contains(&p) && (!written || not_read))
+                if written {
+                    not_read
+                } else {
+                    generated.contains(&p)
+                }
             })
             .map(|p| (p, kernel.params[p].name.clone()))
             .collect();

@@ -105,8 +105,7 @@ fn par_copy_mapped(staging: &wgpu::Buffer, src: &[u8]) -> Result<(), MapRangeErr
             .collect();
         copies
             .into_iter()
-            .map(|c| c.join().expect("a copy thread does not panic"))
-            .collect()
+            .try_for_each(|c| c.join().expect("a copy thread does not panic"))
     })
 }
 
