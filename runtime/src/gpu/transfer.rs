@@ -168,6 +168,24 @@ fn generator(elem: Scalar) -> Option<&'static Kernel> {
         .as_ref()
 }
 
+/// A `map_async` request: its callback's result arrives here.
+struct Mapping(std::sync::mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>);
+
+/// Requests `range` of `buffer` mapped in `mode` once the work submitted
+/// so far that uses it has finished ([`Gpu::wait_mapped`] awaits it).
+fn map(
+    buffer: &wgpu::Buffer,
+    mode: wgpu::MapMode,
+    range: impl std::ops::RangeBounds<wgpu::BufferAddress>,
+) -> Mapping {
+    let (sent, received) = std::sync::mpsc::channel();
+    buffer.map_async(mode, range, move |r| {
+        // The receiver is gone only when the transfer already failed.
+        let _ = sent.send(r);
+    });
+    Mapping(received)
+}
+
 /// Storage buffers are padded to a multiple of 4 bytes and at least 16.
 fn padded(bytes: u64) -> u64 {
     bytes.next_multiple_of(4).max(16)
@@ -276,14 +294,17 @@ impl Gpu {
                 })
             })
             .collect();
-        let mut copies: Vec<wgpu::SubmissionIndex> = Vec::with_capacity(ring.len());
+        // Per staging buffer: its last copy, and its mapping requested after it.
+        let mut copies: Vec<(wgpu::SubmissionIndex, Option<Mapping>)> =
+            Vec::with_capacity(ring.len());
         for (k, piece) in pieces.iter().enumerate() {
             let slot = k % ring.len();
             let staging = &ring[slot];
             if k >= ring.len() {
                 // Its last copy finished and it was mapped again.
-                let index = copies[slot].clone();
-                self.wait_for(index)?;
+                let (index, mapping) = &copies[slot];
+                let mapping = mapping.as_ref().expect("mapped again for this piece");
+                self.wait_mapped(index.clone(), mapping, name)?;
             }
             let len = piece.len() as u64;
             crate::phases::time("staging copy", || par_copy_mapped(staging, piece)).map_err(
@@ -294,16 +315,56 @@ impl Gpu {
             let at = (k * TRANSFER_PIECE) as u64;
             encoder.copy_buffer_to_buffer(staging, 0, buffer, at, len);
             let index = self.queue.submit([encoder.finish()]);
-            if k + ring.len() < pieces.len() {
-                staging.map_async(wgpu::MapMode::Write, .., |_| {});
-            }
+            let mapping =
+                (k + ring.len() < pieces.len()).then(|| map(staging, wgpu::MapMode::Write, ..));
             if copies.len() <= slot {
-                copies.push(index);
+                copies.push((index, mapping));
             } else {
-                copies[slot] = index;
+                copies[slot] = (index, mapping);
             }
         }
         Ok(())
+    }
+
+    /// Waits for the submission `index` and then for `mapping`, requested
+    /// after it. Its callback may run in another thread's poll (the check
+    /// lines poll while `phobosc run` reads outputs back), finishing just
+    /// after this thread's wait returns: so the callback's result is
+    /// awaited too, polling meanwhile, rather than assumed.
+    fn wait_mapped(
+        &self,
+        index: wgpu::SubmissionIndex,
+        mapping: &Mapping,
+        name: &str,
+    ) -> Result<(), GpuError> {
+        self.wait_for(index)?;
+        self.await_mapping(mapping, name)
+    }
+
+    /// Waits for `mapping`'s callback, polling meanwhile, after the
+    /// submission it follows finished ([`Gpu::wait_mapped`]).
+    fn await_mapping(&self, mapping: &Mapping, name: &str) -> Result<(), GpuError> {
+        loop {
+            match mapping.0.recv_timeout(std::time::Duration::from_millis(1)) {
+                Ok(Ok(())) => return Ok(()),
+                Ok(Err(e)) => {
+                    return Err(GpuError::Wgpu(format!(
+                        "mapping a staging buffer for `{name}`: {e}"
+                    )));
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    self.device
+                        .poll(wgpu::PollType::Poll)
+                        .map_err(|e| GpuError::Lost(e.to_string()))?;
+                    self.check_lost()?;
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(GpuError::Wgpu(format!(
+                        "mapping a staging buffer for `{name}`: the request was dropped"
+                    )));
+                }
+            }
+        }
     }
 
     /// Waits for one submission (and the buffer mappings it held up); a
@@ -347,8 +408,9 @@ impl Gpu {
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(GpuError::Wgpu(format!("reading a buffer back: {e}")));
         }
-        staging.map_async(wgpu::MapMode::Read, .., |_| {});
+        let mapping = map(&staging, wgpu::MapMode::Read, ..);
         self.wait()?;
+        self.await_mapping(&mapping, "a buffer")?;
         let view = staging
             .get_mapped_range(..)
             .map_err(|e| GpuError::Wgpu(format!("mapping a read-back buffer: {e}")))?;
@@ -403,11 +465,12 @@ impl Gpu {
             staged.push((i, staging));
         }
         self.queue.submit([encoder.finish()]);
-        for (_, staging) in &staged {
-            staging.map_async(wgpu::MapMode::Read, .., |_| {});
-        }
+        let mappings: Vec<Mapping> = (staged.iter())
+            .map(|(_, staging)| map(staging, wgpu::MapMode::Read, ..))
+            .collect();
         self.wait()?;
-        for (i, staging) in staged {
+        for ((i, staging), mapping) in staged.into_iter().zip(&mappings) {
+            self.await_mapping(mapping, &kernel.params[i].name)?;
             let Arg::Tensor(t) = &mut args[i] else {
                 unreachable!("bound as a tensor")
             };
@@ -541,13 +604,12 @@ impl Gpu {
             let mut encoder = self.device.create_command_encoder(&Default::default());
             encoder.copy_buffer_to_buffer(buffer, at, to, 0, len);
             let index = self.queue.submit([encoder.finish()]);
-            to.map_async(wgpu::MapMode::Read, ..len, |_| {});
-            index
+            (index, map(to, wgpu::MapMode::Read, ..len))
         };
         let mut submitted: std::collections::VecDeque<_> = (0..pieces.min(2)).map(copy).collect();
         for k in 0..pieces {
-            let index = submitted.pop_front().expect("two copies ahead");
-            self.wait_for(index)?;
+            let (index, mapping) = submitted.pop_front().expect("two copies ahead");
+            self.wait_mapped(index, &mapping, name)?;
             let at = k * piece;
             let len = (bytes - at).min(piece) as usize;
             let to = &staging[(k % 2) as usize];
