@@ -4,7 +4,8 @@
 # output file alone (target <= 3x), and its peak RSS against the tensors'
 # bytes (target <= 2.5x). Prints the run's wall time, its phases
 # (`phobosc run --verbose`), the write alone, and peak RSS; the same run
-# without check lines for comparison. Writes nothing but temporary files
+# without check lines, and with --json (the host copy of the output), for
+# comparison. Writes nothing but temporary files
 # (removed at exit).
 #
 #   bench/launch-h200.sh PHOBOSC_BINARY
@@ -104,6 +105,15 @@ try:
     os.remove(out_file)
     print(f"\nwithout checks, same output: wall {wall_bare:.2f} s, peak RSS {gib(rss_bare)}")
     for line in err_bare.splitlines():
+        if line.startswith("time"):
+            print("  " + line)
+    # The same run with --json: the output is also copied into the host
+    # tensor (for its statistics), on several threads while the file is
+    # written, instead of written from the device beside the checks.
+    _, err_json, wall_json, rss_json = peak_run(["run", ex] + big + ["--json"])
+    os.remove(out_file)
+    print(f"\nwith checks, --output and --json: wall {wall_json:.2f} s, peak RSS {gib(rss_json)}")
+    for line in err_json.splitlines():
         if line.startswith("time"):
             print("  " + line)
     # The fastest of three, so that the dirty pages of the runs above

@@ -99,9 +99,10 @@ pub fn evaluate_on(
 /// there (`crate::launch_kept`): each check kernel binds those buffers,
 /// writes its values to one buffer of its own and is counted as that
 /// buffer is read back in pieces, so no tensor is uploaded again and no
-/// host copy of a check's values is made. `args` must hold the tensors
-/// the launch left in `resident` (the interpreter reads them when the GPU
-/// refuses a check).
+/// host copy of a check's values is made. `args` must be the launch's
+/// arguments: the interpreter reads them when the GPU refuses a check,
+/// after reading back from `resident` any tensor the launch handed to its
+/// sink alone (`crate::Transfers::sink_only`).
 pub fn evaluate_kept(
     program: &Program,
     name: &str,
@@ -110,9 +111,19 @@ pub fn evaluate_kept(
     on: &Options,
     resident: Option<&gpu::Resident>,
 ) -> Result<Vec<CheckResult>, CheckError> {
+    // The check values' buffer, kept for the next check of the same size.
+    let scratch = std::cell::RefCell::new(None);
     let on_backend = |ck: &Kernel, args: &mut Vec<Arg>, backend: Backend| match (backend, resident)
     {
-        (Backend::Gpu, Some(resident)) => run_resident(ck, kernel, args, resident),
+        (Backend::Gpu, Some(resident)) => run_resident(ck, kernel, args, resident, &scratch),
+        // Elsewhere the check reads the host's tensors, which a streamed
+        // launch may have left to its sink (`crate::Transfers::sink_only`).
+        (_, Some(resident)) if !resident.host_current() => {
+            let g = gpu::Gpu::shared().map_err(|e| e.to_string())?;
+            crate::phases::scoped("host read-back", || g.read_back_stale(resident, args))
+                .map_err(|e| format!("reading the results back for the interpreter: {e}"))?;
+            run_check(ck, kernel, args, backend, on)
+        }
         _ => run_check(ck, kernel, args, backend, on),
     };
     let mut out = Vec::new();
@@ -235,12 +246,17 @@ fn run_check(
 }
 
 /// [`run_check`] on the GPU over the buffers a launch left there: the
-/// check's values go to a buffer of their own, counted as it is read back.
+/// check's values go to a buffer of their own, counted where they are.
+/// That buffer is left in `scratch` for the next check, which takes it
+/// when it needs the same size: allocating gigabytes of device memory is
+/// not free, and a check kernel stores every value, while the padding past
+/// the last one, which nothing stores, stays zero.
 fn run_resident(
     ck: &Kernel,
     kernel: &Kernel,
     args: &[Arg],
     resident: &gpu::Resident,
+    scratch: &std::cell::RefCell<Option<wgpu::Buffer>>,
 ) -> Result<(usize, usize), String> {
     let g = gpu::Gpu::shared().map_err(|e| e.to_string())?;
     let (elem, extents) = check_output(ck, kernel, args)?;
@@ -249,14 +265,20 @@ fn run_resident(
     // Whole rows of the counting kernel's view; wgpu zero-fills the rest,
     // which counts nothing.
     let rows = total.div_ceil(COUNT_ROW).max(1);
-    let out = g.device().create_buffer(&wgpu::BufferDescriptor {
-        label: Some("phobos __check"),
-        size: bytes
-            .max((rows * COUNT_ROW * elem.size()) as u64)
-            .next_multiple_of(4)
-            .max(16),
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        mapped_at_creation: false,
+    let size = bytes
+        .max((rows * COUNT_ROW * elem.size()) as u64)
+        .next_multiple_of(4)
+        .max(16);
+    let kept = scratch.borrow_mut().take().filter(|b| b.size() == size);
+    let out = kept.unwrap_or_else(|| {
+        crate::phases::time("allocate", || {
+            g.device().create_buffer(&wgpu::BufferDescriptor {
+                label: Some("phobos __check"),
+                size,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            })
+        })
     });
     let mut on_device = Vec::new();
     for (i, (p, a)) in kernel.params.iter().zip(args).enumerate() {
@@ -283,6 +305,7 @@ fn run_resident(
         return Ok((0, 0));
     }
     let holds = crate::phases::time("count", || count_on_device(g, &out, elem, rows))?;
+    *scratch.borrow_mut() = Some(out);
     Ok((holds, total))
 }
 

@@ -247,17 +247,73 @@ pub fn launch_kept(
 /// back: called with the parameter's index, the byte offset and the
 /// little-endian bytes, in order, every byte once, while the device copies
 /// the next piece (so `phobosc run --output` writes its files during the
-/// read-back). The tensors in the arguments are filled as well.
+/// read-back).
 pub type PieceSink<'a> = &'a mut dyn FnMut(usize, u64, &[u8]);
 
-/// [`launch_kept`], handing `sink` the stored tensors' bytes as the GPU
-/// reads them back. Other backends never call it: their results are in
-/// the arguments when this returns.
+/// How [`launch_streaming`] moves a launch's tensors: which inputs it
+/// generates where they are used, where the stored tensors' bytes go as
+/// the GPU reads them back (the sink), and which tensors go to the sink
+/// alone or stay on the device.
+pub struct Transfers<'a> {
+    /// Takes every stored tensor's bytes as they are read back.
+    pub sink: PieceSink<'a>,
+    /// Stored tensors, by parameter index, whose bytes go to `sink` only:
+    /// on the GPU their tensors in the arguments are not filled but left
+    /// as they were, which saves a host copy and the memory it touches
+    /// (for a 3 GiB output, 3 GiB of fresh pages). Their results stay on
+    /// the device in the launch's [`gpu::Resident`] until it is dropped,
+    /// and [`gpu::Gpu::read_back_stale`] brings them into the arguments when
+    /// they are wanted after all ([`checks::evaluate_kept`] does so before
+    /// a check falls back to the interpreter). Every other stored tensor
+    /// is filled as in [`launch`], on other threads while `sink` takes
+    /// each piece. The other backends fill every tensor and never call
+    /// `sink`.
+    pub sink_only: Vec<usize>,
+    /// Stored tensors, by parameter index, that the launch does not read
+    /// back at all, neither to `sink` nor to the arguments: on the GPU
+    /// they are left as `sink_only` leaves them, for the caller to read
+    /// from the launch's [`gpu::Resident`] when and where it likes
+    /// ([`gpu::Gpu::read_resident`]), for instance on another thread while
+    /// kernels that read them run (`phobosc run` writes its `--output`
+    /// files while the check lines run).
+    pub on_device: Vec<usize>,
+    /// Tensor parameters to fill with [`inputs::tensor`]'s values instead
+    /// of the arguments' (whose tensors are then placeholders of the right
+    /// type and shape, their values unread: `Tensor::zeros` costs no memory
+    /// until touched). On the GPU a tensor of a type
+    /// [`inputs::kernel_source`] covers is generated on the device, and its
+    /// host tensor is left as it was unless the launch reads it back as a
+    /// stored tensor ([`gpu::Gpu::read_back_stale`] brings it home, as a
+    /// check falling back to the interpreter does). Otherwise it is
+    /// generated on the host into the arguments before the launch.
+    pub generated: Vec<usize>,
+    /// Tensor parameters whose arguments the caller made all zero (such as
+    /// `phobosc run`'s outputs, from `Tensor::zeros`): on the GPU they are
+    /// neither scanned nor uploaded, since wgpu zero-fills a new buffer.
+    /// A promise: a tensor listed here that is not zero gives wrong
+    /// results. Tensors not listed are scanned (on all cores) and not
+    /// uploaded when they are zero. The other backends read the arguments.
+    pub zeroed: Vec<usize>,
+}
+
+/// Fills the arguments of `generated` with [`inputs::tensor`]'s values,
+/// on the host.
+fn generate_on_host(args: &mut [Arg], generated: &[usize]) {
+    for &p in generated {
+        if let Some(Arg::Tensor(t)) = args.get_mut(p) {
+            *t = phases::time("generate", || inputs::tensor(t.elem(), &t.shape));
+        }
+    }
+}
+
+/// [`launch_kept`], handing `streaming`'s sink the stored tensors' bytes
+/// as the GPU reads them back ([`Transfers`]). Other backends never call
+/// it: their results are in the arguments when this returns.
 pub fn launch_streaming(
     kernel: &Kernel,
     args: &mut [Arg],
     options: &Options,
-    sink: Option<PieceSink<'_>>,
+    streaming: Option<Transfers<'_>>,
 ) -> Result<(Provenance, Option<gpu::Resident>), RuntimeError> {
     let (backend, passed_over) = resolve_why(options.backend, options.precision)?;
     let mut prov = Provenance {
@@ -276,6 +332,12 @@ pub fn launch_streaming(
         workgroup_size: None,
         tuning: tune::Tuning::default(),
     };
+    let generated = streaming
+        .as_ref()
+        .map_or_else(Vec::new, |s| s.generated.clone());
+    if backend != Backend::Gpu {
+        generate_on_host(args, &generated);
+    }
     match backend {
         Backend::Cpu => {
             let started = std::time::Instant::now();
@@ -299,7 +361,7 @@ pub fn launch_streaming(
                 args,
                 options.precision,
                 options.workgroup_size,
-                sink,
+                streaming,
             ) {
                 Ok((run, resident)) => {
                     prov.device = g.describe();
@@ -314,6 +376,7 @@ pub fn launch_streaming(
                 // Refused before anything was uploaded: the same bits from
                 // the CPU backend, slower, and the provenance says why.
                 Err(RuntimeError::Gpu(gpu::GpuError::WorkgroupMemory(why))) => {
+                    generate_on_host(args, &generated);
                     let cpu = Options {
                         backend: Backend::Cpu,
                         ..options.clone()

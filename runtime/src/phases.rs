@@ -59,6 +59,24 @@ pub fn scoped<T>(name: &str, f: impl FnOnce() -> T) -> T {
     out
 }
 
+/// This thread's enclosing [`scoped`] phases, for [`under`] on another
+/// thread.
+pub fn prefix() -> String {
+    PREFIX.with(|p| p.borrow().clone())
+}
+
+/// Runs `f` with the phases it times on this thread recorded under
+/// `prefix` (from [`prefix`] on the thread that started the work), without
+/// timing anything itself: for a thread doing part of a phase that
+/// another thread times, so that its phases nest there and are not
+/// counted beside it.
+pub fn under<T>(prefix: &str, f: impl FnOnce() -> T) -> T {
+    let outer = PREFIX.with(|p| std::mem::replace(&mut *p.borrow_mut(), prefix.to_string()));
+    let out = f();
+    PREFIX.with(|p| *p.borrow_mut() = outer);
+    out
+}
+
 /// The phases recorded so far: name, total time, and how many times it ran.
 pub fn recorded() -> Vec<(String, Duration, u32)> {
     RECORD.lock().unwrap_or_else(|e| e.into_inner()).clone()
@@ -96,5 +114,21 @@ mod tests {
             .filter(|n| n.contains("test inner") || n == "test outer")
             .collect();
         assert_eq!(names, ["test outer/test inner", "test outer", "test inner"]);
+    }
+
+    #[test]
+    fn another_threads_phases_nest_under_the_prefix_it_is_given() {
+        scoped("test parent", || {
+            let prefix = prefix();
+            std::thread::scope(|s| {
+                s.spawn(|| under(&prefix, || add("test helper", Duration::from_millis(1))));
+            });
+        });
+        let names: Vec<String> = recorded()
+            .into_iter()
+            .map(|(n, _, _)| n)
+            .filter(|n| n.contains("test helper") || n == "test parent")
+            .collect();
+        assert_eq!(names, ["test parent/test helper", "test parent"]);
     }
 }

@@ -1,6 +1,7 @@
 //! Tensors larger than one transfer piece (64 MiB) go to and from the GPU
-//! in pieces, and an all-zero tensor is not copied at all (wgpu zero-fills
-//! buffers): the results are the same bits as on the CPU. Skips without a
+//! in pieces (uploads through a ring of mapped staging buffers), and an
+//! all-zero tensor is not copied at all (wgpu zero-fills buffers): the
+//! results are the same bits as on the CPU. Skips without a
 //! GPU adapter unless `PHOBOS_REQUIRE_GPU` is set.
 
 use phobos_core::Program;
@@ -41,10 +42,16 @@ fn large_tensors_move_in_pieces_with_the_same_bits() {
     let x = Tensor::from_fn(Scalar::U32, &[n], |i| {
         Value::U32((i as u32).wrapping_mul(2654435761))
     });
+    // W is zero but for its last element, which nothing writes: the zero
+    // check (a scan on several threads that stops at a nonzero byte) must
+    // see it and upload W.
+    let w = Tensor::from_fn(Scalar::U32, &[n], |i| {
+        Value::U32(if i == n - 1 { 7 } else { 0 })
+    });
     let args = vec![
         Arg::Tensor(x),
         Arg::Tensor(Tensor::zeros(Scalar::U32, &[n])),
-        Arg::Tensor(Tensor::zeros(Scalar::U32, &[n])),
+        Arg::Tensor(w),
         Arg::Tensor(Tensor::zeros(Scalar::U32, &[n])),
     ];
     let mut want = args.clone();

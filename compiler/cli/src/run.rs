@@ -7,6 +7,7 @@ use phobos_core::ir::{Kernel, ParamKind};
 use phobos_core::launch::Arg;
 use phobos_core::tensor::Tensor;
 use phobos_core::types::{Dim, Scalar, Value};
+use phobos_runtime::gpu::Resident;
 use phobos_runtime::{Backend, Options, Precision, Provenance, checks, inputs, npy, phases};
 use serde_json::json;
 use std::fmt::Write as _;
@@ -51,8 +52,9 @@ pub struct RunArgs {
     /// Print provenance and per-output statistics as JSON on stdout.
     #[arg(long)]
     pub json: bool,
-    /// Print where the time went (device open, inputs, upload, compile,
-    /// kernel, read-back, writing, checks) on stderr.
+    /// Print where the time went (device open, inputs, upload or generate,
+    /// compile, kernel, read-back, writing, checks; `results` when saved
+    /// outputs are written from the GPU while the checks run) on stderr.
     #[arg(long)]
     pub verbose: bool,
 }
@@ -109,6 +111,17 @@ pub struct Prepared {
 /// Checks the file, picks the kernel and binds its arguments; `Err(code)`
 /// when diagnostics were printed.
 pub fn prepare(a: &RunArgs) -> Result<std::result::Result<Prepared, ExitCode>> {
+    prepare_generating(a, false).map(|p| p.map(|(p, _)| p))
+}
+
+/// [`prepare`], and the tensor parameters it made rather than read. With
+/// `placeholders` the generated ones are left as zero tensors, which cost
+/// no memory until touched, for the launch to generate where it runs
+/// ([`phobos_runtime::Transfers::generated`]).
+fn prepare_generating(
+    a: &RunArgs,
+    placeholders: bool,
+) -> Result<std::result::Result<(Prepared, Made), ExitCode>> {
     let (program, diags) = source::load(&a.file)?;
     if !diags.is_empty() {
         source::print_diagnostics(&program, &diags);
@@ -145,7 +158,7 @@ pub fn prepare(a: &RunArgs) -> Result<std::result::Result<Prepared, ExitCode>> {
     bind.dims(&a.dims)?;
     bind.inputs(&a.inputs)?;
     bind.scalars(&a.args)?;
-    let args = bind.finish()?;
+    let (args, made) = bind.finish(placeholders)?;
     let options = Options {
         backend: match a.backend {
             BackendArg::Auto => Backend::Auto,
@@ -160,13 +173,16 @@ pub fn prepare(a: &RunArgs) -> Result<std::result::Result<Prepared, ExitCode>> {
         threads: a.threads,
         workgroup_size: None,
     };
-    Ok(Ok(Prepared {
-        program,
-        name,
-        kernel,
-        args,
-        options,
-    }))
+    Ok(Ok((
+        Prepared {
+            program,
+            name,
+            kernel,
+            args,
+            options,
+        },
+        made,
+    )))
 }
 
 pub fn run(a: &RunArgs) -> Result<ExitCode> {
@@ -181,13 +197,21 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
 fn run_timed(a: &RunArgs) -> Result<ExitCode> {
     let activity = crate::tune::Activity::start(a.json);
     activity.phase("reading and generating inputs");
-    let Prepared {
-        program,
-        name,
-        kernel,
-        mut args,
-        options,
-    } = match phases::scoped("inputs", || prepare(a))? {
+    // Inputs not given are generated where the kernel runs: on the GPU,
+    // on the device, so gigabytes are neither generated nor uploaded by
+    // the host. Not when the tuner measures configurations on them (it
+    // reads the arguments as they are).
+    let on_device_inputs = a.no_tune || !a.config.is_empty();
+    let (
+        Prepared {
+            program,
+            name,
+            kernel,
+            mut args,
+            options,
+        },
+        made,
+    ) = match phases::scoped("inputs", || prepare_generating(a, on_device_inputs))? {
         Ok(p) => p,
         Err(code) => return Ok(code),
     };
@@ -204,9 +228,19 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
     if opens_gpu {
         phases::time("device open", || drop(phobos_runtime::gpu::Gpu::shared()));
     }
-    // On the GPU the saved outputs are written as they are read back, so
-    // the file's writes overlap the device's copies of the next pieces.
+    // On the GPU a saved output is not previewed, so its host tensor is
+    // wanted only for `--json`'s statistics (and by a check that falls back
+    // to the interpreter, which reads it back itself): without `--json` it
+    // stays on the device, and its file is written from there while the
+    // check lines run. With `--json` each file is written as the launch
+    // reads its tensor back, so the writes overlap the device's copies of
+    // the next pieces.
     let mut saving = Saving::new(&kernel, &args, &outputs);
+    let on_device: Vec<usize> = if a.json {
+        Vec::new()
+    } else {
+        outputs.iter().map(|(p, _)| *p).collect()
+    };
     // The tuner draws its own bar, if it tunes.
     let (kernel, prov, resident) = activity.suspend(|| {
         crate::tune::launch(
@@ -216,38 +250,61 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
             kernel,
             &mut args,
             &options,
-            Some(&mut |param, at, piece| saving.piece(param, at, piece)),
+            Some(phobos_runtime::Transfers {
+                sink: &mut |param, at, piece| saving.piece(param, at, piece),
+                sink_only: Vec::new(),
+                on_device: on_device.clone(),
+                generated: if on_device_inputs {
+                    made.generated
+                } else {
+                    Vec::new()
+                },
+                // Zeros, as `Binder::finish` made them.
+                zeroed: made.zeroed,
+            }),
         )
     })?;
-    // Elsewhere (and for what the read-back did not hand over), from the
-    // tensors now.
-    for (param, writer) in saving.finish()? {
-        let Arg::Tensor(t) = &args[param] else {
-            unreachable!("outputs are tensors")
-        };
-        let path = &outputs
-            .iter()
-            .find(|(p, _)| *p == param)
-            .expect("an output")
-            .1;
-        match writer {
-            Some(w) => w.finish()?,
-            None => {
-                activity.phase(&format!("saving {}", path.display()));
-                phases::time("write", || npy::write(&kernel.params[param].name, path, t))?;
-            }
-        }
-    }
     // Checks run where the kernel ran, compiled like it, on the tensors
     // the launch left on the GPU.
     let on = Options {
         backend: prov.backend,
         ..options
     };
-    activity.phase("evaluating the check lines");
-    let checks = phases::scoped("checks", || {
-        checks::evaluate_kept(&program, &name, &kernel, &mut args, &on, resident.as_ref())
-    })?;
+    let evaluate = |args: &mut Vec<Arg>| {
+        phases::scoped("checks", || {
+            checks::evaluate_kept(&program, &name, &kernel, args, &on, resident.as_ref())
+        })
+    };
+    let checks = match &resident {
+        // The outputs left on the device are written by another thread
+        // while the checks run: the two are timed together as `results`.
+        Some(resident) if !on_device.is_empty() => {
+            activity.phase("saving outputs and evaluating the check lines");
+            let (saved, checks) = phases::scoped("results", || {
+                let prefix = phases::prefix();
+                std::thread::scope(|s| {
+                    let saving = &mut saving;
+                    let saved = s.spawn(move || {
+                        phases::under(&prefix, || {
+                            phases::scoped("readback", || saving.write_from_device(resident))
+                        })
+                    });
+                    let checks = evaluate(&mut args);
+                    let saved = saved.join().expect("the saving thread does not panic");
+                    (saved, checks)
+                })
+            });
+            saved?;
+            let checks = checks?;
+            save_rest(saving, &kernel, &args, &outputs, &activity)?;
+            checks
+        }
+        _ => {
+            save_rest(saving, &kernel, &args, &outputs, &activity)?;
+            activity.phase("evaluating the check lines");
+            evaluate(&mut args)?
+        }
+    };
     drop(resident);
     activity.done();
     if a.json {
@@ -298,6 +355,35 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
         }
     }
     emit(&out)
+}
+
+/// Finishes the `--output` files the read-back wrote, and writes from the
+/// tensors in `args` those it did not (the launch ran elsewhere).
+fn save_rest(
+    saving: Saving,
+    kernel: &Kernel,
+    args: &[Arg],
+    outputs: &[(usize, PathBuf)],
+    activity: &crate::tune::Activity,
+) -> Result<()> {
+    for (param, writer) in saving.finish()? {
+        let Arg::Tensor(t) = &args[param] else {
+            unreachable!("outputs are tensors")
+        };
+        let path = &outputs
+            .iter()
+            .find(|(p, _)| *p == param)
+            .expect("an output")
+            .1;
+        match writer {
+            Some(w) => w.finish()?,
+            None => {
+                activity.phase(&format!("saving {}", path.display()));
+                phases::time("write", || npy::write(&kernel.params[param].name, path, t))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The `--output` files written as a launch's read-back hands over their
@@ -370,6 +456,26 @@ impl Saving {
         }
     }
 
+    /// Writes the outputs the launch left on the GPU (`resident`) from
+    /// there, piece by piece; a failure to write is kept for
+    /// [`Saving::finish`], one to read is returned.
+    fn write_from_device(&mut self, resident: &Resident) -> Result<()> {
+        let g = phobos_runtime::gpu::Gpu::shared()?;
+        let files: Vec<(usize, u64)> = (self.files.iter())
+            .filter(|f| resident.buffer(f.param).is_some())
+            .map(|f| {
+                let bytes = f.shape.iter().product::<usize>() * f.elem.size();
+                (f.param, bytes as u64)
+            })
+            .collect();
+        for (param, bytes) in files {
+            g.read_resident(resident, param, bytes, |at, piece| {
+                self.piece(param, at, piece)
+            })?;
+        }
+        Ok(())
+    }
+
     /// Each output with its file when the read-back wrote all of it, else
     /// `None` (the launch ran elsewhere): the first failure, if any.
     fn finish(self) -> Result<Vec<(usize, Option<npy::Writer>)>> {
@@ -434,6 +540,15 @@ fn names(kernel: &Kernel, it: impl Iterator<Item = usize>) -> String {
     } else {
         v.join(", ")
     }
+}
+
+/// The tensor parameters [`Binder::finish`] made rather than read.
+#[derive(Default)]
+struct Made {
+    /// Read by the kernel: generated (`inputs::tensor`).
+    generated: Vec<usize>,
+    /// Only written: zeros (`Tensor::zeros`).
+    zeroed: Vec<usize>,
 }
 
 /// Collects launch arguments from the command line, generating the rest.
@@ -542,7 +657,10 @@ impl<'k> Binder<'k> {
         Ok(())
     }
 
-    fn finish(self) -> Result<Vec<Arg>> {
+    /// The arguments, and which tensors were made here; with
+    /// `placeholders` the generated ones are zero tensors for the launch
+    /// to fill.
+    fn finish(self, placeholders: bool) -> Result<(Vec<Arg>, Made)> {
         let mut dims = Vec::new();
         for (s, d) in self.dims.iter().enumerate() {
             match d {
@@ -557,6 +675,7 @@ impl<'k> Binder<'k> {
         // Tensors must fit in memory: refuse rather than be killed mid-run.
         let mut budget = available_memory();
         let mut out = Vec::new();
+        let mut made = Made::default();
         for (p, a) in self.kernel.params.iter().zip(self.args) {
             out.push(match (a, &p.kind) {
                 (Some(a), _) => a,
@@ -581,7 +700,12 @@ impl<'k> Binder<'k> {
                             budget
                         ),
                     };
-                    Arg::Tensor(if *read {
+                    if *read {
+                        made.generated.push(out.len());
+                    } else {
+                        made.zeroed.push(out.len());
+                    }
+                    Arg::Tensor(if *read && !placeholders {
                         inputs::tensor(*elem, &extents)
                     } else {
                         Tensor::zeros(*elem, &extents)
@@ -589,7 +713,7 @@ impl<'k> Binder<'k> {
                 }
             });
         }
-        Ok(out)
+        Ok((out, made))
     }
 }
 

@@ -13,7 +13,7 @@ use phobos_core::ir::Kernel;
 use phobos_core::launch::Arg;
 use phobos_runtime::gpu::Resident;
 use phobos_runtime::tune::{self, CacheUse, Candidate, Outcome, Source, Step, Tuned, Tuning};
-use phobos_runtime::{Options, PieceSink, Provenance};
+use phobos_runtime::{Options, Provenance, Transfers};
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write as _};
 use std::path::PathBuf;
@@ -138,7 +138,7 @@ fn follow(bar: &ProgressBar) -> impl FnMut(Step) + '_ {
 /// Launches `name` as `run` does: in the `--config` given (fixed), else in
 /// the configuration the tuner chooses (from the cache, or measured now),
 /// or the launch heuristic's with `--no-tune`. On the GPU the tensors stay
-/// on the device afterwards, for the check lines, and `sink` takes the
+/// on the device afterwards, for the check lines, and `streaming` takes the
 /// stored tensors' bytes as they are read back.
 pub fn launch(
     a: &RunArgs,
@@ -147,13 +147,13 @@ pub fn launch(
     kernel: Kernel,
     args: &mut [Arg],
     options: &Options,
-    sink: Option<PieceSink<'_>>,
+    streaming: Option<Transfers<'_>>,
 ) -> Result<(Kernel, Provenance, Option<Resident>)> {
     let (candidate, tuning) = phobos_runtime::phases::scoped("tuning", || {
         choose(a, program, name, &kernel, args, options)
     })?;
     Ok(phobos_runtime::phases::scoped("launch", || {
-        tune::launch_candidate_kept(program, name, &candidate, tuning, args, options, sink)
+        tune::launch_candidate_kept(program, name, &candidate, tuning, args, options, streaming)
     })?)
 }
 

@@ -28,7 +28,7 @@ pub struct Prepared {
     workgroups: [u32; 3],
     /// The buffers this launch owns (host tensors uploaded by [`Gpu::prepare`]),
     /// by parameter index.
-    owned: Vec<Option<wgpu::Buffer>>,
+    pub(super) owned: Vec<Option<wgpu::Buffer>>,
     pub bound: Bound,
     pub compile_ms: f64,
     /// Where `compile_ms` went (`None` when the pipeline was cached).
@@ -46,10 +46,25 @@ pub struct Prepared {
 /// Dropping it frees them.
 pub struct Resident {
     /// By parameter index; `None` for scalars.
-    buffers: Vec<Option<wgpu::Buffer>>,
+    pub(super) buffers: Vec<Option<wgpu::Buffer>>,
+    /// The tensors (parameter index and name) whose host tensors in the
+    /// launch's arguments do not hold what the launch left on the device
+    /// until [`Gpu::read_back_stale`] reads them back: stored ones it
+    /// handed to its sink only or left on the device, and ones generated
+    /// on the device that it did not read back ([`crate::Transfers`]).
+    pub(super) stale: std::sync::Mutex<Vec<(usize, String)>>,
 }
 
 impl Resident {
+    /// Whether the launch's arguments hold every result (no tensor was
+    /// left to the sink alone, or [`Gpu::read_back_stale`] brought them home).
+    pub fn host_current(&self) -> bool {
+        self.stale
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_empty()
+    }
+
     /// The buffer holding tensor parameter `param`, as the launch left it.
     pub fn buffer(&self, param: usize) -> Option<&wgpu::Buffer> {
         self.buffers.get(param).and_then(Option::as_ref)
@@ -69,7 +84,7 @@ pub(crate) fn bytes_of(data: &Data) -> Option<&[u8]> {
     })
 }
 
-fn bytes_of_mut(data: &mut Data) -> Option<&mut [u8]> {
+pub(crate) fn bytes_of_mut(data: &mut Data) -> Option<&mut [u8]> {
     Some(match data {
         Data::Bool(_) => return None,
         Data::I32(v) => bytemuck::cast_slice_mut(v),
@@ -114,71 +129,7 @@ fn uniform_block(layout: &phobos_gpu::Layout, bound: &Bound, scalars: &[Option<V
     bytes
 }
 
-/// The bytes moved between host and device at once: uploads and readbacks
-/// of larger tensors go in pieces of this size, so that staging memory
-/// stays small beside the tensors (a multiple of
-/// `wgpu::COPY_BUFFER_ALIGNMENT`).
-const TRANSFER_PIECE: usize = 64 << 20;
-
-/// Whether every element's bits are zero.
-fn all_zero(data: &Data) -> bool {
-    match data {
-        Data::Bool(v) => v.iter().all(|b| !b),
-        Data::I32(v) => v.iter().all(|x| *x == 0),
-        Data::U32(v) => v.iter().all(|x| *x == 0),
-        Data::I64(v) => v.iter().all(|x| *x == 0),
-        Data::U64(v) => v.iter().all(|x| *x == 0),
-        Data::F32(v) => v.iter().all(|x| x.to_bits() == 0),
-        Data::F64(v) => v.iter().all(|x| x.to_bits() == 0),
-    }
-}
-
-/// Storage buffers are padded to a multiple of 4 bytes and at least 16.
-fn padded(bytes: u64) -> u64 {
-    bytes.next_multiple_of(4).max(16)
-}
-
 impl Gpu {
-    /// A storage buffer holding `t`, for launches on buffers of the
-    /// runtime's own ([`Gpu::prepare_on`]); `name` names it in errors.
-    pub(crate) fn upload(
-        &self,
-        name: &str,
-        t: &phobos_core::tensor::Tensor,
-    ) -> Result<wgpu::Buffer, GpuError> {
-        let bytes = bytes_of(&t.data).ok_or_else(|| {
-            GpuError::Lower(format!(
-                "bool tensor `{name}`: not supported on the GPU yet"
-            ))
-        })?;
-        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(name),
-            size: padded(bytes.len() as u64),
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_DST
-                | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        // wgpu zero-fills a buffer nothing was written to (WebGPU requires
-        // it), so a tensor of zeros, such as an output that starts empty,
-        // is not copied at all.
-        if crate::phases::time("zero check", || all_zero(&t.data)) {
-            return Ok(buffer);
-        }
-        // In pieces, each submitted and finished before the next ones, so
-        // that wgpu's staging copies hold at most a few pieces rather than
-        // a whole tensor more in host memory.
-        for (k, piece) in bytes.chunks(TRANSFER_PIECE).enumerate() {
-            self.queue
-                .write_buffer(&buffer, (k * TRANSFER_PIECE) as u64, piece);
-            if k % 4 == 3 {
-                self.queue.submit([]);
-                self.wait()?;
-            }
-        }
-        Ok(buffer)
-    }
-
     /// Binds, lowers (or takes the cached pipeline) and checks sizes: the
     /// part of a launch shared by host tensors and the caller's buffers.
     /// `workgroup_size` is the tuner's choice; `None` is
@@ -369,6 +320,21 @@ impl Gpu {
         precision: Precision,
         workgroup_size: Option<u32>,
     ) -> Result<Prepared, RuntimeError> {
+        self.prepare_generating(kernel, args, precision, workgroup_size, &[], &[])
+    }
+
+    /// [`Gpu::prepare_with`], generating the tensors of `generated` on the
+    /// device instead of uploading them ([`crate::Transfers::generated`]),
+    /// and taking those of `zeroed` as zero ([`crate::Transfers::zeroed`]).
+    fn prepare_generating(
+        &self,
+        kernel: &Kernel,
+        args: &[Arg],
+        precision: Precision,
+        workgroup_size: Option<u32>,
+        generated: &[usize],
+        zeroed: &[usize],
+    ) -> Result<Prepared, RuntimeError> {
         let shapes: Vec<ArgShape> = args
             .iter()
             .map(|a| match a {
@@ -384,8 +350,18 @@ impl Gpu {
             self.plan(kernel, &shapes, precision, workgroup_size)?;
         let mut owned = Vec::new();
         let mut scalars = Vec::new();
-        for (p, a) in kernel.params.iter().zip(args) {
+        for (i, (p, a)) in kernel.params.iter().zip(args).enumerate() {
             match a {
+                Arg::Tensor(t) if generated.contains(&i) => {
+                    owned.push(Some(crate::phases::scoped("generate", || {
+                        self.generate_input(&p.name, t, precision)
+                    })?));
+                    scalars.push(None);
+                }
+                Arg::Tensor(t) if zeroed.contains(&i) => {
+                    owned.push(Some(self.zeroed(&p.name, t)?));
+                    scalars.push(None);
+                }
                 Arg::Tensor(t) => {
                     owned.push(Some(crate::phases::scoped("upload", || {
                         self.upload(&p.name, t)
@@ -582,17 +558,43 @@ impl Gpu {
         self.run_streaming(kernel, args, precision, workgroup_size, None)
     }
 
-    /// [`Gpu::run_kept`], handing `sink` each piece of every stored tensor
-    /// as it is read back ([`crate::PieceSink`]).
+    /// [`Gpu::run_kept`], handing `streaming`'s sink each piece of every
+    /// stored tensor as it is read back ([`crate::Transfers`]); the tensors
+    /// it takes alone are not filled in `args` ([`Resident::stale`]).
     pub fn run_streaming(
         &self,
         kernel: &Kernel,
         args: &mut [Arg],
         precision: Precision,
         workgroup_size: Option<u32>,
-        sink: Option<crate::PieceSink<'_>>,
+        streaming: Option<crate::Transfers<'_>>,
     ) -> Result<(GpuRun, Resident), RuntimeError> {
-        let prepared = self.prepare_with(kernel, args, precision, workgroup_size)?;
+        let none = Vec::new();
+        let generated = streaming.as_ref().map_or(&none, |s| &s.generated);
+        let zeroed = streaming.as_ref().map_or(&none, |s| &s.zeroed);
+        let prepared =
+            self.prepare_generating(kernel, args, precision, workgroup_size, generated, zeroed)?;
+        // The host tensors that will not hold the results: stored ones the
+        // read-back leaves to the sink or on the device, and generated ones
+        // it does not fill.
+        let stale: Vec<(usize, String)> = (0..kernel.params.len())
+            .filter(|&p| prepared.owned[p].is_some())
+            .filter(|&p| {
+                let written = matches!(
+                    kernel.params[p].kind,
+                    ParamKind::Tensor { written: true, .. }
+                );
+                let not_read = streaming
+                    .as_ref()
+                    .is_some_and(|s| s.sink_only.contains(&p) || s.on_device.contains(&p));
+                if written {
+                    not_read
+                } else {
+                    generated.contains(&p)
+                }
+            })
+            .map(|p| (p, kernel.params[p].name.clone()))
+            .collect();
         let mut encoder = self.device.create_command_encoder(&Default::default());
         prepared.encode(&mut encoder, None);
         // Waiting for the kernel before reading back costs nothing the
@@ -602,7 +604,7 @@ impl Gpu {
             self.wait()
         })?;
         crate::phases::scoped("readback", || {
-            self.read_back_into(kernel, &prepared, args, sink)
+            self.read_back_into(kernel, &prepared, args, streaming)
         })?;
         let run = GpuRun {
             bound: prepared.bound.clone(),
@@ -616,195 +618,9 @@ impl Gpu {
             run,
             Resident {
                 buffers: prepared.owned,
+                stale: std::sync::Mutex::new(stale),
             },
         ))
-    }
-
-    /// Copies every tensor the kernel stores to from the device into `args`.
-    /// The first `bytes` bytes of one of the caller's buffers (which needs
-    /// `BufferUsages::COPY_SRC`), after the work submitted so far: the
-    /// read-back of [`Gpu::dispatch`]'s outputs.
-    pub fn read_buffer(&self, buffer: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>, GpuError> {
-        if bytes > buffer.size() {
-            return Err(GpuError::Wgpu(format!(
-                "reading {bytes} bytes of a buffer of {}",
-                buffer.size()
-            )));
-        }
-        // Copies move whole 4-byte words.
-        let copied = bytes
-            .next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT)
-            .min(buffer.size());
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("phobos read_buffer"),
-            size: copied.max(wgpu::COPY_BUFFER_ALIGNMENT),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, copied);
-        self.queue.submit([encoder.finish()]);
-        if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(GpuError::Wgpu(format!("reading a buffer back: {e}")));
-        }
-        staging.map_async(wgpu::MapMode::Read, .., |_| {});
-        self.wait()?;
-        let view = staging
-            .get_mapped_range(..)
-            .map_err(|e| GpuError::Wgpu(format!("mapping a read-back buffer: {e}")))?;
-        Ok(view[..bytes as usize].to_vec())
-    }
-
-    pub fn read_back(
-        &self,
-        kernel: &Kernel,
-        prepared: &Prepared,
-        args: &mut [Arg],
-    ) -> Result<(), RuntimeError> {
-        self.read_back_into(kernel, prepared, args, None)
-    }
-
-    /// [`Gpu::read_back`], handing `sink` each piece as it arrives: while
-    /// it takes a piece of a large tensor, the device copies the next.
-    fn read_back_into(
-        &self,
-        kernel: &Kernel,
-        prepared: &Prepared,
-        args: &mut [Arg],
-        mut sink: Option<crate::PieceSink<'_>>,
-    ) -> Result<(), RuntimeError> {
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        let mut staged = Vec::new();
-        let mut large = Vec::new();
-        for (i, p) in kernel.params.iter().enumerate() {
-            let (ParamKind::Tensor { written: true, .. }, Some(buffer)) =
-                (&p.kind, &prepared.owned[i])
-            else {
-                continue;
-            };
-            if buffer.size() > TRANSFER_PIECE as u64 {
-                large.push((i, buffer));
-                continue;
-            }
-            let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("phobos readback"),
-                size: buffer.size(),
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
-            staged.push((i, staging));
-        }
-        self.queue.submit([encoder.finish()]);
-        for (_, staging) in &staged {
-            staging.map_async(wgpu::MapMode::Read, .., |_| {});
-        }
-        self.wait()?;
-        for (i, staging) in staged {
-            let Arg::Tensor(t) = &mut args[i] else {
-                unreachable!("bound as a tensor")
-            };
-            let out = bytes_of_mut(&mut t.data).expect("bool tensors are refused when prepared");
-            let view = staging
-                .get_mapped_range(..)
-                .map_err(|e| GpuError::Wgpu(format!("mapping `{}`: {e}", kernel.params[i].name)))?;
-            out.copy_from_slice(&view[..out.len()]);
-            if let Some(sink) = sink.as_mut() {
-                sink(i, 0, out);
-            }
-        }
-        // Larger tensors in pieces through two staging buffers.
-        for (i, buffer) in large {
-            let Arg::Tensor(t) = &mut args[i] else {
-                unreachable!("bound as a tensor")
-            };
-            let out = bytes_of_mut(&mut t.data).expect("bool tensors are refused when prepared");
-            let bytes = out.len() as u64;
-            self.scan_buffer(buffer, bytes, &kernel.params[i].name, |at, piece| {
-                out[at as usize..at as usize + piece.len()].copy_from_slice(piece);
-                if let Some(sink) = sink.as_mut() {
-                    sink(i, at, piece);
-                }
-            })?;
-        }
-        Ok(())
-    }
-
-    /// Reads the first `bytes` bytes of `buffer` (which needs
-    /// `BufferUsages::COPY_SRC`) after the work submitted so far, handing
-    /// `f` each piece in order with its offset: pieces of at most 64 MiB,
-    /// through two staging buffers, so that the device copies the next
-    /// piece while `f` takes this one and host memory never holds more
-    /// than two pieces. `name` names the tensor in errors.
-    pub(crate) fn scan_buffer(
-        &self,
-        buffer: &wgpu::Buffer,
-        bytes: u64,
-        name: &str,
-        mut f: impl FnMut(u64, &[u8]),
-    ) -> Result<(), GpuError> {
-        if bytes > buffer.size() {
-            return Err(GpuError::Wgpu(format!(
-                "reading {bytes} bytes of `{name}`'s buffer of {}",
-                buffer.size()
-            )));
-        }
-        let piece = TRANSFER_PIECE as u64;
-        let pieces = bytes.div_ceil(piece);
-        let staging: Vec<wgpu::Buffer> = (0..pieces.min(2))
-            .map(|_| {
-                self.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("phobos readback"),
-                    size: bytes
-                        .min(piece)
-                        .next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT),
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                })
-            })
-            .collect();
-        // Copies move whole 4-byte words, within the buffer.
-        let copied = |k: u64| {
-            (bytes - k * piece)
-                .min(piece)
-                .next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT)
-                .min(buffer.size() - k * piece)
-        };
-        let copy = |k: u64| {
-            let (at, len) = (k * piece, copied(k));
-            let to = &staging[(k % 2) as usize];
-            let mut encoder = self.device.create_command_encoder(&Default::default());
-            encoder.copy_buffer_to_buffer(buffer, at, to, 0, len);
-            let index = self.queue.submit([encoder.finish()]);
-            to.map_async(wgpu::MapMode::Read, ..len, |_| {});
-            index
-        };
-        let mut submitted: std::collections::VecDeque<_> = (0..pieces.min(2)).map(copy).collect();
-        for k in 0..pieces {
-            let index = submitted.pop_front().expect("two copies ahead");
-            self.device
-                .poll(wgpu::PollType::Wait {
-                    submission_index: Some(index),
-                    timeout: None,
-                })
-                .map_err(|e| GpuError::Lost(e.to_string()))?;
-            self.check_lost()?;
-            let at = k * piece;
-            let len = (bytes - at).min(piece) as usize;
-            let to = &staging[(k % 2) as usize];
-            {
-                let view = to
-                    .get_mapped_range(..copied(k))
-                    .map_err(|e| GpuError::Wgpu(format!("mapping `{name}`: {e}")))?;
-                f(at, &view[..len]);
-            }
-            to.unmap();
-            if k + 2 < pieces {
-                submitted.push_back(copy(k + 2));
-            }
-        }
-        Ok(())
     }
 
     /// Waits for all submitted work; a lost device is an error.

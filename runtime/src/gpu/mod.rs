@@ -28,6 +28,7 @@ mod fill;
 mod pipeline;
 mod platform;
 mod timing;
+mod transfer;
 
 pub(crate) use dispatch::bytes_of;
 pub use dispatch::{GpuArg, Prepared, Resident};

@@ -882,7 +882,7 @@ pub fn launch_candidate(
 
 /// [`launch_candidate`], keeping the tensors' buffers on the GPU
 /// afterwards (`crate::launch_kept`), for the check lines, and handing
-/// `sink` the stored tensors' bytes as the GPU reads them back
+/// `streaming`'s sink the stored tensors' bytes as the GPU reads them back
 /// (`crate::launch_streaming`).
 pub fn launch_candidate_kept(
     program: &Program,
@@ -891,7 +891,7 @@ pub fn launch_candidate_kept(
     tuning: Tuning,
     args: &mut [Arg],
     options: &Options,
-    sink: Option<crate::PieceSink<'_>>,
+    streaming: Option<crate::Transfers<'_>>,
 ) -> Result<(Kernel, crate::Provenance, Option<crate::gpu::Resident>), RuntimeError> {
     let kernel = program.kernel(name, &candidate.config).map_err(|d| {
         RuntimeError::Compile(format!(
@@ -904,7 +904,7 @@ pub fn launch_candidate_kept(
         workgroup_size: candidate.workgroup_size,
         ..options.clone()
     };
-    let (mut prov, resident) = crate::launch_streaming(&kernel, args, &options, sink)?;
+    let (mut prov, resident) = crate::launch_streaming(&kernel, args, &options, streaming)?;
     prov.tuning = tuning;
     Ok((kernel, prov, resident))
 }
