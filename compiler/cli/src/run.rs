@@ -202,6 +202,15 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
     // the host. Not when the tuner measures configurations on them (it
     // reads the arguments as they are).
     let on_device_inputs = a.no_tune || !a.config.is_empty();
+    // The device opens (0.2 s on the H200) while the source is parsed and
+    // the inputs are made; a device that fails to open is reported by the
+    // launch as before.
+    let opens_gpu = match a.backend {
+        BackendArg::Gpu => true,
+        BackendArg::Auto => std::env::var_os("PHOBOS_BACKEND").is_none(),
+        _ => false,
+    };
+    let opening = DeviceOpening::start(opens_gpu);
     let (
         Prepared {
             program,
@@ -217,17 +226,8 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
     };
     let outputs = outputs_to_save(&kernel, &a.outputs)?;
     activity.phase("running");
-    // Opened here rather than inside the first launch, so that its time is
-    // a phase of its own; a device that fails to open is reported by the
-    // launch as before.
-    let opens_gpu = match options.backend {
-        Backend::Gpu => true,
-        Backend::Auto => std::env::var_os("PHOBOS_BACKEND").is_none(),
-        _ => false,
-    };
-    if opens_gpu {
-        phases::time("device open", || drop(phobos_runtime::gpu::Gpu::shared()));
-    }
+    // What is left of the device's opening, as a phase of its own.
+    phases::time("device open", || opening.finish());
     // On the GPU a saved output is not previewed, so its host tensor is
     // wanted only for `--json`'s statistics (and by a check that falls back
     // to the interpreter, which reads it back itself): without `--json` it
@@ -880,4 +880,39 @@ fn phase_report(total: std::time::Duration) -> String {
     line(&mut out, "other", 0, (total - covered).max(0.0), 1);
     line(&mut out, "total", 0, total, 1);
     out
+}
+
+/// The GPU device opening on a thread of its own ([`Gpu::shared`]) while
+/// the main thread parses and makes inputs. Dropping it waits for the
+/// opening, so that the process never exits (an error in the source, say)
+/// while a thread is inside the driver's initialisation.
+///
+/// [`Gpu::shared`]: phobos_runtime::gpu::Gpu::shared
+struct DeviceOpening(Option<std::thread::JoinHandle<()>>);
+
+impl DeviceOpening {
+    fn start(opens_gpu: bool) -> DeviceOpening {
+        DeviceOpening(
+            opens_gpu.then(|| std::thread::spawn(|| drop(phobos_runtime::gpu::Gpu::shared()))),
+        )
+    }
+
+    /// Waits until the device is open (or failed to open).
+    fn finish(mut self) {
+        self.wait();
+    }
+
+    fn wait(&mut self) {
+        if let Some(thread) = self.0.take() {
+            // A panic inside the driver's initialisation is not reported
+            // here: the launch then opens the device itself, or says why not.
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for DeviceOpening {
+    fn drop(&mut self) {
+        self.wait();
+    }
 }
