@@ -1,7 +1,7 @@
 //! The terminal preview of an output: a tile of shaded cells, as in the
 //! figure of the random-numbers page, and its statistics.
 
-use phobos_core::tensor::Tensor;
+use phobos_core::tensor::{Data, Tensor};
 use serde_json::json;
 use std::fmt::Write;
 
@@ -92,30 +92,111 @@ struct Stats {
 }
 
 impl Stats {
+    /// The statistics of every element, on all cores: a 3 GiB output took
+    /// 2.4 s element by element through `Tensor::get` on the H200's host.
+    /// The sum runs in pieces of [`PIECE`] elements added in order, so the
+    /// mean does not depend on the number of threads.
     fn of(t: &Tensor) -> Stats {
-        let mut s = Stats {
-            count: t.len(),
-            mean: 0.0,
-            min: f64::INFINITY,
-            max: f64::NEG_INFINITY,
-            nonzero: 0,
-            nan: 0,
+        let p = match &t.data {
+            Data::Bool(v) => partials(v, |x| f64::from(u8::from(x))),
+            Data::I32(v) => partials(v, f64::from),
+            Data::U32(v) => partials(v, f64::from),
+            Data::I64(v) => partials(v, |x| x as f64),
+            Data::U64(v) => partials(v, |x| x as f64),
+            Data::F32(v) => partials(v, f64::from),
+            Data::F64(v) => partials(v, |x| x),
         };
-        let mut sum = 0.0;
-        for i in 0..t.len() {
-            let v = t.get(i).as_f64();
+        let count = t.len();
+        Stats {
+            count,
+            mean: p.sum / (count - p.nan).max(1) as f64,
+            min: p.min,
+            max: p.max,
+            nonzero: p.nonzero,
+            nan: p.nan,
+        }
+    }
+}
+
+/// Elements per piece of [`Stats::of`]'s sum.
+const PIECE: usize = 1 << 20;
+
+/// The statistics of some elements, before the mean.
+#[derive(Clone, Copy)]
+struct Partial {
+    sum: f64,
+    min: f64,
+    max: f64,
+    nonzero: usize,
+    nan: usize,
+}
+
+impl Partial {
+    const EMPTY: Partial = Partial {
+        sum: 0.0,
+        min: f64::INFINITY,
+        max: f64::NEG_INFINITY,
+        nonzero: 0,
+        nan: 0,
+    };
+
+    fn of<T: Copy>(v: &[T], f: impl Fn(T) -> f64) -> Partial {
+        let mut p = Partial::EMPTY;
+        for &x in v {
+            let v = f(x);
             if v.is_nan() {
-                s.nan += 1;
+                p.nan += 1;
                 continue;
             }
-            sum += v;
-            s.min = s.min.min(v);
-            s.max = s.max.max(v);
-            s.nonzero += usize::from(v != 0.0);
+            p.sum += v;
+            p.min = p.min.min(v);
+            p.max = p.max.max(v);
+            p.nonzero += usize::from(v != 0.0);
         }
-        s.mean = sum / (s.count - s.nan).max(1) as f64;
-        s
+        p
     }
+
+    /// `self`, then `next`'s elements.
+    fn then(self, next: Partial) -> Partial {
+        Partial {
+            sum: self.sum + next.sum,
+            min: self.min.min(next.min),
+            max: self.max.max(next.max),
+            nonzero: self.nonzero + next.nonzero,
+            nan: self.nan + next.nan,
+        }
+    }
+}
+
+/// [`Partial::of`] each piece of `v`, the pieces shared among the cores,
+/// combined in order.
+fn partials<T: Copy + Sync>(v: &[T], f: impl Fn(T) -> f64 + Sync) -> Partial {
+    let pieces: Vec<&[T]> = v.chunks(PIECE).collect();
+    if pieces.len() <= 1 {
+        return Partial::of(v, f);
+    }
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(pieces.len());
+    let f = &f;
+    let each: Vec<Partial> = std::thread::scope(|s| {
+        let handles: Vec<_> = pieces
+            .chunks(pieces.len().div_ceil(threads))
+            .map(|group| {
+                s.spawn(move || {
+                    group
+                        .iter()
+                        .map(|piece| Partial::of(piece, f))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a statistics thread does not panic"))
+            .collect()
+    });
+    each.into_iter().fold(Partial::EMPTY, Partial::then)
 }
 
 pub fn stats_json(t: &Tensor, saved: Option<String>) -> serde_json::Value {
@@ -132,4 +213,48 @@ pub fn stats_json(t: &Tensor, saved: Option<String>) -> serde_json::Value {
         "nan": s.nan,
         "saved_to": saved,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use phobos_core::types::Scalar;
+
+    /// Over several pieces, with NaNs, zeros and the extremes in the last,
+    /// partial piece: the counts and extremes are exact, and the mean is
+    /// the element-by-element one up to the order of the additions.
+    #[test]
+    fn statistics_over_pieces_match_element_by_element() {
+        let n = 3 * PIECE + 5;
+        let value = |i: usize| match i % 7 {
+            0 => f32::NAN,
+            1 => 0.0,
+            _ => (i % 1000) as f32 * 0.25,
+        };
+        let mut t = Tensor::zeros(Scalar::F32, &[n]);
+        let Data::F32(v) = &mut t.data else {
+            unreachable!()
+        };
+        for (i, x) in v.iter_mut().enumerate() {
+            *x = value(i);
+        }
+        v[n - 1] = -3.5;
+        v[n - 2] = 1e6;
+        let finite: Vec<f64> = v
+            .iter()
+            .map(|&x| f64::from(x))
+            .filter(|x| !x.is_nan())
+            .collect();
+        let s = Stats::of(&t);
+        assert_eq!(s.count, n);
+        assert_eq!(s.nan, n - finite.len());
+        assert_eq!(s.nonzero, finite.iter().filter(|&&x| x != 0.0).count());
+        assert_eq!((s.min, s.max), (-3.5, 1e6));
+        let mean = finite.iter().sum::<f64>() / finite.len() as f64;
+        assert!(
+            (s.mean - mean).abs() <= 1e-12 * mean.abs(),
+            "{} vs {mean}",
+            s.mean
+        );
+    }
 }
