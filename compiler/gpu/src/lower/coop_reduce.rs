@@ -53,20 +53,20 @@ const UNROLL: u32 = 8;
 /// How a reduction is spread over the block (module doc).
 #[derive(Clone, Debug)]
 pub(super) struct Plan {
-    op: ReduceOp,
-    arg: ExprId,
-    axis: usize,
-    elem: Scalar,
+    pub op: ReduceOp,
+    pub arg: ExprId,
+    pub axis: usize,
+    pub elem: Scalar,
     /// The reduced length `L`.
-    len: u32,
+    pub len: u32,
     /// The result's extents (the reduced axis 1).
-    ext_out: Vec<u32>,
+    pub ext_out: Vec<u32>,
     /// Rows: elements of the result.
-    rows: u32,
+    pub rows: u32,
     /// Invocations a row, `T`.
-    per_row: u32,
+    pub per_row: u32,
     /// Elements an invocation reduces in registers, `B`.
-    block: u32,
+    pub block: u32,
 }
 
 /// A reduction computed ahead of its statement: where its result lies.
@@ -271,13 +271,12 @@ impl Lower<'_> {
             pos[k] = self.binary(B::Modulo, rest, e);
             rest = self.binary(B::Divide, rest, e);
         }
-        let block = self.u32c(plan.block);
-        let start = self.binary(B::Multiply, item, block);
-        let (v, iv) = self.own_block(plan, pre, &pos, start)?;
         let items = plan.len.div_ceil(plan.block);
         let g = self.subgroup_width.min(plan.per_row);
         let level = |lw: &mut Self, shuffled: u32| -> Result<(), LowerError> {
-            let (mut v, mut iv) = (v, iv);
+            let block = lw.u32c(plan.block);
+            let start = lw.binary(B::Multiply, item, block);
+            let (mut v, mut iv) = lw.own_block(plan, pre, &pos, start)?;
             let mut s = 1;
             while s < shuffled {
                 let (pv, piv) = lw.shuffle_pair(plan, v, iv, s);
@@ -289,7 +288,13 @@ impl Lower<'_> {
         };
         match self.subgroup_ok {
             Some(ok) if g > 1 => {
-                let accept = self.nested(|lw| level(lw, g))?;
+                let accept = if self.warp_path(plan) {
+                    self.nested(|lw| {
+                        lw.warp_reduce(plan, pre, &pos, (item, row, active), result, scratch)
+                    })?
+                } else {
+                    self.nested(|lw| level(lw, g))?
+                };
                 let reject = self.nested(|lw| level(lw, 1))?;
                 self.cur.push(Statement::If {
                     condition: ok,
@@ -307,7 +312,7 @@ impl Lower<'_> {
     /// This invocation's node: the reduction of elements `start ..
     /// min(start + B, L)` of its row (value, and index for `argmax`/`argmin`;
     /// anything where the block is empty, which no level reads).
-    fn own_block(
+    pub(super) fn own_block(
         &mut self,
         plan: &Plan,
         pre: &HashMap<ExprId, H>,
@@ -393,7 +398,7 @@ impl Lower<'_> {
         Ok((v, iv))
     }
 
-    fn min_u32(&mut self, a: H, b: H) -> H {
+    pub(super) fn min_u32(&mut self, a: H, b: H) -> H {
         self.expr(Expression::Math {
             fun: naga::MathFunction::Min,
             arg: a,
@@ -421,7 +426,7 @@ impl Lower<'_> {
     }
 
     /// The partner's value and index through `subgroupShuffleXor(_, s)`.
-    fn shuffle_pair(&mut self, plan: &Plan, v: H, iv: H, s: u32) -> (H, H) {
+    pub(super) fn shuffle_pair(&mut self, plan: &Plan, v: H, iv: H, s: u32) -> (H, H) {
         let ty = self.types[&plan.elem];
         let sc = self.u32c(s);
         let pv = self.subgroup_result(ty, |result| Statement::SubgroupGather {
@@ -559,7 +564,7 @@ impl Lower<'_> {
         (self.select(take, b, a), self.select(take, ib, ia))
     }
 
-    fn array_ptr(&mut self, array: Handle<GlobalVariable>, index: H) -> H {
+    pub(super) fn array_ptr(&mut self, array: Handle<GlobalVariable>, index: H) -> H {
         let base = self.expr(Expression::GlobalVariable(array));
         self.expr(Expression::Access { base, index })
     }

@@ -15,6 +15,7 @@ mod bindings;
 mod builder;
 mod cast;
 mod coop_reduce;
+mod coop_warp;
 mod exact;
 mod expr;
 mod fold;

@@ -65,7 +65,7 @@ impl<'k> Lower<'k> {
     }
 
     /// A loop `k in 0 .. len` (u32); `body` gets `k` and builds the body.
-    fn count_loop(
+    pub(super) fn count_loop(
         &mut self,
         len: H,
         body: impl FnOnce(&mut Self, H) -> Result<(), LowerError>,

@@ -1,0 +1,322 @@
+//! Reductions computed by the whole workgroup through subgroup shuffles
+//! with coalesced reads: the path `coop_reduce.rs` takes where every
+//! subgroup of the block is `G = GpuOptions::subgroup_width` lanes wide in
+//! invocation order, a row has at least `G` invocations and each of them
+//! reduces a block of `B >= 2 LEAF` elements.
+//!
+//! `coop_reduce.rs`'s own blocks give invocation `t` of a row the elements
+//! `[t B, (t + 1) B)`, so the lanes of a subgroup read `B` elements apart.
+//! Here the `G B` elements of subgroup `w` are read as `B / LEAF` segments
+//! of `G LEAF` consecutive elements: lane `l` of segment `k` reduces the
+//! leaf `[(w B / LEAF + k) G LEAF + l LEAF, .. + LEAF)` in its registers
+//! (one 16-byte load per loaded tensor where `stmt::quad_load` allows), and
+//! the segment's node comes out of a butterfly of `subgroupShuffleXor`
+//! whose every lane computes the pair in the tree's order (the lane with
+//! bit `s` clear is the left item), so that all lanes hold it; lane `k`
+//! keeps segment `k`'s. A second butterfly over those nodes gives lane 0
+//! the node over the subgroup's `G B` elements, an aligned block of the
+//! pairwise tree, which is exactly what the own-block path holds there.
+//! The module doc of `coop_reduce.rs` says why any invocation may compute
+//! any aligned node; the combines are `Lower::pair_step`'s, so the bits are
+//! the interpreter's.
+//!
+//! The levels above the subgroup take one barrier: lane 0 of each subgroup
+//! writes its node to the workgroup array, and every subgroup of a row
+//! reads the row's nodes back, one a lane, for a last butterfly (the same
+//! in each subgroup, so the shuffles stay in uniform control flow); item 0
+//! writes the result.
+
+use super::coop_reduce::Plan;
+use super::{H, Lower};
+use crate::LowerError;
+use naga::{BinaryOperator as B, Expression, GlobalVariable, Handle, Statement};
+use phobos_core::ir::ExprId;
+use phobos_core::types::Scalar;
+use std::collections::HashMap;
+
+/// The elements a lane reduces in its registers for one segment.
+pub(super) const LEAF: u32 = 4;
+
+impl Lower<'_> {
+    /// Whether `plan` takes this path when the block's subgroups are
+    /// checked (`subgroup_ok`): a row has whole subgroups, and each lane's
+    /// block holds at least two leaves and at most `G` of them.
+    pub(super) fn warp_path(&self, plan: &Plan) -> bool {
+        let g = self.subgroup_width;
+        g > 1
+            && plan.per_row >= g
+            && plan.block >= 2 * LEAF
+            && plan.block / LEAF <= g
+            && self.subgroup_ok.is_some()
+    }
+
+    /// The row's reduction (value, index) written to `result[row]` by item 0
+    /// (module doc).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn warp_reduce(
+        &mut self,
+        plan: &Plan,
+        pre: &HashMap<ExprId, H>,
+        pos: &[H],
+        (item, row, active): (H, H, H),
+        result: Handle<GlobalVariable>,
+        (scratch, scratch_index): (Handle<GlobalVariable>, Option<Handle<GlobalVariable>>),
+    ) -> Result<(), LowerError> {
+        let g = self.subgroup_width;
+        let g_bits = g.trailing_zeros();
+        let segments = plan.block / LEAF;
+        let leaves = plan.len.div_ceil(LEAF);
+        let gm = self.u32c(g - 1);
+        let lane = self.binary(B::And, item, gm);
+        let gs = self.u32c(g_bits);
+        let warp = self.binary(B::ShiftRight, item, gs);
+        let keep_v = self.temp(plan.elem);
+        let keep_i = self.temp(Scalar::I32);
+        let segs = self.u32c(segments);
+        let first_seg = self.binary(B::Multiply, warp, segs);
+        self.count_loop(segs, |lw, k| {
+            let seg = lw.binary(B::Add, first_seg, k);
+            let gc = lw.u32c(g);
+            let seg_leaf = lw.binary(B::Multiply, seg, gc);
+            let leaf = lw.binary(B::Add, seg_leaf, lane);
+            let (mut v, mut iv) = lw.leaf(plan, pre, pos, leaf)?;
+            // The butterfly: every lane ends with the segment's node.
+            let leaves_c = lw.u32c(leaves);
+            let mut s = 1;
+            while s < g {
+                let (pv, piv) = lw.shuffle_pair(plan, v, iv, s);
+                let sc = lw.u32c(s);
+                let bit = lw.binary(B::And, lane, sc);
+                let zero = lw.u32c(0);
+                let clear = lw.binary(B::Equal, bit, zero);
+                let (l, li) = (lw.select(clear, v, pv), lw.select(clear, iv, piv));
+                let (r, ri) = (lw.select(clear, pv, v), lw.select(clear, piv, iv));
+                // The right item's first leaf: this leaf with bit `s` set
+                // and the bits below cleared.
+                let low = lw.u32c(!(s - 1));
+                let right = lw.binary(B::InclusiveOr, leaf, sc);
+                let right = lw.binary(B::And, right, low);
+                let present = lw.binary(B::Less, right, leaves_c);
+                (v, iv) = lw.pair_step(plan.op, plan.elem, (l, li), (r, ri), present);
+                s *= 2;
+            }
+            let mine = lw.binary(B::Equal, lane, k);
+            let old = lw.expr(Expression::Load { pointer: keep_v });
+            let next = lw.select(mine, v, old);
+            lw.cur.push(Statement::Store {
+                pointer: keep_v,
+                value: next,
+            });
+            if plan.op.is_index() {
+                let old = lw.expr(Expression::Load { pointer: keep_i });
+                let next = lw.select(mine, iv, old);
+                lw.cur.push(Statement::Store {
+                    pointer: keep_i,
+                    value: next,
+                });
+            }
+            Ok(())
+        })?;
+        let mut v = self.expr(Expression::Load { pointer: keep_v });
+        let mut iv = if plan.op.is_index() {
+            self.expr(Expression::Load { pointer: keep_i })
+        } else {
+            self.lit(phobos_core::types::Value::I32(0))
+        };
+        // Lane `k` holds segment `first_seg + k`; the tree over them, with a
+        // segment present where its first leaf is.
+        let seg_leaves = self.u32c(g);
+        let leaves_c = self.u32c(leaves);
+        let mut s = 1;
+        while s < segments {
+            let (pv, piv) = self.shuffle_pair(plan, v, iv, s);
+            let present = self.lead_and_present(lane, s, |lw, partner| {
+                let seg = lw.binary(B::Add, first_seg, partner);
+                let first = lw.binary(B::Multiply, seg, seg_leaves);
+                lw.binary(B::Less, first, leaves_c)
+            });
+            (v, iv) = self.pair_step(plan.op, plan.elem, (v, iv), (pv, piv), present);
+            s *= 2;
+        }
+        self.across_warps(
+            plan,
+            (v, iv),
+            (item, lane, row, active),
+            result,
+            (scratch, scratch_index),
+        )
+    }
+
+    /// The leaf's node (value, index) of `LEAF` elements from `leaf *
+    /// LEAF`; a leaf past the row's end gives an item no level reads.
+    fn leaf(
+        &mut self,
+        plan: &Plan,
+        pre: &HashMap<ExprId, H>,
+        pos: &[H],
+        leaf: H,
+    ) -> Result<(H, H), LowerError> {
+        let lc = self.u32c(LEAF);
+        let start = self.binary(B::Multiply, leaf, lc);
+        if !self.quad_leaves(plan) {
+            let mut leaf_plan = plan.clone();
+            leaf_plan.block = LEAF;
+            return self.own_block(&leaf_plan, pre, pos, start);
+        }
+        // Every leaf is inside the row or past it as a whole (`L` is a
+        // multiple of 4): one past it reads the row's last leaf instead.
+        let last = self.u32c(plan.len - LEAF);
+        let start = self.min_u32(start, last);
+        let outer: HashMap<ExprId, H> = pre
+            .iter()
+            .filter(|(k, _)| self.k.exprs[**k].shape.is_empty())
+            .map(|(k, v)| (*k, *v))
+            .collect();
+        let mut p0 = pos.to_vec();
+        p0[plan.axis] = start;
+        self.lane = Some(super::Lane {
+            lane: 0,
+            pos0: p0.clone(),
+            loads: HashMap::new(),
+        });
+        let mut items = Vec::new();
+        for j in 0..LEAF {
+            let mut p = p0.clone();
+            if j > 0 {
+                let jc = self.u32c(j);
+                p[plan.axis] = self.binary(B::Add, start, jc);
+            }
+            self.lane.as_mut().expect("set above").lane = j;
+            let x = self.node(plan.arg, &p, &mut outer.clone());
+            let x = match x {
+                Ok(x) => x,
+                Err(e) => {
+                    self.lane = None;
+                    return Err(e);
+                }
+            };
+            let i = self.bitcast(p[plan.axis], naga::ScalarKind::Sint);
+            items.push((x, i));
+        }
+        self.lane = None;
+        let yes = self.expr(Expression::Literal(naga::Literal::Bool(true)));
+        while items.len() > 1 {
+            let mut next = Vec::new();
+            for pair in items.chunks(2) {
+                next.push(self.pair_step(plan.op, plan.elem, pair[0], pair[1], yes));
+            }
+            items = next;
+        }
+        Ok(items[0])
+    }
+
+    /// Whether a leaf's loads may be 16-byte loads: the reduced axis is the
+    /// operand's last, `L` is a multiple of 4, and the operand draws no
+    /// Tandem words (whose groups the stepped loop owns).
+    fn quad_leaves(&self, plan: &Plan) -> bool {
+        let shape = &self.k.exprs[plan.arg].shape;
+        plan.axis + 1 == shape.len()
+            && plan.len.is_multiple_of(LEAF)
+            && !super::tandem_draw::has_words(self.k, plan.arg)
+    }
+
+    /// True in lanes with bit `s` clear whose partner `lane | s` holds an
+    /// item (`present(partner)`).
+    fn lead_and_present(&mut self, lane: H, s: u32, present: impl FnOnce(&mut Self, H) -> H) -> H {
+        let sc = self.u32c(s);
+        let partner = self.binary(B::InclusiveOr, lane, sc);
+        let there = present(self, partner);
+        let bit = self.binary(B::And, lane, sc);
+        let zero = self.u32c(0);
+        let clear = self.binary(B::Equal, bit, zero);
+        self.binary(B::LogicalAnd, clear, there)
+    }
+
+    /// The levels above the subgroup (module doc): lane 0 of each subgroup
+    /// holds the node over the subgroup's `G B` elements.
+    fn across_warps(
+        &mut self,
+        plan: &Plan,
+        (v, iv): (H, H),
+        (item, lane, row, active): (H, H, H, H),
+        result: Handle<GlobalVariable>,
+        (scratch, scratch_index): (Handle<GlobalVariable>, Option<Handle<GlobalVariable>>),
+    ) -> Result<(), LowerError> {
+        let g = self.subgroup_width;
+        let warps = plan.per_row / g;
+        let index = plan.op.is_index();
+        let zero = self.u32c(0);
+        let first = self.binary(B::Equal, item, zero);
+        let write = self.binary(B::LogicalAnd, active, first);
+        if warps == 1 {
+            let accept = self.nested(|lw| {
+                let ptr = lw.array_ptr(result, row);
+                lw.cur.push(Statement::Store {
+                    pointer: ptr,
+                    value: if index { iv } else { v },
+                });
+                Ok(())
+            })?;
+            self.if_then(write, accept);
+            return Ok(());
+        }
+        let lane0 = self.binary(B::Equal, lane, zero);
+        let inv = self.local;
+        let accept = self.nested(|lw| {
+            let ptr = lw.array_ptr(scratch, inv);
+            lw.cur.push(Statement::Store {
+                pointer: ptr,
+                value: v,
+            });
+            if let Some(si) = scratch_index {
+                let ptr = lw.array_ptr(si, inv);
+                lw.cur.push(Statement::Store {
+                    pointer: ptr,
+                    value: iv,
+                });
+            }
+            Ok(())
+        })?;
+        self.if_then(lane0, accept);
+        self.cur
+            .push(Statement::ControlBarrier(naga::Barrier::WORK_GROUP));
+        // Lane `j` reads subgroup `j mod warps` of the row.
+        let rowmask = self.u32c(!(plan.per_row - 1));
+        let base = self.binary(B::And, inv, rowmask);
+        let wm = self.u32c(warps - 1);
+        let j = self.binary(B::And, lane, wm);
+        let gc = self.u32c(g);
+        let off = self.binary(B::Multiply, j, gc);
+        let at = self.binary(B::Add, base, off);
+        let ptr = self.array_ptr(scratch, at);
+        let mut v = self.expr(Expression::Load { pointer: ptr });
+        let mut iv = match scratch_index {
+            Some(si) => {
+                let ptr = self.array_ptr(si, at);
+                self.expr(Expression::Load { pointer: ptr })
+            }
+            None => iv,
+        };
+        let blocks = self.u32c(plan.len.div_ceil(plan.block));
+        let mut s = 1;
+        while s < warps {
+            let (pv, piv) = self.shuffle_pair(plan, v, iv, s);
+            let present = self.lead_and_present(lane, s, |lw, partner| {
+                let first = lw.binary(B::Multiply, partner, gc);
+                lw.binary(B::Less, first, blocks)
+            });
+            (v, iv) = self.pair_step(plan.op, plan.elem, (v, iv), (pv, piv), present);
+            s *= 2;
+        }
+        let accept = self.nested(|lw| {
+            let ptr = lw.array_ptr(result, row);
+            lw.cur.push(Statement::Store {
+                pointer: ptr,
+                value: if index { iv } else { v },
+            });
+            Ok(())
+        })?;
+        self.if_then(write, accept);
+        Ok(())
+    }
+}
