@@ -17,7 +17,7 @@ left=$((start + ${CALL_S:-560} - $(date +%s)))
   $E/run-testu01.sh $PWD/.gl/TestU01-2009 testu01-bigcrush-u32-key1-rest2 u32:1 big ${BIG_TESTS:-45,48-52,54-106} > $OUT/bigcrush-run.txt 2>&1; \
   cp $E/testu01-bigcrush-u32-key1-rest2.txt $OUT/ 2>/dev/null) &
 echo "== issue 14: bits of the fused examples on the GPU against Cranelift"
-WGS='"" 64 1024' timeout 200 bench/fused-bits.sh $P 2>&1 | tee $OUT/bits.txt | tail -12
+WGS='h 64 1024' timeout 200 bench/fused-bits.sh $P 2>&1 | tee $OUT/bits.txt | tail -12
 echo "== issue 14: bench/fused-h200.sh --no-compile --no-cpu"
 PHOBOS_COMMIT=${C:-?} timeout 240 bench/fused-h200.sh $P --no-compile --no-cpu 2>&1 | tee $OUT/fused.txt | tail -45
 wait
