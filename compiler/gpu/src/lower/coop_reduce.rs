@@ -448,7 +448,7 @@ impl Lower<'_> {
 
     /// The levels from stride `s0` up through the workgroup arrays, then
     /// item 0 of each row writes the result.
-    fn finish(
+    pub(super) fn finish(
         &mut self,
         plan: &Plan,
         (v, iv): (H, H),

@@ -20,11 +20,13 @@
 //! any aligned node; the combines are `Lower::pair_step`'s, so the bits are
 //! the interpreter's.
 //!
-//! The levels above the subgroup take one barrier: lane 0 of each subgroup
-//! writes its node to the workgroup array, and every subgroup of a row
-//! reads the row's nodes back, one a lane, for a last butterfly (the same
-//! in each subgroup, so the shuffles stay in uniform control flow); item 0
-//! writes the result.
+//! The levels above the subgroup take one barrier where a row has at most
+//! `G` subgroups: lane 0 of each subgroup writes its node to the workgroup
+//! array, and every subgroup of a row reads the row's nodes back, one a
+//! lane, for a last butterfly (the same in each subgroup, so the shuffles
+//! stay in uniform control flow); item 0 writes the result. With more
+//! subgroups than that they go through the workgroup array, a barrier a
+//! level, as on the own-block path.
 
 use super::coop_reduce::Plan;
 use super::{H, Lower};
@@ -244,6 +246,18 @@ impl Lower<'_> {
     ) -> Result<(), LowerError> {
         let g = self.subgroup_width;
         let warps = plan.per_row / g;
+        if warps > g {
+            // More subgroups in a row than lanes in one: the levels go
+            // through the workgroup array as on the own-block path.
+            return self.finish(
+                plan,
+                (v, iv),
+                (item, row, active),
+                g,
+                result,
+                (scratch, scratch_index),
+            );
+        }
         let index = plan.op.is_index();
         let zero = self.u32c(0);
         let first = self.binary(B::Equal, item, zero);

@@ -33,7 +33,7 @@ use naga::{
     FunctionArgument, GlobalVariable, Handle, Module, Scalar as NScalar, ScalarKind, ShaderStage,
     Span, Statement, Type, TypeInner, VectorSize,
 };
-use phobos_core::ir::{ExprId, Index, Kernel, ParamKind, Place, Stmt};
+use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, ParamKind, Place, Stmt};
 use phobos_core::types::{Dim, Scalar, Value};
 use std::collections::HashMap;
 
@@ -176,10 +176,48 @@ pub fn specialize<'k>(kernel: &'k Kernel, dims: &[u64]) -> std::borrow::Cow<'k, 
         _ => false,
     };
     let locals = kernel.locals.iter().any(|l| symbolic(&l.shape));
-    if !locals && !kernel.body.iter().any(staged) {
+    // A reduction over a dim-dependent extent is computed by the whole
+    // workgroup only over a constant one (`coop_reduce.rs`): such a kernel
+    // is made constant everywhere, tensors' shapes included, so that its
+    // rows are also read and written 16 bytes at a time (`stmt::quad_slice`).
+    let reduces = kernel.exprs.iter().any(|e| match &e.kind {
+        ExprKind::Reduce { arg, .. } => symbolic(&kernel.exprs[*arg].shape),
+        _ => false,
+    });
+    if !locals && !reduces && !kernel.body.iter().any(staged) {
         return std::borrow::Cow::Borrowed(kernel);
     }
     let mut k = kernel.clone();
+    if reduces {
+        let fix = |d: &mut Dim| {
+            if let Dim::Sym(s) = *d {
+                *d = Dim::Const(dims[s]);
+            }
+        };
+        let fix_index = |index: &mut [Index]| {
+            for i in index {
+                if let Index::Range { len, .. } = i {
+                    fix(len);
+                }
+            }
+        };
+        for e in &mut k.exprs {
+            e.shape.iter_mut().for_each(fix);
+            if let ExprKind::Load { index, .. } = &mut e.kind {
+                fix_index(index);
+            }
+        }
+        for p in &mut k.params {
+            if let ParamKind::Tensor { shape, .. } = &mut p.kind {
+                shape.iter_mut().for_each(fix);
+            }
+        }
+        for s in &mut k.body {
+            if let Stmt::Store { index, .. } = s {
+                fix_index(index);
+            }
+        }
+    }
     for l in &mut k.locals {
         for d in &mut l.shape {
             if let Dim::Sym(s) = *d {
