@@ -1,11 +1,13 @@
 // Softmax over each row, then dropout, fused. One block takes R whole rows:
-// the row's maximum and the sum of exp(x - max) are reductions over the
-// row (`max` and `sum`, the latter in the language's fixed pairwise tree),
-// then each element is written once. On the GPU both reductions are
-// computed by the whole workgroup, reading the row in coalesced segments
-// (compiler/gpu/src/lower/coop_warp.rs), so X is read from memory once and Y written once. `exp`
-// is std/math.ph's, so the result has the same bits on every backend; the
-// mask is the one dropout_rows.ph draws for the same seed and counters.
+// the row's maximum is a reduction over the row, exp(x - max) is computed
+// once into a tile `e`, the sum of `e` (the language's fixed pairwise tree)
+// gives one reciprocal a row, and each element is written once. On the GPU
+// the rows of `e` live in workgroup memory and both reductions are computed
+// by the whole workgroup, reading the row in coalesced segments
+// (compiler/gpu/src/lower/coop_warp.rs), so X is read from memory once and
+// Y written once. `exp` is std/math.ph's, so the result has the same bits
+// on every backend; the mask is the one dropout_rows.ph draws for the same
+// seed and counters.
 //
 //   phobosc run examples/softmax_dropout.ph --dim M=100 --dim N=1000
 //
@@ -19,7 +21,7 @@
 kernel softmax_dropout(X: tensor<f32>[M, N], Y: tensor<f32>[M, N], seed: i32) {
   let r = ctx.block.x * R
   let m = max(X[r :+ R, :], axis = 1)
-  let s = sum(exp(X[r :+ R, :] - m), axis = 1)
-  Y[r :+ R, :] = dropout(exp(X[r :+ R, :] - m) / s, 0.1, seed, (r + iota(0)) * N + iota(1))
+  let e = exp(X[r :+ R, :] - m)
+  let inv = 1.0 / sum(e, axis = 1)
+  Y[r :+ R, :] = dropout(e * inv, 0.1, seed, (r + iota(0)) * N + iota(1))
 }
-

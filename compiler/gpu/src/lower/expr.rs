@@ -259,7 +259,8 @@ impl<'k> Lower<'k> {
                 }
             }
             ExprKind::Load { place, index } => {
-                if self.lane.is_some() && super::stmt::quad_load(self.k, id) {
+                let bound_quad = matches!(place, Place::Param(i) if self.quad[*i]);
+                if self.lane.is_some() && bound_quad && super::stmt::quad_load(self.k, id) {
                     self.quad_load(id, *place, index, &shape, cache)?
                 } else {
                     let q = self.aligned(&shape, pos);

@@ -693,6 +693,26 @@ pub(crate) fn quad_load(k: &Kernel, id: ExprId) -> bool {
 /// a multiple of 4, their rows' length being one).
 pub(crate) fn quad_tensors(k: &Kernel) -> Vec<bool> {
     let mut quad = vec![false; k.params.len()];
+    // The leaves of reductions computed by the workgroup read 4 elements
+    // at a time (`coop_warp.rs`), in any statement.
+    for s in &k.body {
+        let Some(value) = s.value() else { continue };
+        for id in k.reachable(value) {
+            let ExprKind::Reduce { arg, .. } = k.exprs[id].kind else {
+                continue;
+            };
+            for l in k.reachable(arg) {
+                if let ExprKind::Load {
+                    place: Place::Param(i),
+                    ..
+                } = k.exprs[l].kind
+                    && quad_load(k, l)
+                {
+                    quad[i] = true;
+                }
+            }
+        }
+    }
     for s in &k.body {
         let Stmt::Store {
             place,
