@@ -26,7 +26,7 @@ PHOBOS_COMMIT=${C:-?} timeout 260 bench/fused-h200.sh $P --no-compile 2>&1 > $OU
 echo "== issue 14: variants (tuned at first launch; GiB/s median of 21)"
 V=bench/logs/2026-12-02-s7-fused-variants.ph; d=$(mktemp -d)
 for k in softmax_recip layernorm_reread softmax_tile layernorm_tile; do for n in 1024 2048 4096 8192; do for pr in exact fast; do
-  echo "$k N=$n $pr: $(PHOBOS_CACHE_DIR=$d/c timeout 30 $P bench --backend gpu $V --kernel $k --dim M=$((67108864 / n)) --dim N=$n --arg seed=12345 --runs 21 --precision $pr 2>&1 | grep -o 'median[^;]*\|config[^;]*' | tr '\n' ' ')"
+  echo "$k N=$n $pr: $(PHOBOS_CACHE_DIR=$d/c timeout 30 $P bench --backend gpu $V --kernel $k --dim M=$((67108864 / n)) --dim N=$n --arg seed=12345 --runs 21 --precision $pr 2>&1 | grep -o '\[R=[^;]*\|median[^;]*' | tr '\n' ' ')"
 done; done; done | tee $OUT/variants.txt
 wait
 tail -3 $OUT/bigcrush-run.txt; grep "^## verdict\|^## finished" $OUT/testu01-bigcrush-hash32-seed1-rest.txt
