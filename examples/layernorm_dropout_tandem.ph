@@ -14,8 +14,7 @@
 @autotune(R in [1, 2, 4])
 kernel layernorm_dropout_tandem(X: tensor<f32>[M, N], G: tensor<f32>[N], B: tensor<f32>[N], Y: tensor<f32>[M, N], key: u32) {
   let r = ctx.block.x * R
-  let x = X[r :+ R, :]
-  let mean = sum(x, axis = 1) / f32(N)
-  let rstd = 1.0 / sqrt(sum((x - mean) * (x - mean), axis = 1) / f32(N) + 0.00001)
-  Y[r :+ R, :] = tandem_dropout((x - mean) * rstd * G[:] + B[:], 0.1, key, (r + iota(0)) * N + iota(1))
+  let mean = sum(X[r :+ R, :], axis = 1) / f32(N)
+  let rstd = 1.0 / sqrt(sum((X[r :+ R, :] - mean) * (X[r :+ R, :] - mean), axis = 1) / f32(N) + 0.00001)
+  Y[r :+ R, :] = tandem_dropout((X[r :+ R, :] - mean) * rstd * G[:] + B[:], 0.1, key, (r + iota(0)) * N + iota(1))
 }

@@ -14,7 +14,6 @@
 kernel softmax_dropout_tandem(X: tensor<f32>[M, N], Y: tensor<f32>[M, N], key: u32) {
   let r = ctx.block.x * R
   let m = max(X[r :+ R, :], axis = 1)
-  let e = exp(X[r :+ R, :] - m)
-  let inv = 1.0 / sum(e, axis = 1)
-  Y[r :+ R, :] = tandem_dropout(e * inv, 0.1, key, (r + iota(0)) * N + iota(1))
+  let inv = 1.0 / sum(exp(X[r :+ R, :] - m), axis = 1)
+  Y[r :+ R, :] = tandem_dropout(exp(X[r :+ R, :] - m) * inv, 0.1, key, (r + iota(0)) * N + iota(1))
 }

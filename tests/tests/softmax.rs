@@ -1,4 +1,5 @@
-//! `examples/softmax_dropout.ph` against an independent float64 reference:
+//! `examples/softmax_dropout.ph` and `softmax_dropout_chunked.ph` against
+//! an independent float64 reference:
 //! the same bits on the interpreter, Cranelift and the GPU, every dropped
 //! element where the seed's `uniform` says (the plain-Rust model of
 //! `tests/src/model.rs`), and every kept one within the stated error of
@@ -19,15 +20,35 @@ use phobos_tests::{model, program, root, tensor};
 
 #[test]
 fn softmax_dropout_matches_a_float64_reference() {
-    let text = std::fs::read_to_string(root().join("examples/softmax_dropout.ph")).unwrap();
-    let p = program("softmax_dropout.ph", &text);
-    let k = p.kernel("softmax_dropout", &[]).unwrap();
-    let text = std::fs::read_to_string(root().join("examples/softmax_dropout_tandem.ph")).unwrap();
-    let tandem = program("softmax_dropout_tandem.ph", &text)
-        .kernel("softmax_dropout_tandem", &[])
-        .unwrap();
+    check(
+        "softmax_dropout",
+        Some("softmax_dropout_tandem"),
+        &[(6, 256), (5, 1000), (4, 8192)],
+    );
+}
+
+/// The chunked kernel, whose tiles are [R, 256] at any row length.
+#[test]
+fn softmax_dropout_chunked_matches_a_float64_reference() {
+    check(
+        "softmax_dropout_chunked",
+        None,
+        &[(6, 256), (5, 1000), (4, 8192)],
+    );
+}
+
+fn kernel(name: &str) -> phobos_core::ir::Kernel {
+    let text = std::fs::read_to_string(root().join(format!("examples/{name}.ph"))).unwrap();
+    program(&format!("{name}.ph"), &text)
+        .kernel(name, &[])
+        .unwrap()
+}
+
+fn check(name: &str, twin: Option<&str>, shapes: &[(usize, usize)]) {
+    let k = kernel(name);
+    let tandem = twin.map(kernel);
     let (seed, drop) = (77i32, 0.1f32);
-    for (m, n) in [(6usize, 256usize), (5, 1000), (4, 8192)] {
+    for &(m, n) in shapes {
         // Values in [-8, 8) from a hash of the position, plus ties and zeros.
         let mut xs: Vec<f32> = (0..m * n)
             .map(|i| {
@@ -44,7 +65,7 @@ fn softmax_dropout_matches_a_float64_reference() {
             Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, n])),
             Arg::Scalar(Value::I32(seed)),
         ];
-        let args = phobos_tests::run_on_every_backend(&k, &inputs, &format!("n = {n}"));
+        let args = phobos_tests::run_on_every_backend(&k, &inputs, &format!("{name}, n = {n}"));
         let Data::F32(ys) = &tensor(&args[1]).data else {
             panic!("Y is f32")
         };
@@ -75,10 +96,11 @@ fn softmax_dropout_matches_a_float64_reference() {
             }
         }
         eprintln!("n = {n}: worst relative error {worst:e} (bound {bound:e})");
+        let Some(tandem) = &tandem else { continue };
         let mut tandem_inputs = inputs;
         tandem_inputs[2] = Arg::Scalar(Value::U32(KEY));
         let kept = phobos_tests::check_tandem_variant(
-            &tandem,
+            tandem,
             &tandem_inputs,
             1,
             (KEY, seed, drop),

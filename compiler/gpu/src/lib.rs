@@ -351,9 +351,6 @@ pub fn validate(kernel: &Kernel, module: &Module) -> Result<ModuleInfo, LowerErr
     )
     .validate(module)
     .map_err(|e| {
-        if let Ok(path) = std::env::var("PHOBOS_DEBUG_DUMP") {
-            let _ = std::fs::write(path, format!("{:#?}", module.entry_points[0].function));
-        }
         LowerError::Internal(format!(
             "naga rejected the module for kernel `{}`: {}\n{}",
             kernel.name,

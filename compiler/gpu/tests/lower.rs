@@ -599,6 +599,10 @@ fn example_reductions_take_the_cooperative_path() {
     ] {
         let p = program(&root().join("examples").join(file));
         let kernel = p.kernel(name, &[]).expect("checks");
+        // A launch's specialisation: M = 64 rows of N = 4096 (the
+        // reductions' extents become constant, so the workgroup computes
+        // them, each lane's block in segments: `coop_warp.rs`).
+        let kernel = phobos_gpu::specialize(&kernel, &[64, 4096]).into_owned();
         let base = GpuOptions::for_kernel(&kernel);
         assert_eq!(base.workgroup_size, 256, "{name}: the reduction heuristic");
         let shuffled = GpuOptions {
