@@ -267,6 +267,10 @@ const lintSource = (view) => {
 function onChecked(source, json) {
   renderDiagnostics(json);
   syncFragment();
+  // The menu names an example only while the editor holds it unchanged.
+  const menu = $('examples');
+  const shown = EXAMPLES.find((e) => e.id === menu.value);
+  if (shown && shown.source !== source) menu.selectedIndex = -1;
   if (!json.ok) {
     // Keep the last good kernel's launch form and seeds while the source
     // is broken; the figure keeps the last good run.
