@@ -11,13 +11,13 @@
 
 use crate::{LaunchRequest, Response, SOURCE_NAME, diag};
 use phobos_core::Program;
-use phobos_core::bounds::playground::{MAX_TENSOR_BYTES, MAX_WORK};
-use phobos_core::inputs;
+use phobos_core::bind::{BindError, Binder};
+use phobos_core::bounds::playground::{MAX_GPU_WORK, MAX_TENSOR_BYTES, MAX_WORK};
 use phobos_core::interp;
 use phobos_core::ir::{BinOp, ExprKind, Index, Kernel, LocalId, ParamKind, Stmt, UnOp};
 use phobos_core::launch::{Arg, Bound, bind};
 use phobos_core::tensor::{Data, Tensor};
-use phobos_core::types::{Dim, Scalar, Value};
+use phobos_core::types::{Dim, Value};
 use serde_json::{Value as Json, json};
 use std::collections::BTreeMap;
 
@@ -67,90 +67,44 @@ fn kernel(
 }
 
 /// Checks the source, picks the kernel and binds the request's dims and
-/// scalars, generating the tensors; refuses a launch whose tensors exceed
-/// [`MAX_TENSOR_BYTES`]. `Err` is the answer to give instead (diagnostics or
-/// a message). `phobosc serve` binds its runs here too.
+/// scalars, generating the tensors, through the core's binder
+/// (`phobos_core::bind`, as `phobosc run` binds its flags); refuses a launch
+/// whose tensors exceed [`MAX_TENSOR_BYTES`]. `Err` is the answer to give
+/// instead (diagnostics or a message). `phobosc serve` binds its runs here
+/// too.
 pub fn prepare(r: &LaunchRequest) -> Result<Prepared, Response> {
     let (program, name, kernel) = kernel(&r.source, r.kernel.as_deref(), &r.config)?;
-    for d in r.dims.keys() {
-        if !kernel.dims.contains(d) {
-            return Err(Response::fail(format!(
-                "`{name}` has no dimension `{d}`; its dimensions are {}",
-                list(&kernel.dims)
-            )));
-        }
+    let mut b = Binder::new(&kernel);
+    for (d, v) in &r.dims {
+        b.dim(d, &text(v), "the request").map_err(|e| {
+            Response::fail(match e {
+                BindError::BadExtent { .. } => format!("dimension `{d}`: {e}"),
+                e => e.to_string(),
+            })
+        })?;
     }
-    let mut dims = Vec::new();
-    for d in &kernel.dims {
-        let Some(v) = r.dims.get(d) else {
-            return Err(Response::fail(format!(
-                "dimension `{d}` of `{name}` is not bound: give it an extent"
-            )));
-        };
-        match v.as_u64() {
-            Some(v) => dims.push(v),
-            None => {
-                return Err(Response::fail(format!(
-                    "dimension `{d}`: `{v}` is not a non-negative integer"
-                )));
-            }
-        }
+    for (a, v) in &r.args {
+        b.scalar(a, &text(v)).map_err(|e| {
+            Response::fail(match e {
+                BindError::BadScalar { .. } => format!("`{a}`: {e}"),
+                BindError::NotScalar { .. } => {
+                    format!("{e}, not a scalar: the playground generates its tensors")
+                }
+                e => e.to_string(),
+            })
+        })?;
     }
-    let scalars: Vec<&str> = kernel
-        .params
-        .iter()
-        .filter(|p| matches!(p.kind, ParamKind::Scalar(_)))
-        .map(|p| p.name.as_str())
-        .collect();
-    for a in r.args.keys() {
-        if !scalars.contains(&a.as_str()) {
-            return Err(Response::fail(format!(
-                "`{name}` has no scalar parameter `{a}`; its scalar parameters are {}",
-                list(&scalars)
-            )));
-        }
-    }
-    let mut total: u64 = 0;
-    let mut args = Vec::new();
-    for p in &kernel.params {
-        args.push(match &p.kind {
-            ParamKind::Scalar(ty) => Arg::Scalar(match r.args.get(&p.name) {
-                Some(v) => scalar(&p.name, v, *ty).map_err(Response::fail)?,
-                None => inputs::scalar(*ty),
-            }),
-            ParamKind::Tensor {
-                elem, shape, read, ..
-            } => {
-                let extents: Vec<u64> = shape
-                    .iter()
-                    .map(|d| match d {
-                        Dim::Const(v) => *v,
-                        Dim::Sym(s) => dims[*s],
-                    })
-                    .collect();
-                let bytes = extents
-                    .iter()
-                    .try_fold(elem.size() as u64, |n, e| n.checked_mul(*e));
-                total = match bytes.and_then(|b| total.checked_add(b)) {
-                    Some(t) if t <= MAX_TENSOR_BYTES => t,
-                    _ => {
-                        return Err(Response::fail(format!(
-                            "`{}` with shape {extents:?} would take the launch's tensors past {} MiB, \
-                             the playground's bound; use smaller dims",
-                            p.name,
-                            MAX_TENSOR_BYTES >> 20
-                        )));
-                    }
-                };
-                let extents: Vec<usize> = extents.iter().map(|&e| e as usize).collect();
-                Arg::Tensor(if *read {
-                    inputs::tensor(*elem, &extents)
-                } else {
-                    Tensor::zeros(*elem, &extents)
-                })
-            }
-        });
-    }
+    let (args, _) = b.finish(MAX_TENSOR_BYTES, false).map_err(|e| {
+        Response::fail(match e {
+            BindError::Unbound { .. } => format!("{e}: give it an extent"),
+            BindError::TooLarge { name, shape, .. } => format!(
+                "`{name}` with shape {shape:?} would take the launch's tensors past {} MiB, \
+                 the playground's bound; use smaller dims",
+                MAX_TENSOR_BYTES >> 20
+            ),
+            e => e.to_string(),
+        })
+    })?;
     let bound = bind(&kernel, &args).map_err(|e| Response::fail(e.to_string()))?;
     Ok(Prepared {
         program,
@@ -161,40 +115,23 @@ pub fn prepare(r: &LaunchRequest) -> Result<Prepared, Response> {
     })
 }
 
-fn list<S: AsRef<str>>(names: &[S]) -> String {
-    if names.is_empty() {
-        "none".to_string()
-    } else {
-        names
-            .iter()
-            .map(|n| format!("`{}`", n.as_ref()))
-            .collect::<Vec<_>>()
-            .join(", ")
+/// A dim's or scalar's JSON value as the text the binder parses: a string
+/// as it is, anything else as JSON writes it (so `1.5`, `true` or `null`).
+fn text(v: &Json) -> String {
+    match v {
+        Json::String(s) => s.clone(),
+        v => v.to_string(),
     }
 }
 
-/// A scalar argument from JSON: a number, a bool, or a string holding one.
-fn scalar(name: &str, v: &Json, ty: Scalar) -> Result<Value, String> {
-    let text = match v {
-        Json::String(s) => s.trim().to_string(),
-        Json::Number(_) | Json::Bool(_) => v.to_string(),
-        _ => String::new(),
-    };
-    let bad = || format!("`{name}`: `{v}` is not a valid {ty}");
-    Ok(match ty {
-        Scalar::Bool => Value::Bool(text.parse().map_err(|_| bad())?),
-        Scalar::I32 => Value::I32(text.parse().map_err(|_| bad())?),
-        Scalar::U32 => Value::U32(text.parse().map_err(|_| bad())?),
-        Scalar::I64 => Value::I64(text.parse().map_err(|_| bad())?),
-        Scalar::U64 => Value::U64(text.parse().map_err(|_| bad())?),
-        Scalar::F32 => Value::F32(text.parse().map_err(|_| bad())?),
-        Scalar::F64 => Value::F64(text.parse().map_err(|_| bad())?),
-    })
+/// The expression-node evaluations an interpreter run of a prepared launch
+/// takes, at most: every statement's tile, times the kernel's nodes, times
+/// the blocks. `u64::MAX` when a loop's bounds cannot be followed.
+pub fn work(p: &Prepared) -> u64 {
+    work_of(&p.kernel, &p.bound)
 }
 
-/// The expression-node evaluations an interpreter run takes, at most: every
-/// statement's tile, times the kernel's nodes, times the blocks.
-pub fn work(kernel: &Kernel, bound: &Bound) -> u64 {
+fn work_of(kernel: &Kernel, bound: &Bound) -> u64 {
     let extent = |d: &Dim| match d {
         Dim::Const(v) => *v,
         Dim::Sym(s) => bound.dims.get(*s).copied().unwrap_or(0),
@@ -380,7 +317,7 @@ pub fn run(r: &LaunchRequest) -> Response {
         Ok(p) => p,
         Err(r) => return r,
     };
-    let work = work(&p.kernel, &p.bound);
+    let work = work(&p);
     if work > MAX_WORK {
         return Response::fail(format!(
             "this launch would evaluate about {work} expression nodes on the interpreter, \
@@ -462,6 +399,21 @@ pub fn plan(r: &LaunchRequest) -> Response {
         Ok(p) => p,
         Err(r) => return r,
     };
+    // A launch that would hold the reader's GPU for long is refused before
+    // it is dispatched, as the interpreter refuses its own.
+    let work = work(&p);
+    if work > MAX_GPU_WORK {
+        return Response::fail(format!(
+            "this launch would evaluate about {work} expression nodes, more than the \
+             playground's bound of {MAX_GPU_WORK} for WebGPU{}; use smaller dims",
+            if work == u64::MAX {
+                " (a loop's bounds are not built from constants, dims and enclosing \
+                 loops' variables with + - * /, so the count is not known)"
+            } else {
+                ""
+            }
+        ));
+    }
     let specialized = phobos_gpu::specialize(&p.kernel, &p.bound.dims);
     let is_specialized = matches!(specialized, std::borrow::Cow::Owned(_));
     let options = phobos_gpu::GpuOptions::for_kernel(&specialized);

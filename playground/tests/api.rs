@@ -1,7 +1,7 @@
 //! The playground's requests on the host: the same `handle` the wasm build
 //! exports.
 
-use phobos_core::bounds::playground::{MAX_TENSOR_BYTES, MAX_WORK};
+use phobos_core::bounds::playground::{MAX_GPU_WORK, MAX_TENSOR_BYTES, MAX_WORK};
 use phobos_playground::{LaunchRequest, Response, handle, handle_json, prepare};
 use serde_json::{Value as Json, json};
 
@@ -179,7 +179,15 @@ fn bad_requests_are_answered_not_panicked() {
         ),
         (
             json!({"op": "run", "source": RANDOM_TILE, "dims": {"ROWS": 1, "COLS": 2}, "args": {"nope": 1}}),
-            "no scalar parameter",
+            "`random_tile` has no parameter `nope`; its scalar parameters are seed",
+        ),
+        (
+            json!({"op": "run", "source": RANDOM_TILE, "dims": {"ROWS": 1, "COLS": 2}, "args": {"uniform": 1}}),
+            "`uniform` is a tensor, not a scalar",
+        ),
+        (
+            json!({"op": "run", "source": RANDOM_TILE, "dims": {"ROWS": 1, "COLS": [2]}}),
+            "dimension `COLS`: `[2]` is not a non-negative integer",
         ),
         (
             json!({"op": "run", "source": RANDOM_TILE, "kernel": "other", "dims": {}}),
@@ -322,7 +330,7 @@ fn the_work_bound_refuses_one_row_past_its_edge() {
         let r: LaunchRequest =
             serde_json::from_value(json!({"source": DROPOUT_ROWS, "dims": {"M": m}})).unwrap();
         let p = prepare(&r).ok().unwrap();
-        phobos_playground::work(&p.kernel, &p.bound)
+        phobos_playground::work(&p)
     };
     // The last M within the bound, by bisection (work grows with M).
     // 2^16 rows: 128 MiB of tensors, within the byte bound, and over the
@@ -349,4 +357,58 @@ fn the_work_bound_refuses_one_row_past_its_edge() {
         "{e}"
     );
     assert!(work(lo) <= MAX_WORK);
+}
+
+/// WebGPU launches keep `MAX_GPU_WORK`: nested loops over a dim whose
+/// work is within it are planned, one more row is refused before anything
+/// is dispatched, and so is a loop the measure cannot follow.
+#[test]
+fn webgpu_launches_past_the_gpu_work_bound_are_refused() {
+    let looped = "@grid(1)\nkernel k(X: tensor<i32>[N], Y: tensor<i32>[1]) {\n  var a: i32 = 0\n  for i in 0 .. N {\n    for j in 0 .. N {\n      a = a + 1\n    }\n  }\n  Y[0] = a\n}";
+    let work = |n: u64| {
+        let r: LaunchRequest =
+            serde_json::from_value(json!({"source": looped, "dims": {"N": n}})).unwrap();
+        phobos_playground::work(&prepare(&r).ok().unwrap())
+    };
+    // The loops' iterations (N^2) times a cost per iteration.
+    assert_eq!(work(40) - work(20), 4 * (work(20) - work(10)));
+    let r = handle(&json!({"op": "run", "source": looped, "dims": {"N": 100}}).to_string());
+    assert_eq!(r.json["ok"], true, "{}", r.json);
+    let y = r.json["outputs"][0].clone();
+    assert_eq!(words(&r, &y), [10_000]);
+    // The largest N within the GPU bound, by bisection (2^20 ints of X are
+    // 4 MiB, within the byte bound, and far over the work bound).
+    let (mut lo, mut hi) = (1u64, 1 << 20);
+    assert!(work(lo) <= MAX_GPU_WORK && work(hi) > MAX_GPU_WORK);
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if work(mid) <= MAX_GPU_WORK {
+            lo = mid
+        } else {
+            hi = mid
+        }
+    }
+    let at = handle_json(&json!({"op": "plan", "source": looped, "dims": {"N": lo}}));
+    assert_eq!(at["ok"], true, "{}", at["error"]);
+    let over = handle_json(&json!({"op": "plan", "source": looped, "dims": {"N": hi}}));
+    assert_eq!(over["ok"], false);
+    let e = over["error"].as_str().unwrap();
+    assert!(
+        e.contains(&format!(
+            "about {} expression nodes, more than the playground's bound of {MAX_GPU_WORK} for WebGPU",
+            work(hi)
+        )),
+        "{e}"
+    );
+    let unknown = looped.replace("0 .. N {\n      a", "0 .. N % 7 {\n      a");
+    assert_ne!(unknown, looped);
+    let r = handle_json(&json!({"op": "plan", "source": unknown, "dims": {"N": 3}}));
+    assert_eq!(r["ok"], false);
+    assert!(
+        r["error"]
+            .as_str()
+            .unwrap()
+            .contains("a loop's bounds are not built from"),
+        "{r}"
+    );
 }

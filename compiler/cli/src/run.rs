@@ -3,12 +3,12 @@
 use crate::{BackendArg, PrecisionArg, preview, source};
 use anyhow::{Result, anyhow, bail};
 use clap::Args;
+use phobos_core::bind::{BindError, Binder, Made};
 use phobos_core::ir::{Kernel, ParamKind};
 use phobos_core::launch::Arg;
-use phobos_core::tensor::Tensor;
-use phobos_core::types::{Dim, Scalar, Value};
+use phobos_core::types::Scalar;
 use phobos_runtime::gpu::Resident;
-use phobos_runtime::{Backend, Options, Precision, Provenance, checks, inputs, npy, phases};
+use phobos_runtime::{Backend, Options, Precision, Provenance, checks, npy, phases};
 use serde_json::json;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -154,11 +154,7 @@ fn prepare_generating(
             return Ok(Err(ExitCode::from(1)));
         }
     };
-    let mut bind = Binder::new(&kernel);
-    bind.dims(&a.dims)?;
-    bind.inputs(&a.inputs)?;
-    bind.scalars(&a.args)?;
-    let (args, made) = bind.finish(placeholders)?;
+    let (args, made) = bind_args(a, &kernel, placeholders)?;
     let options = Options {
         backend: match a.backend {
             BackendArg::Auto => Backend::Auto,
@@ -259,7 +255,7 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
                 } else {
                     Vec::new()
                 },
-                // Zeros, as `Binder::finish` made them.
+                // Zeros, as the binder made them.
                 zeroed: made.zeroed,
             }),
         )
@@ -542,191 +538,53 @@ fn names(kernel: &Kernel, it: impl Iterator<Item = usize>) -> String {
     }
 }
 
-/// The tensor parameters [`Binder::finish`] made rather than read.
-#[derive(Default)]
-struct Made {
-    /// Read by the kernel: generated (`inputs::tensor`).
-    generated: Vec<usize>,
-    /// Only written: zeros (`Tensor::zeros`).
-    zeroed: Vec<usize>,
-}
-
-/// Collects launch arguments from the command line, generating the rest.
-struct Binder<'k> {
-    kernel: &'k Kernel,
-    dims: Vec<Option<(u64, String)>>,
-    args: Vec<Option<Arg>>,
-}
-
-impl<'k> Binder<'k> {
-    fn new(kernel: &'k Kernel) -> Self {
-        Binder {
-            kernel,
-            dims: vec![None; kernel.dims.len()],
-            args: vec![None; kernel.params.len()],
-        }
+/// Binds the command line's `--dim`, `--input` and `--arg` through the
+/// core's binder (`phobos_core::bind`, which the playground binds with
+/// too), reading `--input` files here; the tensors made must fit in this
+/// machine's available memory. With `placeholders` the generated tensors
+/// are zeros for the launch to fill.
+fn bind_args(a: &RunArgs, kernel: &Kernel, placeholders: bool) -> Result<(Vec<Arg>, Made)> {
+    let mut bind = Binder::new(kernel);
+    for s in &a.dims {
+        let (n, v) = split("dim", s)?;
+        bind.dim(n, v, "--dim")
+            .map_err(|e| anyhow!("--dim {n}: {e}"))?;
     }
-
-    fn dims(&mut self, specs: &[String]) -> Result<()> {
-        for s in specs {
-            let (n, v) = split("dim", s)?;
-            let Some(d) = self.kernel.dims.iter().position(|x| x == n) else {
-                let known = if self.kernel.dims.is_empty() {
-                    "none".to_string()
-                } else {
-                    self.kernel.dims.join(", ")
-                };
-                bail!(
-                    "--dim {n}: `{}` has no dimension `{n}`; its dimensions are {known}",
-                    self.kernel.name
-                );
-            };
-            let v: u64 = v
-                .parse()
-                .map_err(|_| anyhow!("--dim {n}: `{v}` is not a non-negative integer"))?;
-            self.dims[d] = Some((v, "--dim".to_string()));
-        }
-        Ok(())
-    }
-
-    fn inputs(&mut self, specs: &[String]) -> Result<()> {
-        for s in specs {
-            let (n, path) = split("input", s)?;
-            let Some(i) = self.kernel.params.iter().position(|p| p.name == n) else {
-                bail!("--input {n}: `{}` has no parameter `{n}`", self.kernel.name);
-            };
-            let ParamKind::Tensor { elem, shape, .. } = &self.kernel.params[i].kind else {
-                bail!("--input {n}: `{n}` is a scalar; pass it with --arg {n}=VALUE");
-            };
-            let t = npy::read(n, path.as_ref(), *elem)?;
-            if t.shape.len() != shape.len() {
-                bail!(
-                    "--input {n}: `{n}` is declared {}, with {} axes, but {path} has shape {:?}",
-                    self.kernel.shape_text(shape),
-                    shape.len(),
-                    t.shape
-                );
+    for s in &a.inputs {
+        let (n, path) = split("input", s)?;
+        let input_error = |e: BindError| match e {
+            BindError::NotTensor { .. } => {
+                anyhow!("--input {n}: {e}; pass it with --arg {n}=VALUE")
             }
-            for (axis, (d, &got)) in shape.iter().zip(&t.shape).enumerate() {
-                match *d {
-                    Dim::Const(want) if want != got as u64 => bail!(
-                        "--input {n}: axis {axis} of `{n}` must have extent {want}, but {path} has {got}"
-                    ),
-                    Dim::Const(_) => {}
-                    Dim::Sym(s) => match &self.dims[s] {
-                        Some((v, from)) if *v != got as u64 => bail!(
-                            "--input {n}: dimension `{}` is {v} from {from} but {got} in {path}",
-                            self.kernel.dims[s]
-                        ),
-                        Some(_) => {}
-                        None => self.dims[s] = Some((got as u64, format!("--input {n}"))),
-                    },
-                }
+            e => anyhow!("--input {n}: {e}"),
+        };
+        let (_, elem) = bind.tensor_param(n).map_err(input_error)?;
+        let t = npy::read(n, path.as_ref(), elem)?;
+        bind.tensor(n, t, &format!("--input {n}"), path)
+            .map_err(input_error)?;
+    }
+    for s in &a.args {
+        let (n, v) = split("arg", s)?;
+        bind.scalar(n, v).map_err(|e| match e {
+            BindError::NotScalar { .. } => {
+                anyhow!("--arg {n}: {e}; pass it with --input {n}=FILE.npy")
             }
-            self.args[i] = Some(Arg::Tensor(t));
-        }
-        Ok(())
+            e => anyhow!("--arg {n}: {e}"),
+        })?;
     }
-
-    fn scalars(&mut self, specs: &[String]) -> Result<()> {
-        for s in specs {
-            let (n, v) = split("arg", s)?;
-            let Some(i) = self.kernel.params.iter().position(|p| p.name == n) else {
-                let scalars: Vec<&str> = self
-                    .kernel
-                    .params
-                    .iter()
-                    .filter(|p| matches!(p.kind, ParamKind::Scalar(_)))
-                    .map(|p| p.name.as_str())
-                    .collect();
-                bail!(
-                    "--arg {n}: `{}` has no parameter `{n}`; its scalar parameters are {}",
-                    self.kernel.name,
-                    if scalars.is_empty() {
-                        "none".to_string()
-                    } else {
-                        scalars.join(", ")
-                    }
-                );
-            };
-            let ParamKind::Scalar(ty) = self.kernel.params[i].kind else {
-                bail!("--arg {n}: `{n}` is a tensor; pass it with --input {n}=FILE.npy");
-            };
-            self.args[i] = Some(Arg::Scalar(parse_scalar(n, v, ty)?));
+    // Tensors must fit in memory: refuse rather than be killed mid-run.
+    let budget = available_memory();
+    bind.finish(budget, placeholders).map_err(|e| match e {
+        BindError::Unbound { ref dim, .. } => {
+            anyhow!("{e}: pass --dim {dim}=N, or a tensor that has it with --input")
         }
-        Ok(())
-    }
-
-    /// The arguments, and which tensors were made here; with
-    /// `placeholders` the generated ones are zero tensors for the launch
-    /// to fill.
-    fn finish(self, placeholders: bool) -> Result<(Vec<Arg>, Made)> {
-        let mut dims = Vec::new();
-        for (s, d) in self.dims.iter().enumerate() {
-            match d {
-                Some((v, _)) => dims.push(*v),
-                None => bail!(
-                    "dimension `{0}` of `{1}` is not bound: pass --dim {0}=N, or a tensor that has it with --input",
-                    self.kernel.dims[s],
-                    self.kernel.name
-                ),
-            }
-        }
-        // Tensors must fit in memory: refuse rather than be killed mid-run.
-        let mut budget = available_memory();
-        let mut out = Vec::new();
-        let mut made = Made::default();
-        for (p, a) in self.kernel.params.iter().zip(self.args) {
-            out.push(match (a, &p.kind) {
-                (Some(a), _) => a,
-                (None, ParamKind::Scalar(ty)) => Arg::Scalar(inputs::scalar(*ty)),
-                (
-                    None,
-                    ParamKind::Tensor {
-                        elem, shape, read, ..
-                    },
-                ) => {
-                    let extents: Vec<usize> = shape.iter().map(|d| d.extent(&dims)).collect();
-                    let n = extents
-                        .iter()
-                        .try_fold(1usize, |acc, e| acc.checked_mul(*e));
-                    let bytes = n.and_then(|n| n.checked_mul(elem.size()));
-                    budget = match bytes.and_then(|b| budget.checked_sub(b)) {
-                        Some(left) => left,
-                        None => bail!(
-                            "`{}` with shape {extents:?} needs {} bytes, more than this machine's available memory ({} bytes left for tensors)",
-                            p.name,
-                            bytes.map_or("more than 2^64".to_string(), |b| b.to_string()),
-                            budget
-                        ),
-                    };
-                    if *read {
-                        made.generated.push(out.len());
-                    } else {
-                        made.zeroed.push(out.len());
-                    }
-                    Arg::Tensor(if *read && !placeholders {
-                        inputs::tensor(*elem, &extents)
-                    } else {
-                        Tensor::zeros(*elem, &extents)
-                    })
-                }
-            });
-        }
-        Ok((out, made))
-    }
-}
-
-fn parse_scalar(name: &str, v: &str, ty: Scalar) -> Result<Value> {
-    let bad = || anyhow!("--arg {name}: `{v}` is not a valid {ty}");
-    Ok(match ty {
-        Scalar::Bool => Value::Bool(v.parse().map_err(|_| bad())?),
-        Scalar::I32 => Value::I32(v.parse().map_err(|_| bad())?),
-        Scalar::U32 => Value::U32(v.parse().map_err(|_| bad())?),
-        Scalar::I64 => Value::I64(v.parse().map_err(|_| bad())?),
-        Scalar::U64 => Value::U64(v.parse().map_err(|_| bad())?),
-        Scalar::F32 => Value::F32(v.parse().map_err(|_| bad())?),
-        Scalar::F64 => Value::F64(v.parse().map_err(|_| bad())?),
+        BindError::TooLarge {
+            name, shape, bytes, left,
+        } => anyhow!(
+            "`{name}` with shape {shape:?} needs {} bytes, more than this machine's available memory ({left} bytes left for tensors)",
+            bytes.map_or("more than 2^64".to_string(), |b| b.to_string()),
+        ),
+        e => anyhow!("{e}"),
     })
 }
 
@@ -822,15 +680,15 @@ fn list_or_none(items: &[String]) -> String {
 
 /// Bytes of memory available for new tensors: Linux's `MemAvailable`, or
 /// no limit where it cannot be read.
-fn available_memory() -> usize {
+fn available_memory() -> u64 {
     std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|m| {
             let line = m.lines().find(|l| l.starts_with("MemAvailable:"))?;
-            let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
             kib.checked_mul(1024)
         })
-        .unwrap_or(usize::MAX)
+        .unwrap_or(u64::MAX)
 }
 
 /// `--verbose`'s table: each phase the runtime recorded (`phases`), with

@@ -30,7 +30,7 @@ use serde_json::{Value as Json, json};
 use std::net::{IpAddr, SocketAddr};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 
 mod assets {
@@ -56,8 +56,11 @@ pub struct ServeArgs {
     open: bool,
 }
 
+/// What the server's runs share: the slots of the runs in progress and how
+/// long a request waits for its run.
 struct App {
     runs: Arc<Semaphore>,
+    timeout: Duration,
 }
 
 pub fn serve(a: &ServeArgs) -> Result<ExitCode> {
@@ -91,16 +94,20 @@ pub fn serve(a: &ServeArgs) -> Result<ExitCode> {
         if a.open {
             open_browser(&url);
         }
-        axum::serve(listener, router()).await.context("serving")?;
+        let app = App {
+            runs: Arc::new(Semaphore::new(MAX_RUNS)),
+            timeout: RUN_TIMEOUT,
+        };
+        axum::serve(listener, router(app))
+            .await
+            .context("serving")?;
         Ok(ExitCode::SUCCESS)
     })
 }
 
 /// The server's routes, for `serve` and the tests.
-pub fn router() -> Router {
-    let app = Arc::new(App {
-        runs: Arc::new(Semaphore::new(MAX_RUNS)),
-    });
+fn router(app: App) -> Router {
+    let app = Arc::new(app);
     Router::new()
         .route("/", get(|| async { asset("index.html") }))
         .route(
@@ -185,7 +192,7 @@ async fn run(State(app): State<Arc<App>>, body: Bytes) -> Response {
         drop(permit);
         out
     });
-    match tokio::time::timeout(RUN_TIMEOUT, job).await {
+    match tokio::time::timeout(app.timeout, job).await {
         Ok(Ok(json)) => answer(StatusCode::OK, json),
         Ok(Err(e)) => refuse(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -195,7 +202,7 @@ async fn run(State(app): State<Arc<App>>, body: Bytes) -> Response {
             StatusCode::SERVICE_UNAVAILABLE,
             format!(
                 "the run did not finish in {} s and was abandoned",
-                RUN_TIMEOUT.as_secs()
+                app.timeout.as_secs_f64()
             ),
         ),
     }
@@ -206,7 +213,7 @@ fn run_blocking(request: &phobos_playground::LaunchRequest) -> Json {
         Ok(p) => p,
         Err(r) => return r.json,
     };
-    let work = phobos_playground::work(&p.kernel, &p.bound);
+    let work = phobos_playground::work(&p);
     if work > MAX_WORK {
         return json!({
             "ok": false,
@@ -265,5 +272,140 @@ fn open_browser(url: &str) {
     };
     if let Err(e) = std::process::Command::new(opener).arg(url).spawn() {
         eprintln!("could not open a browser ({opener}: {e}); open {url} yourself");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The server's bounds at their edges, on a server of this process
+    //! (`/api/run` needs no page built): `MAX_BODY`, `MAX_RUNS` and the run
+    //! timeout.
+    use super::*;
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+
+    const RANDOM_TILE: &str = include_str!("../../../playground/examples/random_tile.ph");
+
+    /// Serves `app` on a free loopback port, on a thread of its own.
+    fn start(app: App) -> u16 {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_io()
+                .enable_time()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+                tx.send(listener.local_addr().unwrap().port()).unwrap();
+                axum::serve(listener, router(app)).await.unwrap();
+            });
+        });
+        rx.recv().unwrap()
+    }
+
+    /// `POST /api/run` with `body`: the status and the answer's text.
+    fn post(port: u16, body: &[u8]) -> (u16, String) {
+        let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let head = format!(
+            "POST /api/run HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        s.write_all(head.as_bytes()).unwrap();
+        // The server may answer 413 and close before the whole body is sent.
+        let _ = s.write_all(body);
+        let mut bytes = Vec::new();
+        let _ = s.read_to_end(&mut bytes);
+        let text = String::from_utf8_lossy(&bytes).to_string();
+        let status = text
+            .split_whitespace()
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(0);
+        let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+        (status, body.to_string())
+    }
+
+    fn app(runs: &Arc<Semaphore>, timeout: Duration) -> App {
+        App {
+            runs: runs.clone(),
+            timeout,
+        }
+    }
+
+    fn launch() -> Vec<u8> {
+        json!({"source": RANDOM_TILE, "dims": {"ROWS": 8, "COLS": 32}, "args": {"seed": 1}})
+            .to_string()
+            .into_bytes()
+    }
+
+    /// A body of `MAX_BODY` bytes is read (and answered as the malformed
+    /// request it is); one byte more is refused with 413 unread.
+    #[test]
+    fn bodies_up_to_max_body_are_read() {
+        let port = start(app(&Arc::new(Semaphore::new(MAX_RUNS)), RUN_TIMEOUT));
+        let (status, body) = post(port, &vec![b'x'; MAX_BODY]);
+        assert_eq!(status, 400, "{body}");
+        assert!(body.contains("malformed request"), "{body}");
+        // A launch padded with spaces to exactly the bound runs.
+        let mut padded = launch();
+        padded.resize(MAX_BODY, b' ');
+        let (status, body) = post(port, &padded);
+        assert_eq!(status, 200, "{body}");
+        assert!(body.contains("\"ok\":true"), "{body}");
+        let (status, _) = post(port, &vec![b'x'; MAX_BODY + 1]);
+        assert_eq!(status, 413);
+    }
+
+    /// With every one of the `MAX_RUNS` slots taken a run is refused with
+    /// 503; with one free it runs.
+    #[test]
+    fn runs_past_max_runs_are_refused() {
+        let runs = Arc::new(Semaphore::new(MAX_RUNS));
+        let port = start(app(&runs, RUN_TIMEOUT));
+        let taken = runs
+            .clone()
+            .try_acquire_many_owned(MAX_RUNS as u32)
+            .unwrap();
+        let (status, body) = post(port, &launch());
+        assert_eq!(status, 503, "{body}");
+        assert!(
+            body.contains(&format!("busy: {MAX_RUNS} runs are in progress")),
+            "{body}"
+        );
+        drop(taken);
+        let one = runs
+            .clone()
+            .try_acquire_many_owned(MAX_RUNS as u32 - 1)
+            .unwrap();
+        let (status, body) = post(port, &launch());
+        assert_eq!(status, 200, "{body}");
+        drop(one);
+    }
+
+    /// A run that outlasts the timeout is answered with 503 and keeps its
+    /// slot until it ends; the server keeps serving.
+    #[test]
+    fn a_run_past_the_timeout_is_abandoned_with_a_message() {
+        let runs = Arc::new(Semaphore::new(1));
+        // Compiling the kernel alone takes longer than a microsecond.
+        let port = start(app(&runs, Duration::from_micros(1)));
+        let (status, body) = post(port, &launch());
+        assert_eq!(status, 503, "{body}");
+        assert!(
+            body.contains("the run did not finish in 0.000001 s and was abandoned"),
+            "{body}"
+        );
+        // The abandoned run gives its slot back when it ends.
+        let slot = std::time::Instant::now();
+        while runs.available_permits() == 0 {
+            assert!(
+                slot.elapsed() < Duration::from_secs(60),
+                "the run never ended"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let (status, body) = post(port, b"{");
+        assert_eq!(status, 400, "{body}");
     }
 }

@@ -103,6 +103,15 @@ pub mod playground {
     /// wasm interpreter (37 M nodes/s for `dropout_rows` in V8 here,
     /// 2026-12-01).
     pub const MAX_WORK: u64 = 1 << 28;
+
+    /// The most a launch the page dispatches on WebGPU may take, in the
+    /// same measure: 2^34, as much as `phobosc serve` runs natively
+    /// ([`super::server::MAX_WORK`]). The page also stops waiting on WebGPU
+    /// after 20 s; this bound refuses before dispatch the launches that
+    /// would hold the reader's GPU far longer (every loop ends, E0133, but
+    /// nested loops of 2^31 iterations take hours; a loop whose bounds the
+    /// measure cannot follow counts as unbounded).
+    pub const MAX_GPU_WORK: u64 = 1 << 34;
 }
 
 /// The bounds of `phobosc serve`, which runs requests from the page on the

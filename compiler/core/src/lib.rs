@@ -12,6 +12,7 @@ pub mod types;
 
 pub use diag::{Diagnostic, render};
 pub use sema::Program;
+pub mod bind;
 pub mod inputs;
 pub mod interp;
 pub mod launch;

@@ -23,11 +23,21 @@ import { values, caption, draw, kindOf } from './figure.js';
 import randomTile from '../../examples/random_tile.ph';
 import tandemNoise from '../../examples/tandem_noise.ph';
 import dropoutRows from '../../../examples/dropout_rows.ph';
+import softmaxDropout from '../../../examples/softmax_dropout.ph';
+import layernormDropout from '../../../examples/layernorm_dropout.ph';
+import biasGeluDropout from '../../../examples/bias_gelu_dropout.ph';
+import dropoutBackward from '../../../examples/dropout_backward.ph';
 
+// The seed's figure first (the default), then the repository's examples:
+// the seed's dropout kernel, a Tandem draw, and the fused kernels.
 const EXAMPLES = [
   { id: 'random_tile', title: 'random tile (the figure)', source: randomTile },
   { id: 'dropout_rows', title: 'dropout_rows', source: dropoutRows },
   { id: 'tandem_noise', title: 'Tandem noise', source: tandemNoise },
+  { id: 'softmax_dropout', title: 'softmax + dropout (fused)', source: softmaxDropout },
+  { id: 'layernorm_dropout', title: 'layer norm + dropout (fused)', source: layernormDropout },
+  { id: 'bias_gelu_dropout', title: 'bias + GELU + dropout (fused)', source: biasGeluDropout },
+  { id: 'dropout_backward', title: 'dropout backward', source: dropoutBackward },
 ];
 const SEEDS = [1, 2, 3];
 // The interpreter's run is stopped after this long (the compiler also
@@ -257,6 +267,10 @@ const lintSource = (view) => {
 function onChecked(source, json) {
   renderDiagnostics(json);
   syncFragment();
+  // The menu names an example only while the editor holds it unchanged.
+  const menu = $('examples');
+  const shown = EXAMPLES.find((e) => e.id === menu.value);
+  if (shown && shown.source !== source) menu.selectedIndex = -1;
   if (!json.ok) {
     // Keep the last good kernel's launch form and seeds while the source
     // is broken; the figure keeps the last good run.

@@ -149,9 +149,17 @@ test('WebGPU and the interpreter agree as the page says', async (t) => {
   assert.equal(await page.getAttribute('#host', 'data-identical'), '768');
 });
 
-test('every example runs on WebGPU and agrees with the interpreter', async (t) => {
+test('every example of the menu runs on WebGPU and agrees with the interpreter', async (t) => {
   const page = await open(t);
-  for (const example of ['dropout_rows', 'tandem_noise', 'random_tile']) {
+  const menu = await page.locator('#examples option').evaluateAll((os) => os.map((o) => o.value));
+  // The seed's figure, its dropout kernel, a Tandem draw and the fused
+  // kernels of examples/.
+  assert.deepEqual(menu, [
+    'random_tile', 'dropout_rows', 'tandem_noise',
+    'softmax_dropout', 'layernorm_dropout', 'bias_gelu_dropout', 'dropout_backward',
+  ]);
+  // The default example last, to come back to the figure.
+  for (const example of [...menu.slice(1), 'random_tile']) {
     await page.selectOption('#examples', example);
     await page.waitForFunction(() => document.body.dataset.state === 'running', null, { timeout: 10000 }).catch(() => {});
     await settled(page);
@@ -160,11 +168,18 @@ test('every example runs on WebGPU and agrees with the interpreter', async (t) =
     assert.ok(total > 0, `${example}: compared ${total} (${await page.textContent('#run-info')})`);
     assert.equal(same, total, `${example}: ${await page.textContent('#agreement')}`);
     assert.equal(await page.getAttribute('#host', 'data-identical'), String(total));
+    assert.equal(await page.getAttribute('body', 'data-state'), 'done', `${example}: ${await page.textContent('#status')}`);
     if (example !== 'random_tile') {
-      // 64 rows of 256: a heat map on a canvas, with a value scale.
-      assert.equal(await page.locator('#fig-tile canvas.heat-canvas').count(), 1);
+      // A heat map with a value scale, on a canvas past 4,096 cells
+      // (64 rows of 256, the dims the page gives a kernel without a
+      // `// dims:` line).
+      const text = await caption(page);
+      const n = Number(/^[A-Z]+: (\d+) values, mean -?\d/.exec(text)?.[1]);
+      assert.ok(n > 0, `${example}: ${text}`);
+      const canvas = await page.locator('#fig-tile canvas.heat-canvas').count();
+      assert.equal(canvas, n > 4096 ? 1 : 0, `${example}: ${n} cells`);
       assert.equal(await page.locator('#fig-legend .bar-heat').count(), 1);
-      assert.match(await caption(page), /^Y: 16384 values, mean \d/);
+      assert.doesNotMatch(await page.textContent('#checks'), /not run/);
     }
     await page.screenshot({ path: path.join(shots, `example-${example}.png`) });
   }
@@ -172,9 +187,18 @@ test('every example runs on WebGPU and agrees with the interpreter', async (t) =
 
 test('every fixture and example: WebGPU agrees with the interpreter or says why it did not run', async (t) => {
   // A browser of its own, so that a module SwiftShader is slow to compile
-  // ends with it instead of slowing the other tests' WebGPU.
-  const own = await launchBrowser();
-  const page = await open(t, { on: own });
+  // ends with it instead of slowing the other tests' WebGPU. After such a
+  // module (the page gives WebGPU 20 s, then uses none until it is
+  // reloaded, while SwiftShader keeps the GPU process busy, and with it the
+  // page's rendering) the browser is started afresh for the next file.
+  let own;
+  let page;
+  const fresh = async () => {
+    await own?.close();
+    own = await launchBrowser();
+    page = await open(t, { on: own });
+  };
+  await fresh();
   t.after(() => own.close());
   const files = [
     ...fs.readdirSync(path.join(repo, 'tests/fixtures/ok')).map((f) => `tests/fixtures/ok/${f}`),
@@ -183,8 +207,7 @@ test('every fixture and example: WebGPU agrees with the interpreter or says why 
   // These kept SwiftShader creating their pipelines for minutes, stored 4
   // elements at a time (compiler/gpu/src/lower/stmt.rs, QUAD_EXACT_CALLS):
   // they must now run on WebGPU, not fall back to the interpreter.
-  // They go first: after a module SwiftShader takes more than 20 s over
-  // (some Tandem examples), the page uses no WebGPU until it is reloaded.
+  // They go first, so that they never follow a slow module.
   const mustRun = ['examples/random_tile.ph', 'tests/fixtures/ok/randn_rows.ph'];
   files.sort((a, b) => mustRun.includes(b) - mustRun.includes(a));
   const report = [];
@@ -196,14 +219,16 @@ test('every fixture and example: WebGPU agrees with the interpreter or says why 
     await page.evaluate(() => { document.body.dataset.state = 'ready'; });
     await page.keyboard.press('Control+Enter');
     await settled(page);
-    const info = await page.textContent('#run-info');
+    const info = await page.innerText('#run-info');
     const total = Number(await page.getAttribute('#agreement', 'data-total'));
     const same = Number(await page.getAttribute('#agreement', 'data-identical'));
     report.push(`${file}: ${total ? `${same} of ${total} identical` : info}`);
+    const slow = /stops using WebGPU until it is reloaded/.test(info);
     assert.doesNotMatch(info, /lost|refused the WGSL|WebGPU: /, `${file}: ${info}`);
     assert.equal(await page.getAttribute('body', 'data-state'), 'done', `${file}: ${await page.textContent('#status')}`);
     if (mustRun.includes(file)) assert.ok(total > 0, `${file} did not run on WebGPU: ${info}`);
     if (total) assert.equal(same, total, `${file}: ${await page.textContent('#agreement')}`);
+    if (slow) await fresh();
   }
   t.diagnostic(report.join('\n'));
 });
@@ -227,6 +252,33 @@ test('an error shows its diagnostic at the right place and keeps the figure', as
   assert.match(await page.textContent('#status'), /Not run: the source has errors/);
   assert.equal(await caption(page), before, 'the last good figure stays');
   await page.screenshot({ path: path.join(shots, 'diagnostic.png') });
+});
+
+test('a huge launch, or one that would run for hours, is refused with a message and keeps the figure', async (t) => {
+  const page = await open(t);
+  const before = await caption(page);
+  // 10^5 x 10^5 floats, three times: far past the 128 MiB of one launch.
+  await page.fill('#launch input[name="ROWS"]', '100000');
+  await page.fill('#launch input[name="COLS"]', '100000');
+  await page.press('#launch input[name="COLS"]', 'Enter');
+  await page.waitForFunction(() => document.body.dataset.state === 'error');
+  assert.match(await page.textContent('#status'), /^Not run: `uniform` with shape \[100000, 100000\] would take the launch's tensors past 128 MiB, the playground's bound; use smaller dims$/);
+  assert.equal(await caption(page), before, 'the last good figure stays');
+  // Nested loops over a dim of 10^5: 10^10 iterations, within the memory
+  // bound and far past the work bounds of WebGPU and of the interpreter.
+  const loops = '@grid(1)\nkernel k(X: tensor<i32>[N], Y: tensor<i32>[1]) {\n  var a: i32 = 0\n  for i in 0 .. N {\n    for j in 0 .. N {\n      a = a + 1\n    }\n  }\n  Y[0] = a\n}\n';
+  await page.click('.cm-content');
+  await page.keyboard.press('Control+a');
+  await page.keyboard.insertText(loops);
+  await page.waitForSelector('#launch input[name="N"]');
+  await page.fill('#launch input[name="N"]', '100000');
+  await page.evaluate(() => { document.body.dataset.state = 'ready'; });
+  await page.keyboard.press('Control+Enter');
+  await page.waitForFunction(() => document.body.dataset.state === 'error');
+  assert.match(await page.textContent('#status'), /^Not run: this launch would evaluate about \d+ expression nodes, more than the playground's bound of 17179869184 for WebGPU; use smaller dims$/);
+  assert.equal(await caption(page), before, 'the last good figure stays');
+  assert.equal(await page.inputValue('#examples'), '', 'the menu names no example once the source is edited');
+  await page.screenshot({ path: path.join(shots, 'refused.png') });
 });
 
 test('the narrow layout draws twelve rows of 16', async (t) => {

@@ -96,37 +96,18 @@ pub(crate) fn bytes_of_mut(data: &mut Data) -> Option<&mut [u8]> {
     })
 }
 
-/// The uniform block as the lowering laid it out: scalar parameters (a
-/// bool as the u32 0 or 1), dims, the grid and the host-derived Tandem
-/// keys, four bytes each.
-fn uniform_block(layout: &phobos_gpu::Layout, bound: &Bound, scalars: &[Option<Value>]) -> Vec<u8> {
-    let mut bytes = vec![0u8; layout.uniform_size.max(16) as usize];
-    for f in &layout.uniform_fields {
-        let word: u32 = match f.kind {
-            phobos_gpu::FieldKind::Scalar { param_index, .. } => match scalars[param_index] {
-                Some(Value::Bool(b)) => b as u32,
-                Some(Value::I32(x)) => x as u32,
-                Some(Value::U32(x)) => x,
-                Some(Value::F32(x)) => x.to_bits(),
-                // The lowering refuses 64-bit scalars before this.
-                other => unreachable!("a 32-bit scalar, not {other:?}"),
-            },
-            phobos_gpu::FieldKind::Dim { dim_index } => bound.dims[dim_index] as u32,
-            phobos_gpu::FieldKind::Grid { axis } => bound.grid[axis as usize] as u32,
-            phobos_gpu::FieldKind::TandemKey {
-                param_index,
-                word,
-                seed,
-            } => {
-                let v = scalars[param_index].expect("a seed is a scalar parameter");
-                let seed = seed.seed(v).expect("the launch checked the seed's type");
-                phobos_core::interp::ops::tandem_key(seed)[word as usize]
-            }
-        };
-        let at = f.offset as usize;
-        bytes[at..at + 4].copy_from_slice(&word.to_le_bytes());
-    }
-    bytes
+/// The uniform block as the lowering laid it out
+/// (`phobos_gpu::Layout::uniform_block`, which the playground packs its
+/// WebGPU launches with too); a field without its value is the lowering's
+/// error, which the launch's binding rules out.
+fn uniform_block(
+    layout: &phobos_gpu::Layout,
+    bound: &Bound,
+    scalars: &[Option<Value>],
+) -> Result<Vec<u8>, GpuError> {
+    layout
+        .uniform_block(scalars, &bound.dims, bound.grid)
+        .map_err(|e| GpuError::Lower(e.to_string()))
 }
 
 impl Gpu {
@@ -374,7 +355,7 @@ impl Gpu {
                 }
             }
         }
-        let uniform = uniform_block(&pipeline.bindings, &bound, &scalars);
+        let uniform = uniform_block(&pipeline.bindings, &bound, &scalars)?;
         let refs: Vec<Option<&wgpu::Buffer>> = owned.iter().map(Option::as_ref).collect();
         let bind_group = self.bind_group(&pipeline, &uniform, &refs);
         let compile_ms = if cache_hit { 0.0 } else { pipeline.build_ms };
@@ -473,7 +454,7 @@ impl Gpu {
                 }
             }
         }
-        let uniform = uniform_block(&pipeline.bindings, &bound, &scalars);
+        let uniform = uniform_block(&pipeline.bindings, &bound, &scalars)?;
         // The caller's buffers can break rules checked only by wgpu
         // (binding sizes, usages): its error comes back here, never a
         // kernel that silently does nothing.
