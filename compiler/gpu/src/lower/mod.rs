@@ -148,8 +148,11 @@ pub(crate) fn nscalar(s: Scalar) -> Result<NScalar, LowerError> {
 /// `kernel` with every extent the lowering needs constant made constant
 /// from a launch's `dims`: the extents of `let`/`var` tiles (workgroup
 /// memory) and the tiles of stores whose value reads their own destination
-/// (staged in workgroup memory first). The result is one pipeline per value
-/// of those dims, so a kernel that has neither is returned as it is. An
+/// (staged in workgroup memory first), and every extent of a kernel with a
+/// reduction over a dim-dependent extent (its tensors' shapes too), so that
+/// the workgroup computes the reduction (`coop_reduce.rs`) and rows move 16
+/// bytes at a time. The result is one pipeline per value of those dims, so
+/// a kernel that has none of them is returned as it is. An
 /// extent of 0 stays 0: the tile is empty, so reading it reads outside it
 /// (0, as the interpreter's). Its workgroup array still has one element
 /// (`bindings::locals`: they cannot be empty), which nothing reads or
