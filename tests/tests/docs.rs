@@ -104,10 +104,7 @@ fn the_examples_in_language_md_check_and_run() {
     );
     assert!(ran >= 10, "only {ran} kernels ran");
     assert!(claims >= 15, "only {claims} checks were claimed to hold");
-    assert!(
-        quoted >= 1 && failing >= 1,
-        "{quoted} quoted, {failing} failing"
-    );
+    assert!(quoted >= 10, "only {quoted} blocks quote the stdlib");
 }
 
 /// The page's diagnostics table has one row for each code of
