@@ -40,7 +40,12 @@ fn workgroup_tiles_beyond_the_device_are_refused_by_name() {
         .expect_err("refused");
     let msg = e.to_string();
     assert!(
-        msg.contains("workgroup memory") && msg.contains(&limit.to_string()) && msg.contains("`t"),
+        msg.contains("workgroup memory")
+            && msg.contains(&format!("more than the {limit} bytes"))
+            && msg.contains(&format!(
+                "`var t: tile<f32>[{too_many}]` {} bytes",
+                too_many * 4
+            )),
         "{msg}"
     );
     // A small tile of the same kernel runs.

@@ -3,6 +3,7 @@
 //! random kernel generator of the differential tests.
 
 // `gen` is a reserved word in Rust 2024, hence the raw identifier.
+pub mod docs;
 pub mod r#gen;
 pub mod model;
 

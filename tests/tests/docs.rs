@@ -1,84 +1,36 @@
-//! The examples of `docs/language.md` are real: every fenced `ph` block
-//! either is the standard library's own text (each of its lines appears in
-//! `stdlib/std/*.ph`, so the page cannot drift from the source) or checks
-//! cleanly, and each of its kernels runs on the interpreter and on the CPU
-//! backend with identical bits, its `// check` lines evaluated (without
-//! error; the page itself says for how many elements each holds). A block
-//! followed by a `console` block showing diagnostics (`Error`) must fail to
-//! check instead. Dims come from the `--dim N=V` flags of the `console`
-//! block that follows, else 37.
+//! The examples of `docs/language.md` are real (the page is read once, by
+//! `phobos_tests::docs`). Every fenced `ph` block:
+//! - either is the standard library's own text (each of its lines appears
+//!   in `stdlib/std/*.ph`, so the page cannot drift from the source),
+//! - or is followed by a `console` block showing diagnostics (`Error`), and
+//!   then must fail to check,
+//! - or checks cleanly, and each of its kernels runs on the interpreter and
+//!   on the CPU backend with identical bits, with the dims and scalars of
+//!   the `$ phobosc run` line of the console block after it (every dim 37
+//!   and generated scalars where it gives none); its `// check` lines
+//!   evaluate without error, and each one that console reports `(all)`
+//!   holds on every element.
 
+use phobos_core::launch::Arg;
+use phobos_core::types::Value;
 use phobos_core::{Program, render};
+use phobos_runtime::checks;
+use phobos_tests::docs::{RunFlags, blocks};
 use phobos_tests::{make_args, root};
-
-struct Block {
-    line: usize,
-    code: String,
-    /// The `console` block right after it, if any.
-    console: Option<String>,
-}
-
-fn blocks(text: &str) -> Vec<Block> {
-    let mut out: Vec<Block> = Vec::new();
-    let mut lines = text.lines().enumerate().peekable();
-    while let Some((i, l)) = lines.next() {
-        let lang = match l.trim_start().strip_prefix("```") {
-            Some(lang) if !lang.is_empty() => lang.trim().to_string(),
-            _ => continue,
-        };
-        let mut body = String::new();
-        for (_, l) in lines.by_ref() {
-            if l.trim_start().starts_with("```") {
-                break;
-            }
-            body.push_str(l);
-            body.push('\n');
-        }
-        match lang.as_str() {
-            "ph" => out.push(Block {
-                line: i + 1,
-                code: body,
-                console: None,
-            }),
-            "console" => {
-                if let Some(last) = out.last_mut()
-                    && last.console.is_none()
-                {
-                    last.console = Some(body);
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
-fn dims(console: Option<&str>) -> Vec<(String, usize)> {
-    let Some(c) = console else { return Vec::new() };
-    let words: Vec<&str> = c.split_whitespace().collect();
-    let mut out = Vec::new();
-    for w in words.windows(2) {
-        if w[0] == "--dim"
-            && let Some((k, v)) = w[1].split_once('=')
-            && let Ok(v) = v.parse()
-        {
-            out.push((k.to_string(), v));
-        }
-    }
-    out
-}
 
 #[test]
 fn the_examples_in_language_md_check_and_run() {
-    let path = root().join("docs/language.md");
-    let text = std::fs::read_to_string(&path).expect("docs/language.md");
+    let text = std::fs::read_to_string(root().join("docs/language.md")).expect("the docs");
     let stdlib: String = ["random", "math", "tandem"]
         .iter()
-        .filter_map(|f| std::fs::read_to_string(root().join(format!("stdlib/std/{f}.ph"))).ok())
+        .map(|f| {
+            std::fs::read_to_string(root().join(format!("stdlib/std/{f}.ph")))
+                .unwrap_or_else(|e| panic!("stdlib/std/{f}.ph: {e}"))
+        })
         .collect();
     let blocks = blocks(&text);
     assert!(blocks.len() > 20, "only {} ph blocks found", blocks.len());
-    let (mut ran, mut quoted, mut failing) = (0, 0, 0);
+    let (mut ran, mut quoted, mut failing, mut claims) = (0, 0, 0, 0);
     for b in &blocks {
         let at = format!("docs/language.md:{}", b.line);
         let fns_only = !b.code.contains("kernel ");
@@ -93,11 +45,8 @@ fn the_examples_in_language_md_check_and_run() {
         }
         let (program, mut diags) = Program::parse(&at, &b.code);
         diags.extend(program.check());
-        let expect_error = b
-            .console
-            .as_deref()
-            .is_some_and(|c| c.contains("Error") || c.contains("error"));
-        if expect_error {
+        let console = b.console.as_deref().unwrap_or_default();
+        if console.contains("Error") || console.contains("error") {
             assert!(
                 !diags.is_empty(),
                 "{at}: the page shows an error, but it checks"
@@ -110,18 +59,78 @@ fn the_examples_in_language_md_check_and_run() {
             "{at}:\n{}",
             render(&diags, &program.sources, false)
         );
-        let dims = dims(b.console.as_deref());
+        let flags = RunFlags::of(console);
         for name in program.kernel_names() {
             let kernel = program
                 .kernel(name, &[])
                 .unwrap_or_else(|d| panic!("{at}: {}", render(&d, &program.sources, false)));
-            let mut args = make_args(&kernel, &dims, &[]);
+            let scalars: Vec<(&str, Value)> = kernel
+                .params
+                .iter()
+                .filter_map(|param| {
+                    let (_, v) = flags.scalars.iter().find(|(n, _)| *n == param.name)?;
+                    let phobos_core::ir::ParamKind::Scalar(t) = param.kind else {
+                        return None;
+                    };
+                    Some((
+                        param.name.as_str(),
+                        phobos_core::interp::ops::cast(Value::I64(*v), t),
+                    ))
+                })
+                .collect();
+            let mut args: Vec<Arg> = make_args(&kernel, &flags.dims, &scalars);
             phobos_tests::run_everywhere(&kernel, &mut args);
-            phobos_runtime::checks::evaluate(&program, name, &kernel, &args)
+            let results = checks::evaluate(&program, name, &kernel, &args)
                 .unwrap_or_else(|e| panic!("{at}: {e}"));
+            for c in results {
+                let claimed = console.lines().any(|l| {
+                    l.contains(&format!("check `{}`", c.name)) && l.trim_end().ends_with("(all)")
+                });
+                claims += usize::from(claimed);
+                assert!(
+                    !claimed || c.all(),
+                    "{at}: check `{}` holds for {} of {}, but the page says (all)",
+                    c.name,
+                    c.holds,
+                    c.total
+                );
+            }
             ran += 1;
         }
     }
-    eprintln!("{ran} kernels ran, {quoted} blocks quote the stdlib, {failing} show errors");
-    assert!(ran > 10);
+    eprintln!(
+        "{ran} kernels ran, {claims} checks claimed (all) held, {quoted} blocks quote the \
+         stdlib, {failing} show errors"
+    );
+    assert!(ran >= 10, "only {ran} kernels ran");
+    assert!(claims >= 15, "only {claims} checks were claimed to hold");
+    assert!(quoted >= 10, "only {quoted} blocks quote the stdlib");
+}
+
+/// The page's diagnostics table has one row for each code of
+/// `phobos_core::diag::code`, and no row for a code that does not exist.
+#[test]
+fn every_diagnostic_code_has_a_row() {
+    let text = std::fs::read_to_string(root().join("docs/language.md")).expect("the docs");
+    let source =
+        std::fs::read_to_string(root().join("compiler/core/src/diag.rs")).expect("diag.rs");
+    let mut codes: Vec<&str> = source
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub const "))
+        .filter_map(|l| l.split('"').nth(1))
+        .collect();
+    codes.sort_unstable();
+    let mut rows: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `E"))
+        .filter_map(|l| l.split('`').next())
+        .collect();
+    rows.sort_unstable();
+    let rows: Vec<String> = rows.iter().map(|r| format!("E{r}")).collect();
+    assert!(
+        codes.len() > 30,
+        "only {} codes found in diag.rs",
+        codes.len()
+    );
+    assert_eq!(codes, rows, "diag.rs's codes against the page's table");
 }

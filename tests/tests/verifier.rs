@@ -80,6 +80,23 @@ fn broken_ir_is_reported_with_its_entity() {
         verify(&k)
     );
 
+    // A tensor read and written by the body, with its flags cleared.
+    for (param, flag) in [(0, "read"), (1, "written")] {
+        let mut k = good.clone();
+        if let phobos_core::ir::ParamKind::Tensor { read, written, .. } = &mut k.params[param].kind
+        {
+            *read = flag != "read";
+            *written = flag != "written";
+        }
+        let errors = verify(&k);
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.entity == format!("param {param}") && e.message.ends_with(flag)),
+            "{errors:?}"
+        );
+    }
+
     // A grid that names a dim that does not exist.
     let mut k = good;
     k.grid[1] = phobos_core::ir::GridExpr::Dim(9);

@@ -3,7 +3,8 @@
 
 use crate::compile::{CompileError, Compiled, compile};
 use phobos_core::bounds;
-use phobos_core::ir::{Index, Kernel, Stmt};
+use phobos_core::ir::analysis;
+use phobos_core::ir::{Kernel, Stmt};
 use phobos_core::launch::{Arg, Bound, LaunchError, bind};
 use phobos_core::tensor::{Data, Tensor};
 use std::fmt;
@@ -147,12 +148,9 @@ fn frame(
         let Stmt::Store { index, place, .. } = &k.body[*n] else {
             unreachable!("temps belong to stores")
         };
-        let tile: Vec<u64> = index
+        let tile: Vec<u64> = analysis::slice_tile(index)
             .iter()
-            .filter_map(|ix| match ix {
-                Index::Range { len, .. } => Some(len.extent(&bound.dims) as u64),
-                Index::Single(_) => None,
-            })
+            .map(|len| len.extent(&bound.dims) as u64)
             .collect();
         // The value of a store that reads its own destination is held whole
         // first; it has the same bound as a tile.

@@ -2,7 +2,8 @@
 //! tensors, scalars, dims and grid to compiled code. Slot positions depend
 //! only on the kernel, so they are compile-time constants in the code.
 
-use phobos_core::ir::{ExprKind, Kernel, ParamKind, Place, Stmt};
+use phobos_core::ir::analysis;
+use phobos_core::ir::{Kernel, ParamKind, Place, Stmt};
 use std::collections::HashMap;
 
 #[derive(Clone, Debug)]
@@ -77,20 +78,8 @@ impl Layout {
 /// temporary tile: writing element by element would let later elements see
 /// earlier writes.
 pub fn reads_own_destination(k: &Kernel, s: &Stmt) -> bool {
-    let Stmt::Store { place, value, .. } = s else {
-        return false;
-    };
-    let mut stack = vec![*value];
-    let mut seen = vec![false; k.exprs.len()];
-    while let Some(id) = stack.pop() {
-        if std::mem::replace(&mut seen[id], true) {
-            continue;
-        }
-        match &k.exprs[id].kind {
-            ExprKind::Load { place: p, .. } if p == place => return true,
-            ExprKind::Local(l) if *place == Place::Local(*l) => return true,
-            kind => stack.extend(kind.operands()),
-        }
+    match s {
+        Stmt::Store { place, value, .. } => analysis::reads_place(k, *value, *place),
+        Stmt::Let { .. } | Stmt::Var { .. } | Stmt::For { .. } | Stmt::EndFor => false,
     }
-    false
 }

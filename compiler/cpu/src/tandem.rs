@@ -18,12 +18,11 @@
 use crate::codegen::Gen;
 use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, Value, types};
 use phobos_core::interp::ops::{TANDEM_K, tandem_below_retry, tandem_key, tandem_word};
-use phobos_core::ir::{BinOp, UnOp};
+use phobos_core::ir::analysis::Slopes;
 use phobos_core::ir::{Builtin, ExprId, ExprKind};
-use phobos_core::types::{Dim, Scalar, Value as V};
+use phobos_core::types::Dim;
 use phobos_tandem::core::{Block, Chunk, GROUP_CHUNKS};
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 extern "C" fn key_word(seed: u32, q: u32) -> u32 {
     tandem_key(seed)[(q & 3) as usize]
@@ -140,79 +139,19 @@ impl Gen<'_, '_> {
 
     /// Whether the counter `id` moves by at most [`SEQUENTIAL_STEP`] per
     /// element along the statement's last axis (the innermost loop), so
-    /// that consecutive elements read the same group of chunks.
+    /// that consecutive elements read the same group of chunks: its slope
+    /// along its own last axis (shapes align on their last axes), from the
+    /// core's counter-slope analysis (`ir::analysis::Slopes`), which the GPU
+    /// lowering's stepped and staged draws use too. A non-decreasing
+    /// function of an affine form (`i & !1`, `i | 1`, `i >> 5`) counts with
+    /// the form's slope.
     pub(crate) fn counters_sequential(&self, id: ExprId) -> bool {
-        slope(self.k, id, &mut HashMap::new()).is_some_and(|d| d.abs() <= SEQUENTIAL_STEP)
+        let shape = &self.k.exprs[id].shape;
+        if shape.last() == Some(&Dim::Const(1)) {
+            return true;
+        }
+        Slopes::new(self.k, shape.len())
+            .of(id)
+            .is_some_and(|s| s.coef.last().is_none_or(|d| d.abs() <= SEQUENTIAL_STEP))
     }
-}
-
-/// How much the integer node `id` changes per step along the last axis of
-/// the tile it is evaluated over, when that is a known constant; `None`
-/// when it is not (a load, a product of two varying values, ...). Masks and
-/// right shifts by constants keep their operand's slope as a bound, which is
-/// all `counters_sequential` needs.
-fn slope(
-    k: &phobos_core::ir::Kernel,
-    id: ExprId,
-    memo: &mut HashMap<ExprId, Option<i64>>,
-) -> Option<i64> {
-    if let Some(d) = memo.get(&id) {
-        return *d;
-    }
-    let e = &k.exprs[id];
-    let int = |s: Scalar| matches!(s, Scalar::I32 | Scalar::U32);
-    let constant = |x: ExprId| match k.exprs[x].kind {
-        ExprKind::Const(V::I32(c)) => Some(i64::from(c)),
-        ExprKind::Const(V::U32(c)) => Some(i64::from(c)),
-        _ => None,
-    };
-    let d = match e.shape.last() {
-        None | Some(Dim::Const(1)) => Some(0),
-        _ => match &e.kind {
-            ExprKind::Const(_)
-            | ExprKind::Param(_)
-            | ExprKind::DimValue(_)
-            | ExprKind::BlockId(_)
-            | ExprKind::GridSize(_) => Some(0),
-            ExprKind::Iota(a) => Some(i64::from(*a as usize + 1 == e.shape.len())),
-            ExprKind::Cast(a) | ExprKind::Bitcast(a) if int(e.ty) && int(k.exprs[*a].ty) => {
-                slope(k, *a, memo)
-            }
-            ExprKind::Unary(UnOp::Neg, a) => slope(k, *a, memo).map(|d| -d),
-            ExprKind::Binary(op, a, b) if int(e.ty) => {
-                let (da, db) = (slope(k, *a, memo), slope(k, *b, memo));
-                match op {
-                    BinOp::Add => da.zip(db).and_then(|(x, y)| x.checked_add(y)),
-                    BinOp::Sub => da.zip(db).and_then(|(x, y)| x.checked_sub(y)),
-                    BinOp::Mul => match (da, db) {
-                        (Some(0), Some(0)) => Some(0),
-                        (Some(x), Some(0)) => constant(*b).and_then(|c| x.checked_mul(c)),
-                        (Some(0), Some(y)) => constant(*a).and_then(|c| y.checked_mul(c)),
-                        _ => None,
-                    },
-                    BinOp::BitAnd | BinOp::BitOr | BinOp::Shr if db == Some(0) => {
-                        constant(*b).and(da)
-                    }
-                    _ if da == Some(0) && db == Some(0) => Some(0),
-                    _ => None,
-                }
-            }
-            ExprKind::Builtin(_, xs) => {
-                let all = xs.iter().all(|x| slope(k, *x, memo) == Some(0));
-                all.then_some(0)
-            }
-            // Values the analysis does not follow: a load, a tile local, a
-            // float or 64-bit operation, a reduction.
-            ExprKind::Local(_)
-            | ExprKind::Load { .. }
-            | ExprKind::Unary(..)
-            | ExprKind::Binary(..)
-            | ExprKind::Cast(_)
-            | ExprKind::Bitcast(_)
-            | ExprKind::Select(..)
-            | ExprKind::Reduce { .. } => None,
-        },
-    };
-    memo.insert(id, d);
-    d
 }

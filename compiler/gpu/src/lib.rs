@@ -240,13 +240,7 @@ pub fn workgroup_size(kernel: &Kernel) -> u32 {
     }
     for s in &kernel.body {
         if let phobos_core::ir::Stmt::Store { index, .. } = s {
-            let tile: Vec<Dim> = index
-                .iter()
-                .filter_map(|i| match i {
-                    phobos_core::ir::Index::Range { len, .. } => Some(*len),
-                    phobos_core::ir::Index::Single(_) => None,
-                })
-                .collect();
+            let tile = phobos_core::ir::analysis::slice_tile(index);
             most = most.max(elements(&tile));
         }
     }

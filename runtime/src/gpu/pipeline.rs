@@ -193,6 +193,32 @@ impl Pipeline {
     }
 }
 
+/// A workgroup array as the message names it: a `let`/`var` tile by its
+/// declaration (the lowering names local `l`'s array `NAME_l`), anything
+/// else the compiler made (staging tiles, staged Tandem words, reduction
+/// results) by its array's name.
+fn workgroup_tile_name(kernel: &Kernel, array: &str) -> String {
+    let local = kernel
+        .locals
+        .iter()
+        .enumerate()
+        .find(|(l, local)| array == format!("{}_{l}", local.name));
+    match local {
+        Some((_, local)) => format!(
+            "`{} {}: tile<{}>{}`",
+            match local.kind {
+                phobos_core::ir::LocalKind::Let => "let",
+                phobos_core::ir::LocalKind::Var => "var",
+                phobos_core::ir::LocalKind::Loop => "for",
+            },
+            local.name,
+            local.elem,
+            kernel.shape_text(&local.shape)
+        ),
+        None => format!("`{array}` (made by the compiler)"),
+    }
+}
+
 /// Refuses a kernel whose workgroup memory (its `let`/`var` tiles, staging
 /// tiles and staged Tandem words) is more than the device has, naming the
 /// tiles: SPIR-V passthrough skips wgpu's own check, and some drivers then
@@ -209,7 +235,8 @@ fn check_workgroup_memory(
         .filter(|(_, g)| g.space == wgpu::naga::AddressSpace::WorkGroup)
         .map(|(_, g)| {
             let bytes = u64::from(module.types[g.ty].inner.size(module.to_ctx()));
-            (g.name.clone().unwrap_or_else(|| "(unnamed)".into()), bytes)
+            let name = g.name.clone().unwrap_or_else(|| "(unnamed)".into());
+            (workgroup_tile_name(kernel, &name), bytes)
         })
         .collect();
     let used: u64 = tiles.iter().map(|(_, b)| b).sum();
@@ -218,7 +245,7 @@ fn check_workgroup_memory(
     }
     let list: Vec<String> = tiles
         .iter()
-        .map(|(name, bytes)| format!("`{name}` {bytes} bytes"))
+        .map(|(name, bytes)| format!("{name} {bytes} bytes"))
         .collect();
     Err(GpuError::WorkgroupMemory(format!(
         "`{}` needs {used} bytes of workgroup memory ({}), more than the {limit} bytes {} has \

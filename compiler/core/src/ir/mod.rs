@@ -7,6 +7,7 @@
 use crate::types::{Dim, Scalar, Shape, SymId, Value};
 use std::fmt::Write;
 
+pub mod analysis;
 mod builtin;
 mod op;
 pub mod range;

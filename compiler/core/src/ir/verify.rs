@@ -23,10 +23,15 @@
 //!    a local is defined (`let`/`var`) before it is read; a store
 //!    writes a tensor or a `var`, never a `let`; its value has the place's
 //!    element type and broadcasts to the slice's shape.
+//! 5. Flags: every tensor a statement reads (its value, its slice's starts
+//!    and positions; `ir::analysis::access`) is marked `read`, and every
+//!    one it writes `written`, since backends bind, upload and read back
+//!    tensors by these flags. Checked once the IR is otherwise sound.
 //!
 //! The checker builds IR that satisfies all of this; a violation is a
 //! compiler bug, reported as an internal error with the printed IR.
 
+use super::analysis;
 use super::{BinOp, UnOp};
 use super::{ExprKind, Index, Kernel, LocalKind, ParamKind, Place, Stmt};
 use crate::types::{Dim, Scalar, Shape};
@@ -58,6 +63,9 @@ pub fn verify(k: &Kernel) -> Vec<VerifyError> {
     for (axis, g) in k.grid.iter().enumerate() {
         v.grid(g, axis);
     }
+    if v.errors.is_empty() {
+        v.flags();
+    }
     v.errors
 }
 
@@ -73,6 +81,36 @@ fn broadcast(a: &Shape, b: &Shape) -> Option<Shape> {
 }
 
 impl Verifier<'_> {
+    /// Invariant 5: the tensors the body reads and writes carry the flags.
+    fn flags(&mut self) {
+        let k = self.k;
+        for (n, s) in k.body.iter().enumerate() {
+            let a = analysis::access(k, s);
+            for (places, reading) in [(&a.reads, true), (&a.writes, false)] {
+                for p in places {
+                    let Place::Param(i) = *p else { continue };
+                    let Some(ParamKind::Tensor { read, written, .. }) =
+                        k.params.get(i).map(|p| &p.kind)
+                    else {
+                        continue;
+                    };
+                    let (flag, what) = if reading {
+                        (*read, "reads")
+                    } else {
+                        (*written, "writes")
+                    };
+                    if !flag {
+                        let mark = if reading { "read" } else { "written" };
+                        self.err(
+                            format!("param {i}"),
+                            format!("stmt {n} {what} it, but it is not marked {mark}"),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     fn err(&mut self, entity: impl Into<String>, message: impl Into<String>) {
         self.errors.push(VerifyError {
             entity: entity.into(),

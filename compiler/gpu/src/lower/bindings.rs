@@ -9,7 +9,8 @@ use naga::{
     AddressSpace, ArraySize, Function, GlobalVariable, Handle, LocalVariable, Module,
     ResourceBinding, Span, StorageAccess, StructMember, Type, TypeInner,
 };
-use phobos_core::ir::{Index, Kernel, Stmt};
+use phobos_core::ir::analysis;
+use phobos_core::ir::{Kernel, Stmt};
 use phobos_core::types::{Dim, Scalar};
 use std::collections::HashMap;
 use std::num::NonZeroU32;
@@ -302,17 +303,11 @@ pub(super) fn staging(lw: &Lower<'_>) -> Result<Vec<(Scalar, u32)>, LowerError> 
         else {
             continue;
         };
-        if lw.is_private(*place) || !lw.reads(*value).contains(place) {
+        if lw.is_private(*place) || !analysis::reads_place(k, *value, *place) {
             continue;
         }
         let name = lw.place_name(*place);
-        let tile: Vec<Dim> = index
-            .iter()
-            .filter_map(|i| match i {
-                Index::Range { len, .. } => Some(*len),
-                Index::Single(_) => None,
-            })
-            .collect();
+        let tile = analysis::slice_tile(index);
         let Some(count) = tile_elements(&tile) else {
             return Err(unsupported(format!(
                 "a store to `{name}` whose value reads `{name}` itself, over a tile {} whose extent depends on a dim (its value is staged in workgroup memory first, which needs a constant size: lower `phobos_gpu::specialize(kernel, dims)`)",

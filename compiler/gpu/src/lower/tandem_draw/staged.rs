@@ -5,7 +5,7 @@
 //! positions. For each window, every invocation runs (the window loop is
 //! uniform: it depends on extents and constants only):
 //! 1. the counters of the window's first and last elements, which bound
-//!    every counter of the window (the analysis below proves the counter a
+//!    every counter of the window (`ir::analysis::Slopes` proves the counter a
 //!    non-decreasing function of the flat position);
 //! 2. a barrier (the buffer's previous readers are done), then the fill:
 //!    one task per chunk that holds a block of the window's words (SPEC.md
@@ -30,8 +30,8 @@ use naga::{
     AddressSpace, ArraySize, BinaryOperator as B, Block, Expression, GlobalVariable, Handle,
     MathFunction, Span, Statement, Type, TypeInner,
 };
-use phobos_core::ir::{BinOp, UnOp};
-use phobos_core::ir::{Builtin, ExprId, ExprKind, Index, Kernel, Place, Stmt};
+use phobos_core::ir::analysis::{self, Slopes};
+use phobos_core::ir::{Builtin, ExprId, ExprKind, Kernel, Place, Stmt};
 use phobos_core::types::{Dim, Scalar, Value};
 use std::collections::HashMap;
 use std::num::NonZeroU32;
@@ -88,7 +88,7 @@ fn key_arg(k: &Kernel, id: ExprId) -> KeyArg {
 /// contiguous along `tile`, grouped by key (one buffer per group).
 pub(super) fn word_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<ExprId>> {
     let mut groups: Vec<([KeyArg; 4], Vec<ExprId>)> = Vec::new();
-    let mut memo = HashMap::new();
+    let mut slopes = Slopes::new(k, tile.len());
     let mut seen = vec![false; k.exprs.len()];
     let mut stack = vec![value];
     while let Some(id) = stack.pop() {
@@ -98,7 +98,7 @@ pub(super) fn word_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<Ex
         let e = &k.exprs[id];
         if let ExprKind::Builtin(Builtin::TandemWord, xs) = &e.kind {
             let scalar_key = xs[..4].iter().all(|x| k.exprs[*x].shape.is_empty());
-            if scalar_key && contiguous(k, xs[4], tile, &mut memo) {
+            if scalar_key && slopes.counter(xs[4], tile).contiguous() {
                 let key: [KeyArg; 4] = std::array::from_fn(|q| key_arg(k, xs[q]));
                 match groups.iter_mut().find(|(g, _)| *g == key) {
                     Some((_, ids)) => ids.push(id),
@@ -140,182 +140,6 @@ pub(in crate::lower) fn has_words(k: &Kernel, value: ExprId) -> bool {
     false
 }
 
-/// How an integer node varies over a tile: `coef[a]` per step along tile
-/// axis `a` of an affine form, and whether the node is that form itself
-/// (`mono == false`) or a non-decreasing function of it (`mono == true`:
-/// masks `& !(2^k - 1)`, `| (2^k - 1)` and right shifts by constants).
-#[derive(Clone, PartialEq)]
-pub(super) struct Slope {
-    coef: Vec<i64>,
-    mono: bool,
-}
-
-/// Whether the counter `id` is a non-decreasing function of the flat
-/// position in `tile` plus a constant, or the same everywhere: then the
-/// counters of a window of flat positions lie between its first and last
-/// element's.
-fn contiguous(
-    k: &Kernel,
-    id: ExprId,
-    tile: &[Dim],
-    memo: &mut HashMap<ExprId, Option<Slope>>,
-) -> bool {
-    let (flat, uniform, _) = flat_or_uniform(k, id, tile, memo);
-    flat || uniform
-}
-
-/// Whether the counter `id` is a non-decreasing function of the flat
-/// position in `tile` plus a constant with slope 1 (`flat`: a window of
-/// positions reads a window of counters of the same length), and whether
-/// it is the same everywhere (`uniform`); both for a tile of one element.
-/// The third is whether it is `flat` and that form itself (`c + flat`,
-/// no mask or shift on the way).
-pub(super) fn flat_or_uniform(
-    k: &Kernel,
-    id: ExprId,
-    tile: &[Dim],
-    memo: &mut HashMap<ExprId, Option<Slope>>,
-) -> (bool, bool, bool) {
-    let Some(s) = slope(k, id, tile.len(), memo) else {
-        return (false, false, false);
-    };
-    let mut stride = Some(1i64);
-    let (mut flat, mut uniform) = (true, true);
-    for a in (0..tile.len()).rev() {
-        if tile[a] != Dim::Const(1) {
-            flat &= stride == Some(s.coef[a]);
-            uniform &= s.coef[a] == 0;
-        }
-        stride = match (stride, tile[a]) {
-            (Some(st), Dim::Const(e)) => i64::try_from(e).ok().and_then(|e| st.checked_mul(e)),
-            _ => None,
-        };
-    }
-    (flat, uniform, flat && !s.mono)
-}
-
-fn slope(
-    k: &Kernel,
-    id: ExprId,
-    rank: usize,
-    memo: &mut HashMap<ExprId, Option<Slope>>,
-) -> Option<Slope> {
-    if let Some(s) = memo.get(&id) {
-        return s.clone();
-    }
-    let e = &k.exprs[id];
-    let int = |s: Scalar| matches!(s, Scalar::I32 | Scalar::U32);
-    let constant = |x: ExprId| match k.exprs[x].kind {
-        ExprKind::Const(Value::I32(c)) => Some(i64::from(c)),
-        ExprKind::Const(Value::U32(c)) => Some(i64::from(c)),
-        _ => None,
-    };
-    let zero = Slope {
-        coef: vec![0; rank],
-        mono: false,
-    };
-    let is_zero = |s: &Slope| s.coef.iter().all(|c| *c == 0);
-    let r = e.shape.len();
-    let s = if r > rank {
-        None
-    } else if e.shape.is_empty() {
-        Some(zero)
-    } else {
-        match &e.kind {
-            ExprKind::Const(_)
-            | ExprKind::Param(_)
-            | ExprKind::DimValue(_)
-            | ExprKind::BlockId(_)
-            | ExprKind::GridSize(_) => Some(zero),
-            ExprKind::Iota(a) => {
-                let mut s = zero;
-                if e.shape[*a as usize] != Dim::Const(1) {
-                    s.coef[rank - r + *a as usize] = 1;
-                }
-                Some(s)
-            }
-            ExprKind::Bitcast(a) if int(e.ty) && int(k.exprs[*a].ty) => slope(k, *a, rank, memo),
-            // A saturating conversion is non-decreasing.
-            ExprKind::Cast(a) if int(e.ty) && int(k.exprs[*a].ty) => {
-                slope(k, *a, rank, memo).map(|s| Slope {
-                    mono: s.mono || k.exprs[*a].ty != e.ty,
-                    ..s
-                })
-            }
-            ExprKind::Unary(UnOp::Neg, a) => slope(k, *a, rank, memo)
-                .filter(|s| !s.mono || is_zero(s))
-                .map(|s| Slope {
-                    coef: s.coef.iter().map(|c| -c).collect(),
-                    mono: false,
-                }),
-            ExprKind::Binary(op, a, b) if int(e.ty) => {
-                let (sa, sb) = (slope(k, *a, rank, memo)?, slope(k, *b, rank, memo)?);
-                match op {
-                    _ if is_zero(&sa) && is_zero(&sb) => Some(zero),
-                    BinOp::Add | BinOp::Sub => {
-                        let sign = if *op == BinOp::Add { 1 } else { -1 };
-                        if !sa.mono && !sb.mono {
-                            let coef = sa.coef.iter().zip(&sb.coef);
-                            let coef: Option<Vec<i64>> = coef
-                                .map(|(x, y)| y.checked_mul(sign).and_then(|y| x.checked_add(y)))
-                                .collect();
-                            coef.map(|coef| Slope { coef, mono: false })
-                        } else if is_zero(&sb) {
-                            Some(sa)
-                        } else if is_zero(&sa) && *op == BinOp::Add {
-                            Some(sb)
-                        } else {
-                            None
-                        }
-                    }
-                    BinOp::Mul => {
-                        let (s, c) = match (is_zero(&sa), is_zero(&sb)) {
-                            (false, true) => (sa, constant(*b)?),
-                            (true, false) => (sb, constant(*a)?),
-                            _ => return None,
-                        };
-                        if s.mono && c < 0 {
-                            return None;
-                        }
-                        let coef: Option<Vec<i64>> =
-                            s.coef.iter().map(|x| x.checked_mul(c)).collect();
-                        coef.map(|coef| Slope { coef, mono: s.mono })
-                    }
-                    BinOp::BitAnd | BinOp::BitOr | BinOp::Shr if is_zero(&sb) => {
-                        let c = u32::try_from(constant(*b)?).ok()?;
-                        let monotone = match op {
-                            // Clearing low bits, setting low bits, shifting right.
-                            BinOp::BitAnd => c == 0 || c.wrapping_neg().is_power_of_two(),
-                            BinOp::BitOr => c.wrapping_add(1).is_power_of_two() || c == u32::MAX,
-                            _ => c < 32,
-                        };
-                        monotone.then_some(Slope {
-                            coef: sa.coef,
-                            mono: true,
-                        })
-                    }
-                    _ => None,
-                }
-            }
-            ExprKind::Select(c, a, b) => {
-                let all = [*c, *a, *b]
-                    .iter()
-                    .all(|x| slope(k, *x, rank, memo).is_some_and(|s| is_zero(&s)));
-                all.then_some(zero)
-            }
-            ExprKind::Builtin(_, xs) => {
-                let all = xs
-                    .iter()
-                    .all(|x| slope(k, *x, rank, memo).is_some_and(|s| is_zero(&s)));
-                all.then_some(zero)
-            }
-            _ => None,
-        }
-    };
-    memo.insert(id, s.clone());
-    s
-}
-
 /// The statements whose tile loops may stage words, with their tile and value.
 fn staging_candidates(lw: &Lower<'_>) -> Vec<(Vec<Dim>, ExprId)> {
     let k = lw.k;
@@ -339,16 +163,10 @@ fn staging_candidates(lw: &Lower<'_>) -> Vec<(Vec<Dim>, ExprId)> {
                 index,
                 value,
             } => {
-                if lw.is_private(*place) || lw.reads(*value).contains(place) {
+                if lw.is_private(*place) || analysis::reads_place(k, *value, *place) {
                     continue;
                 }
-                let tile: Vec<Dim> = index
-                    .iter()
-                    .filter_map(|i| match i {
-                        Index::Range { len, .. } => Some(*len),
-                        Index::Single(_) => None,
-                    })
-                    .collect();
+                let tile = analysis::slice_tile(index);
                 let quads = crate::lower::stmt::quad_slice(k, *place, index);
                 push(tile, *value, quads);
             }

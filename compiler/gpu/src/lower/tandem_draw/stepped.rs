@@ -5,7 +5,7 @@
 //!
 //! Applies to a statement over a tile of constant extents whose word nodes
 //! of one scalar key have counters that are a non-decreasing function of
-//! the flat position with slope 1 (`staged::flat_or_uniform`), as
+//! the flat position with slope 1 (`ir::analysis::Counter::flat`), as
 //! `(r + iota(0)) * 256 + iota(1)` is: a store by groups of 4 (`stmt.rs`'s
 //! `quad_store`: one group a block), or any other store or `let`/`var`
 //! tile, whose block's 4 positions are then computed one by one (those
@@ -31,12 +31,13 @@
 //! workgroup memory and no barrier; no invocation waits for another. The
 //! workgroup size that fits ([`stepped_tasks`]) is one invocation per task.
 
-use super::staged::{flat_or_uniform, word_groups};
+use super::staged::word_groups;
 use super::{K_GROUP_BLOCKS, Lower, WARM_UP};
 use crate::LowerError;
 use crate::lower::H;
 use naga::{BinaryOperator as B, Block, Expression, Statement};
 use phobos_core::ir::BinOp;
+use phobos_core::ir::analysis::{self, Slopes};
 use phobos_core::ir::{ExprId, ExprKind, Kernel};
 use phobos_core::types::{Dim, Scalar, Value};
 use std::collections::HashMap;
@@ -97,9 +98,9 @@ fn pattern(
     k: &Kernel,
     counter: ExprId,
     tile: &[Dim],
-    memo: &mut HashMap<ExprId, Option<super::staged::Slope>>,
+    slopes: &mut Slopes<'_>,
 ) -> Option<(ExprId, Pattern)> {
-    if flat_or_uniform(k, counter, tile, memo).2 {
+    if slopes.counter(counter, tile).exact {
         return Some((counter, Pattern::Same));
     }
     let constant = |x: ExprId| match k.exprs[x].kind {
@@ -120,7 +121,7 @@ fn pattern(
         (BinOp::BitOr, 1) => Pattern::Odd,
         _ => return None,
     };
-    flat_or_uniform(k, a, tile, memo).2.then_some((a, p))
+    slopes.counter(a, tile).exact.then_some((a, p))
 }
 
 /// Whether the aligned loop's condition holds for every workgroup, known
@@ -168,22 +169,22 @@ pub(crate) fn stepped_words(
     if n == 0 || (quads && !whole_groups) || n > u64::from(u32::MAX) {
         return None;
     }
-    let mut memo = HashMap::new();
-    let flat = |id: &ExprId, memo: &mut HashMap<_, _>| match &k.exprs[*id].kind {
+    let mut slopes = Slopes::new(k, tile.len());
+    let flat = |id: &ExprId, slopes: &mut Slopes<'_>| match &k.exprs[*id].kind {
         ExprKind::Builtin(_, xs) => {
-            let (flat, uniform, _) = flat_or_uniform(k, xs[4], tile, memo);
-            flat && !uniform
+            let c = slopes.counter(xs[4], tile);
+            c.flat && !c.uniform
         }
         _ => false,
     };
     let ids = word_groups(k, value, tile)
         .into_iter()
-        .filter(|ids| ids.iter().all(|id| flat(id, &mut memo)))
+        .filter(|ids| ids.iter().all(|id| flat(id, &mut slopes)))
         .max_by_key(|ids| ids.len())?;
     let patterns = ids
         .iter()
         .map(|id| match &k.exprs[*id].kind {
-            ExprKind::Builtin(_, xs) => pattern(k, xs[4], tile, &mut memo).map(|p| (*id, p)),
+            ExprKind::Builtin(_, xs) => pattern(k, xs[4], tile, &mut slopes).map(|p| (*id, p)),
             _ => None,
         })
         .collect();
@@ -200,7 +201,7 @@ pub(crate) fn stepped_tasks(n: u64) -> u64 {
 /// The number of positions of the largest tile a statement of `kernel`
 /// steps, for the workgroup size heuristic.
 pub(crate) fn largest_stepped_tile(k: &Kernel) -> Option<u64> {
-    use phobos_core::ir::{Index, Stmt};
+    use phobos_core::ir::Stmt;
     let mut best = None;
     for s in &k.body {
         let (tile, value, quads) = match s {
@@ -218,18 +219,11 @@ pub(crate) fn largest_stepped_tile(k: &Kernel) -> Option<u64> {
                 index,
                 value,
             } => {
-                if crate::lower::stmt::reads(k, *value).contains(place) {
+                if analysis::reads_place(k, *value, *place) {
                     continue;
                 }
-                let tile: Vec<Dim> = index
-                    .iter()
-                    .filter_map(|i| match i {
-                        Index::Range { len, .. } => Some(*len),
-                        Index::Single(_) => None,
-                    })
-                    .collect();
                 (
-                    tile,
+                    analysis::slice_tile(index),
                     *value,
                     crate::lower::stmt::quad_slice(k, *place, index),
                 )

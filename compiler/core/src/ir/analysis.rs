@@ -1,0 +1,489 @@
+//! Analyses of the IR that more than one stage needs, written once:
+//!
+//! - what an expression reads ([`reads`], [`reads_place`]) and what a
+//!   statement reads and writes ([`access`]): the places behind barriers
+//!   on the GPU, a store's temporary tile on the CPU, and the parameters'
+//!   `read`/`written` flags the verifier checks;
+//! - the tile a statement is evaluated over ([`slice_tile`],
+//!   [`stmt_tile`]);
+//! - how an integer node varies over that tile ([`Slopes`]): the
+//!   counter-slope analysis through which both backends see that the
+//!   counters of Tandem draws run along a tile (the CPU's stepped words,
+//!   the GPU's stepped and staged words).
+//!
+//! Every walk follows [`ExprKind::operands`], so a load's index
+//! expressions count as read.
+
+use super::{BinOp, ExprId, ExprKind, Index, Kernel, Place, Stmt, UnOp};
+use crate::types::{Dim, Scalar, Value};
+use std::collections::HashMap;
+
+/// Every place the expression DAG under `root` reads (a `Load` reads its
+/// place, a `Local` its local), each once, in no particular order.
+pub fn reads(k: &Kernel, root: ExprId) -> Vec<Place> {
+    let mut out = Vec::new();
+    for id in k.reachable(root) {
+        if let Some(p) = read_by(&k.exprs[id].kind)
+            && !out.contains(&p)
+        {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Whether the expression DAG under `root` reads `place`.
+pub fn reads_place(k: &Kernel, root: ExprId, place: Place) -> bool {
+    k.reachable(root)
+        .into_iter()
+        .any(|id| read_by(&k.exprs[id].kind) == Some(place))
+}
+
+/// The place one node reads, if it reads one.
+fn read_by(kind: &ExprKind) -> Option<Place> {
+    match kind {
+        ExprKind::Load { place, .. } => Some(*place),
+        ExprKind::Local(l) => Some(Place::Local(*l)),
+        ExprKind::Const(_)
+        | ExprKind::Param(_)
+        | ExprKind::DimValue(_)
+        | ExprKind::BlockId(_)
+        | ExprKind::GridSize(_)
+        | ExprKind::Iota(_)
+        | ExprKind::Unary(..)
+        | ExprKind::Binary(..)
+        | ExprKind::Cast(_)
+        | ExprKind::Bitcast(_)
+        | ExprKind::Select(..)
+        | ExprKind::Builtin(..)
+        | ExprKind::Reduce { .. } => None,
+    }
+}
+
+/// The places a statement reads and writes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Access {
+    pub reads: Vec<Place>,
+    pub writes: Vec<Place>,
+}
+
+/// What statement `s` reads and writes: a `let`/`var` reads its value's
+/// places and writes its local; a store reads its value's places and those
+/// of its slice's starts and positions, and writes its place; a loop
+/// bracket reads its bounds' places (loop variables of enclosing loops)
+/// and writes its own variable.
+pub fn access(k: &Kernel, s: &Stmt) -> Access {
+    let mut a = Access::default();
+    let read = |root: ExprId, a: &mut Access| {
+        for p in reads(k, root) {
+            if !a.reads.contains(&p) {
+                a.reads.push(p);
+            }
+        }
+    };
+    match s {
+        Stmt::Let { local, value } | Stmt::Var { local, value } => {
+            read(*value, &mut a);
+            a.writes.push(Place::Local(*local));
+        }
+        Stmt::Store {
+            place,
+            index,
+            value,
+        } => {
+            read(*value, &mut a);
+            for i in index.iter().filter_map(Index::expr) {
+                read(i, &mut a);
+            }
+            a.writes.push(*place);
+        }
+        Stmt::For { local, start, end } => {
+            read(*start, &mut a);
+            read(*end, &mut a);
+            a.writes.push(Place::Local(*local));
+        }
+        Stmt::EndFor => {}
+    }
+    a
+}
+
+/// The tile of a slice: the extents of its range axes (a single position
+/// drops its axis).
+pub fn slice_tile(index: &[Index]) -> Vec<Dim> {
+    index
+        .iter()
+        .filter_map(|i| match i {
+            Index::Range { len, .. } => Some(*len),
+            Index::Single(_) => None,
+        })
+        .collect()
+}
+
+/// The tile statement `s` evaluates its value over (where `iota` is a
+/// position): a `let`/`var`'s local's shape, a store's slice; `None` for
+/// loop brackets, which compute no value.
+pub fn stmt_tile(k: &Kernel, s: &Stmt) -> Option<Vec<Dim>> {
+    match s {
+        Stmt::Let { local, .. } | Stmt::Var { local, .. } => Some(k.locals[*local].shape.clone()),
+        Stmt::Store { index, .. } => Some(slice_tile(index)),
+        Stmt::For { .. } | Stmt::EndFor => None,
+    }
+}
+
+/// How an integer node varies over a tile: `coef[a]` per step along tile
+/// axis `a` of an affine form, and whether the node is that form itself
+/// (`mono == false`) or a non-decreasing function of it (`mono == true`:
+/// masks `& !(2^k - 1)`, `| (2^k - 1)`, right shifts by constants, and
+/// narrowing saturating conversions).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slope {
+    pub coef: Vec<i64>,
+    pub mono: bool,
+}
+
+impl Slope {
+    fn zero(rank: usize) -> Slope {
+        Slope {
+            coef: vec![0; rank],
+            mono: false,
+        }
+    }
+
+    /// The same value at every position of the tile.
+    pub fn is_zero(&self) -> bool {
+        self.coef.iter().all(|c| *c == 0)
+    }
+}
+
+/// What [`Slopes::counter`] knows of a counter over a tile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Counter {
+    /// A non-decreasing function of the flat (row-major) position plus a
+    /// constant with slope 1: a window of positions reads a window of
+    /// counters of the same length.
+    pub flat: bool,
+    /// The same at every position.
+    pub uniform: bool,
+    /// `flat`, and that affine form itself (`c + flat`, no mask, shift or
+    /// narrowing on the way).
+    pub exact: bool,
+}
+
+impl Counter {
+    /// A non-decreasing function of the flat position, or uniform: the
+    /// counters of a window of flat positions lie between its first and
+    /// last element's.
+    pub fn contiguous(self) -> bool {
+        self.flat || self.uniform
+    }
+}
+
+/// The slopes of integer nodes over tiles of one rank, memoised (a node's
+/// slope depends only on the rank, since shapes align on their last axes).
+pub struct Slopes<'k> {
+    k: &'k Kernel,
+    rank: usize,
+    memo: HashMap<ExprId, Option<Slope>>,
+}
+
+impl<'k> Slopes<'k> {
+    /// The analysis over tiles of `rank` axes.
+    pub fn new(k: &'k Kernel, rank: usize) -> Slopes<'k> {
+        Slopes {
+            k,
+            rank,
+            memo: HashMap::new(),
+        }
+    }
+
+    /// What is known of the counter `id` over `tile` (of the rank this
+    /// analysis was made for); a tile of one element is both flat and
+    /// uniform.
+    pub fn counter(&mut self, id: ExprId, tile: &[Dim]) -> Counter {
+        assert_eq!(tile.len(), self.rank, "a tile of the analysis's rank");
+        let none = Counter {
+            flat: false,
+            uniform: false,
+            exact: false,
+        };
+        let Some(s) = self.of(id) else {
+            return none;
+        };
+        let mut stride = Some(1i64);
+        let (mut flat, mut uniform) = (true, true);
+        for a in (0..tile.len()).rev() {
+            if tile[a] != Dim::Const(1) {
+                flat &= stride == Some(s.coef[a]);
+                uniform &= s.coef[a] == 0;
+            }
+            stride = match (stride, tile[a]) {
+                (Some(st), Dim::Const(e)) => i64::try_from(e).ok().and_then(|e| st.checked_mul(e)),
+                _ => None,
+            };
+        }
+        Counter {
+            flat,
+            uniform,
+            exact: flat && !s.mono,
+        }
+    }
+
+    /// The slope of the integer node `id`, when it is an affine form of the
+    /// tile's positions (or a non-decreasing function of one) with known
+    /// coefficients; `None` otherwise (a load, a local, a float, a product
+    /// of two varying values, a reduction, ...).
+    pub fn of(&mut self, id: ExprId) -> Option<Slope> {
+        if let Some(s) = self.memo.get(&id) {
+            return s.clone();
+        }
+        let s = self.compute(id);
+        self.memo.insert(id, s.clone());
+        s
+    }
+
+    /// Whether `id` is the same at every position of the tile.
+    fn zero_at(&mut self, id: ExprId) -> bool {
+        self.of(id).is_some_and(|s| s.is_zero())
+    }
+
+    fn compute(&mut self, id: ExprId) -> Option<Slope> {
+        let k = self.k;
+        let rank = self.rank;
+        let e = &k.exprs[id];
+        let int = |s: Scalar| matches!(s, Scalar::I32 | Scalar::U32);
+        let constant = |x: ExprId| match k.exprs[x].kind {
+            ExprKind::Const(Value::I32(c)) => Some(i64::from(c)),
+            ExprKind::Const(Value::U32(c)) => Some(i64::from(c)),
+            _ => None,
+        };
+        let r = e.shape.len();
+        if r > rank {
+            return None;
+        }
+        if e.shape.is_empty() {
+            return Some(Slope::zero(rank));
+        }
+        match &e.kind {
+            ExprKind::Const(_)
+            | ExprKind::Param(_)
+            | ExprKind::DimValue(_)
+            | ExprKind::BlockId(_)
+            | ExprKind::GridSize(_) => Some(Slope::zero(rank)),
+            ExprKind::Iota(a) => {
+                let mut s = Slope::zero(rank);
+                if e.shape[*a as usize] != Dim::Const(1) {
+                    s.coef[rank - r + *a as usize] = 1;
+                }
+                Some(s)
+            }
+            ExprKind::Bitcast(a) if int(e.ty) && int(k.exprs[*a].ty) => self.of(*a),
+            // A saturating conversion is non-decreasing.
+            ExprKind::Cast(a) if int(e.ty) && int(k.exprs[*a].ty) => {
+                let changes = k.exprs[*a].ty != e.ty;
+                self.of(*a).map(|s| Slope {
+                    mono: s.mono || changes,
+                    ..s
+                })
+            }
+            ExprKind::Unary(UnOp::Neg, a) => {
+                self.of(*a)
+                    .filter(|s| !s.mono || s.is_zero())
+                    .map(|s| Slope {
+                        coef: s.coef.iter().map(|c| -c).collect(),
+                        mono: false,
+                    })
+            }
+            ExprKind::Binary(op, a, b) if int(e.ty) => {
+                let (sa, sb) = (self.of(*a)?, self.of(*b)?);
+                match op {
+                    _ if sa.is_zero() && sb.is_zero() => Some(Slope::zero(rank)),
+                    BinOp::Add | BinOp::Sub => {
+                        let sign = if *op == BinOp::Add { 1 } else { -1 };
+                        if !sa.mono && !sb.mono {
+                            let coef = sa.coef.iter().zip(&sb.coef);
+                            let coef: Option<Vec<i64>> = coef
+                                .map(|(x, y)| y.checked_mul(sign).and_then(|y| x.checked_add(y)))
+                                .collect();
+                            coef.map(|coef| Slope { coef, mono: false })
+                        } else if sb.is_zero() {
+                            Some(sa)
+                        } else if sa.is_zero() && *op == BinOp::Add {
+                            Some(sb)
+                        } else {
+                            None
+                        }
+                    }
+                    BinOp::Mul => {
+                        let (s, c) = match (sa.is_zero(), sb.is_zero()) {
+                            (false, true) => (sa, constant(*b)?),
+                            (true, false) => (sb, constant(*a)?),
+                            _ => return None,
+                        };
+                        if s.mono && c < 0 {
+                            return None;
+                        }
+                        let coef: Option<Vec<i64>> =
+                            s.coef.iter().map(|x| x.checked_mul(c)).collect();
+                        coef.map(|coef| Slope { coef, mono: s.mono })
+                    }
+                    BinOp::BitAnd | BinOp::BitOr | BinOp::Shr if sb.is_zero() => {
+                        let c = u32::try_from(constant(*b)?).ok()?;
+                        let monotone = match op {
+                            // Clearing low bits, setting low bits, shifting right.
+                            BinOp::BitAnd => c == 0 || c.wrapping_neg().is_power_of_two(),
+                            BinOp::BitOr => c.wrapping_add(1).is_power_of_two() || c == u32::MAX,
+                            _ => c < 32,
+                        };
+                        monotone.then_some(Slope {
+                            coef: sa.coef,
+                            mono: true,
+                        })
+                    }
+                    BinOp::Div
+                    | BinOp::Rem
+                    | BinOp::BitAnd
+                    | BinOp::BitOr
+                    | BinOp::BitXor
+                    | BinOp::Shl
+                    | BinOp::Shr
+                    | BinOp::Eq
+                    | BinOp::Ne
+                    | BinOp::Lt
+                    | BinOp::Le
+                    | BinOp::Gt
+                    | BinOp::Ge
+                    | BinOp::And
+                    | BinOp::Or => None,
+                }
+            }
+            ExprKind::Select(c, a, b) => {
+                let all = [*c, *a, *b].iter().all(|x| self.zero_at(*x));
+                all.then(|| Slope::zero(rank))
+            }
+            ExprKind::Builtin(_, xs) => {
+                let all = xs.iter().all(|x| self.zero_at(*x));
+                all.then(|| Slope::zero(rank))
+            }
+            // Values the analysis does not follow: a tile local, a load, a
+            // float or 64-bit operation, a reduction.
+            ExprKind::Local(_)
+            | ExprKind::Load { .. }
+            | ExprKind::Unary(..)
+            | ExprKind::Binary(..)
+            | ExprKind::Cast(_)
+            | ExprKind::Bitcast(_)
+            | ExprKind::Reduce { .. } => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sema::Program;
+
+    /// The kernel of one store `Y[r :+ 4, 0 :+ 8] = f32(counter)` and
+    /// the counter's node (the cast's operand).
+    fn counter_kernel(counter: &str) -> (Kernel, ExprId) {
+        let text = format!(
+            "kernel k(X: tensor<u32>[M, 8], Y: tensor<f32>[M, 8]) {{\n  \
+             let b = ctx.block.x * 4\n  let r = u32(b)\n  let x = X[b :+ 4, :]\n  \
+             Y[b :+ 4, 0 :+ 8] = f32({counter})\n}}"
+        );
+        let (prog, diags) = Program::parse("analysis.ph", &text);
+        assert!(diags.is_empty(), "{diags:?}");
+        let k = prog.kernel("k", &[]).expect("checks");
+        let Some(Stmt::Store { value, .. }) = k.body.last() else {
+            panic!("ends in a store")
+        };
+        let ExprKind::Cast(c) = k.exprs[*value].kind else {
+            panic!("a conversion")
+        };
+        (k, c)
+    }
+
+    fn counter(text: &str) -> (Counter, Option<Slope>) {
+        let (k, c) = counter_kernel(text);
+        let tile = [Dim::Const(4), Dim::Const(8)];
+        let mut s = Slopes::new(&k, 2);
+        (s.counter(c, &tile), s.of(c))
+    }
+
+    #[test]
+    fn counters_along_a_tile() {
+        let flat = |t: &str| counter(t).0;
+        // Row-major: slope 1 along the flat position, itself.
+        let c = flat("bitcast<u32>((b + iota(0)) * 8 + iota(1))");
+        assert!(c.flat && c.exact && !c.uniform, "{c:?}");
+        // A mask, or a saturating conversion, keeps it non-decreasing,
+        // no longer the form itself.
+        let c = flat("bitcast<u32>((b + iota(0)) * 8 + iota(1)) & 4294967294");
+        assert!(c.flat && !c.exact, "{c:?}");
+        let c = flat("bitcast<u32>((b + iota(0)) * 8 + iota(1)) | 1");
+        assert!(c.flat && !c.exact, "{c:?}");
+        let c = flat("u32((b + iota(0)) * 8 + iota(1))");
+        assert!(c.flat && !c.exact, "{c:?}");
+        // Column-major, a stride of 2, data: not flat.
+        assert!(!flat("bitcast<u32>(iota(0) + iota(1) * 4)").flat);
+        assert!(!flat("bitcast<u32>(iota(1) * 2)").contiguous());
+        assert!(!flat("x + bitcast<u32>(iota(1))").contiguous());
+        // A mask that is not monotone, a product of two varying values.
+        assert!(!flat("bitcast<u32>(iota(1)) & 5").contiguous());
+        assert!(!flat("bitcast<u32>(iota(1) * iota(1))").contiguous());
+        // The same everywhere.
+        let c = flat("r * 3 + 1");
+        assert!(c.uniform && c.contiguous() && !c.flat, "{c:?}");
+        // The coefficients themselves.
+        let (_, s) = counter("bitcast<u32>(iota(0) * 16 - iota(1) * 2 + b)");
+        assert_eq!(
+            s,
+            Some(Slope {
+                coef: vec![16, -2],
+                mono: false
+            })
+        );
+        let (_, s) = counter("bitcast<u32>(iota(1) + b) >> 5");
+        assert_eq!(
+            s,
+            Some(Slope {
+                coef: vec![0, 1],
+                mono: true
+            })
+        );
+    }
+
+    #[test]
+    fn reads_writes_and_tiles() {
+        let text = "kernel k(X: tensor<f32>[N, 8], I: tensor<i32>[4], Y: tensor<f32>[N, 8]) {\n  \
+                    var t: tile<f32>[4, 8] = X[0 :+ 4, :]\n  \
+                    for j in 0 .. 2 {\n    t = t + 1.0\n  }\n  \
+                    Y[I[0] :+ 4, 2] = t[:, 0] * Y[0 :+ 4, 3]\n}";
+        let (prog, diags) = Program::parse("access.ph", text);
+        assert!(diags.is_empty(), "{diags:?}");
+        let k = prog.kernel("k", &[]).expect("checks");
+        let (x, i, y) = (Place::Param(0), Place::Param(1), Place::Param(2));
+        let t = Place::Local(0);
+        let store = k.body.last().expect("a store");
+        let a = access(&k, store);
+        // The slice's start reads I; the value reads t and Y itself.
+        for p in [i, t, y] {
+            assert!(a.reads.contains(&p), "{a:?}");
+        }
+        assert!(!a.reads.contains(&x), "{a:?}");
+        assert_eq!(a.writes, vec![y]);
+        let Stmt::Store { value, .. } = store else {
+            panic!("a store")
+        };
+        assert!(reads_place(&k, *value, y) && !reads_place(&k, *value, i));
+        assert_eq!(stmt_tile(&k, store), Some(vec![Dim::Const(4)]));
+        assert_eq!(
+            stmt_tile(&k, &k.body[0]),
+            Some(vec![Dim::Const(4), Dim::Const(8)])
+        );
+        let loop_at = k.body.iter().position(|s| matches!(s, Stmt::For { .. }));
+        let for_stmt = &k.body[loop_at.expect("a loop")];
+        assert_eq!(stmt_tile(&k, for_stmt), None);
+        assert!(matches!(access(&k, for_stmt).writes[..], [Place::Local(_)]));
+        assert_eq!(access(&k, &k.body[0]).reads, vec![x]);
+    }
+}
