@@ -174,7 +174,7 @@ pub fn specialize<'k>(kernel: &'k Kernel, dims: &[u64]) -> std::borrow::Cow<'k, 
                         ..
                     }
                 )
-            }) && stmt::reads(kernel, *value).contains(place)
+            }) && phobos_core::ir::analysis::reads_place(kernel, *value, *place)
         }
         _ => false,
     };

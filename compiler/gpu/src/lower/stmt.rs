@@ -4,7 +4,7 @@
 use super::{H, Lower, index_exprs, push_place};
 use crate::{LowerError, Precision};
 use naga::{BinaryOperator, Block, Expression, LocalVariable, Span, Statement};
-use phobos_core::ir::{BinOp, Builtin, ExprId, ExprKind, Index, Kernel, Place, Stmt};
+use phobos_core::ir::{BinOp, Builtin, ExprId, ExprKind, Index, Kernel, Place, Stmt, analysis};
 use phobos_core::types::{Dim, Scalar};
 use std::collections::HashMap;
 
@@ -13,7 +13,7 @@ impl<'k> Lower<'k> {
         // Barriers: a statement waits for the earlier ones (since the last
         // barrier) whose places it conflicts with; private scalars never
         // conflict, since each invocation has its own.
-        let mut pending = Access::default();
+        let mut pending = analysis::Access::default();
         self.subgroup_ok = self.subgroup_check();
         // The enclosing block and the variable of each open loop.
         let mut open: Vec<(Vec<Statement>, Place)> = Vec::new();
@@ -27,7 +27,7 @@ impl<'k> Lower<'k> {
                         self.cur.push(Statement::ControlBarrier(
                             naga::Barrier::STORAGE | naga::Barrier::WORK_GROUP,
                         ));
-                        pending = Access::default();
+                        pending = analysis::Access::default();
                     }
                     let mut pre = HashMap::new();
                     let first = self.node(*start, &[], &mut pre)?;
@@ -49,7 +49,7 @@ impl<'k> Lower<'k> {
                     self.cur.push(Statement::ControlBarrier(
                         naga::Barrier::STORAGE | naga::Barrier::WORK_GROUP,
                     ));
-                    pending = Access::default();
+                    pending = analysis::Access::default();
                     let (outer, var) = open.pop().expect("the verifier matched loops");
                     let body = std::mem::replace(&mut self.cur, outer);
                     let continuing = self.nested(|lw| {
@@ -73,7 +73,7 @@ impl<'k> Lower<'k> {
                 }
                 Stmt::Let { .. } | Stmt::Var { .. } | Stmt::Store { .. } => {}
             }
-            let acc = self.access(s);
+            let acc = analysis::access(self.k, s);
             let mut barrier = naga::Barrier::empty();
             let conflicts = pending
                 .writes
@@ -93,7 +93,7 @@ impl<'k> Lower<'k> {
                 if !done {
                     self.cur.push(Statement::ControlBarrier(barrier));
                 }
-                pending = Access::default();
+                pending = analysis::Access::default();
             }
             let noted = self.tandem.notes.len();
             self.stmt(s)?;
@@ -123,34 +123,10 @@ impl<'k> Lower<'k> {
         }
     }
 
-    /// Every place the expression DAG under `root` reads.
+    /// Every place the expression DAG under `root` reads
+    /// (`ir::analysis::reads`).
     pub(super) fn reads(&self, root: ExprId) -> Vec<Place> {
-        reads(self.k, root)
-    }
-
-    fn access(&self, s: &Stmt) -> Access {
-        let mut a = Access::default();
-        match s {
-            Stmt::Let { local, value } | Stmt::Var { local, value } => {
-                a.reads = self.reads(*value);
-                a.writes.push(Place::Local(*local));
-            }
-            Stmt::Store {
-                place,
-                index,
-                value,
-            } => {
-                a.reads = self.reads(*value);
-                for i in index_exprs(index) {
-                    for p in self.reads(i) {
-                        push_place(&mut a.reads, p);
-                    }
-                }
-                a.writes.push(*place);
-            }
-            Stmt::For { .. } | Stmt::EndFor => {}
-        }
-        a
+        analysis::reads(self.k, root)
     }
 
     pub(super) fn stmt(&mut self, s: &Stmt) -> Result<(), LowerError> {
@@ -228,13 +204,7 @@ impl<'k> Lower<'k> {
             });
             return Ok(());
         }
-        let tile: Vec<Dim> = index
-            .iter()
-            .filter_map(|ix| match ix {
-                Index::Range { len, .. } => Some(*len),
-                Index::Single(_) => None,
-            })
-            .collect();
+        let tile = analysis::slice_tile(index);
         let lens: Vec<H> = tile.iter().map(|d| self.extent(*d)).collect();
         let index = index.to_vec();
         if self.reads(value).contains(&place) && !self.reads_own_element(place, &index, value) {
@@ -731,7 +701,7 @@ pub(crate) fn quad_tensors(k: &Kernel) -> Vec<bool> {
                 }
             )
         });
-        if empty || !quad_slice(k, *place, index) || reads(k, *value).contains(place) {
+        if empty || !quad_slice(k, *place, index) || analysis::reads_place(k, *value, *place) {
             continue;
         }
         if let Place::Param(i) = place {
@@ -756,26 +726,4 @@ pub(crate) fn quad_tensors(k: &Kernel) -> Vec<bool> {
         }
     }
     quad
-}
-
-/// The places a statement reads and writes, for barriers.
-#[derive(Default)]
-struct Access {
-    reads: Vec<Place>,
-    writes: Vec<Place>,
-}
-
-/// Every place the expression DAG under `root` reads.
-pub(crate) fn reads(k: &Kernel, root: ExprId) -> Vec<Place> {
-    let mut out = Vec::new();
-    for id in k.reachable(root) {
-        // The two nodes that read a place.
-        let kind = &k.exprs[id].kind;
-        if let ExprKind::Local(l) = kind {
-            push_place(&mut out, Place::Local(*l));
-        } else if let ExprKind::Load { place, .. } = kind {
-            push_place(&mut out, *place);
-        }
-    }
-    out
 }
