@@ -12,15 +12,22 @@ use phobos_tests::{fixture_dims, gpu_available, gpu_may_refuse, make_args, ph_fi
 
 /// Examples whose pipelines take lavapipe 11-30 s each to build at a
 /// workgroup size other than the heuristic's (1 s at it), measured at
-/// M = N = 37: `softmax_dropout_tandem` (30 s at 32, 128 and 256 each) and
-/// `layernorm_dropout_tandem` (11 s). On the GPU they run at two sizes
+/// M = N = 37 on the chunked kernels: `softmax_dropout_tandem` (30 s at 32,
+/// 128 and 256 each) and `layernorm_dropout_tandem` (11 s); their plain
+/// twins since they take whole rows with three configurations each. On the
+/// GPU they run at two sizes
 /// here, the heuristic's and the largest (the tuner's choice for both on
 /// the H200, bench/RESULTS.md), rather than at every size; their
 /// reductions' workgroup trees at every size are `reductions.rs`'s, and
 /// their masks against the Tandem reference are `softmax.rs`'s and
 /// `layernorm.rs`'s. Every configuration still runs on the interpreter and
 /// the CPU.
-const HEAVY_PIPELINES: [&str; 2] = ["softmax_dropout_tandem.ph", "layernorm_dropout_tandem.ph"];
+const HEAVY_PIPELINES: [&str; 4] = [
+    "softmax_dropout.ph",
+    "softmax_dropout_tandem.ph",
+    "layernorm_dropout.ph",
+    "layernorm_dropout_tandem.ph",
+];
 
 /// The first element whose bits differ between two argument lists.
 fn differs(want: &[Arg], got: &[Arg]) -> Option<String> {
