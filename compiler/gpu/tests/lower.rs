@@ -625,8 +625,43 @@ fn example_reductions_take_the_cooperative_path() {
                 "{name}\n{text}"
             );
             assert_eq!(text.contains("workgroupUniformLoad("), subgroups, "{name}");
+            // With subgroups, the values the reductions and the store share
+            // stay in each lane's registers (`row_cache.rs`): `X` and
+            // `exp(X - m)` for softmax, `X` and `X - mean` for layer norm.
+            let kept = c.notes.iter().any(|n| n.starts_with("rows: 2 value(s) kept"));
+            assert_eq!(kept, subgroups, "{name}: {:?}", c.notes);
+            assert_eq!(
+                c.notes.iter().any(|n| n.ends_with("stored over the kept rows' leaves")),
+                subgroups,
+                "{name}: {:?}",
+                c.notes
+            );
             let back = naga::front::wgsl::parse_str(&text);
             assert!(back.is_ok(), "{name}: {back:?}\n{text}");
+        }
+    }
+}
+
+/// The rows' values are kept only within the registers a lane may spend
+/// (64 words): rows of 8192 at R = 4 would need 256.
+#[test]
+fn kept_rows_stay_within_their_registers() {
+    let p = program(&root().join("examples").join("softmax_dropout.ph"));
+    for (r, kept) in [(1, true), (4, false)] {
+        let kernel = p
+            .kernel("softmax_dropout", &[("R".to_string(), r)])
+            .expect("checks");
+        let kernel = phobos_gpu::specialize(&kernel, &[64, 8192]).into_owned();
+        let options = GpuOptions {
+            subgroup_width: 32,
+            workgroup_memory: 48 * 1024,
+            ..GpuOptions::for_kernel(&kernel)
+        };
+        let c = compile(&kernel, &options).expect("lowers and validates");
+        let note = c.notes.iter().find(|n| n.starts_with("rows: "));
+        assert_eq!(note.is_some(), kept, "R = {r}: {:?}", c.notes);
+        if let Some(n) = note {
+            assert!(n.ends_with(" 64 words a lane"), "{n}");
         }
     }
 }

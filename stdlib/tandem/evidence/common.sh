@@ -40,8 +40,19 @@ build_streams() {
 }
 
 # The commit of a checkout, or "unknown (not a git checkout)".
+# A copy without its history (carried to another machine) may name its
+# commit in a file `.commit`; a directory inside another repository's work
+# tree is not taken for that repository's checkout.
 checkout_commit() {
-  git -C "$1" rev-parse HEAD 2>/dev/null || echo "unknown (not a git checkout)"
+  local top
+  top=$(git -C "$1" rev-parse --show-toplevel 2>/dev/null)
+  if [ -n "$top" ] && [ "$(cd "$top" && pwd -P)" = "$(cd "$1" && pwd -P)" ]; then
+    git -C "$1" rev-parse HEAD
+  elif [ -f "$1/.commit" ]; then
+    echo "$(head -c 40 "$1/.commit") (a copy; its .commit)"
+  else
+    echo "unknown (not a git checkout)"
+  fi
 }
 
 # stream SPEC: writes the stream's 32-bit words to stdout until the reader

@@ -11,6 +11,10 @@
 //!   counters of Tandem draws run along a tile (the CPU's stepped words,
 //!   the GPU's stepped and staged words).
 //!
+//! - which nodes compute the same value at the same tile position
+//!   ([`value_numbers`]), so that a backend may compute a value once and
+//!   reuse it across statements.
+//!
 //! Every walk follows [`ExprKind::operands`], so a load's index
 //! expressions count as read.
 
@@ -486,4 +490,27 @@ mod tests {
         assert!(matches!(access(&k, for_stmt).writes[..], [Place::Local(_)]));
         assert_eq!(access(&k, &k.body[0]).reads, vec![x]);
     }
+}
+
+/// Value numbering: for each node, the first node with the same kind, type
+/// and shape whose operands have the same numbers. Two nodes with one
+/// number compute the same value at the same position of tiles of one
+/// shape, as long as the places they read are not written in between
+/// (`iota` is the position in the tile a node is evaluated over, so the
+/// tiles must match). Operands precede the nodes that use them in the
+/// arena, so one pass in order suffices.
+pub fn value_numbers(k: &Kernel) -> Vec<ExprId> {
+    let mut first: HashMap<String, ExprId> = HashMap::new();
+    let mut out: Vec<ExprId> = Vec::with_capacity(k.exprs.len());
+    for (id, e) in k.exprs.iter().enumerate() {
+        let kind = e.kind.map_operands(|x| if x < id { out[x] } else { x });
+        // A constant's bits, not its `Debug` (which prints every NaN alike).
+        let bits = match &kind {
+            ExprKind::Const(v) => v.bits(),
+            _ => 0,
+        };
+        let key = format!("{kind:?}|{bits:x}|{:?}|{:?}", e.ty, e.shape);
+        out.push(*first.entry(key).or_insert(id));
+    }
+    out
 }

@@ -238,6 +238,42 @@ impl ExprKind {
             ExprKind::Reduce { arg, .. } => vec![*arg],
         }
     }
+
+    /// The same node with every operand `x` (as [`ExprKind::operands`]
+    /// lists them) replaced by `f(x)`.
+    pub fn map_operands(&self, mut f: impl FnMut(ExprId) -> ExprId) -> ExprKind {
+        let index = |ix: &Index, f: &mut dyn FnMut(ExprId) -> ExprId| match ix {
+            Index::Range { start, len } => Index::Range {
+                start: start.map(&mut *f),
+                len: *len,
+            },
+            Index::Single(x) => Index::Single(f(*x)),
+        };
+        match self {
+            ExprKind::Const(_)
+            | ExprKind::Param(_)
+            | ExprKind::DimValue(_)
+            | ExprKind::BlockId(_)
+            | ExprKind::GridSize(_)
+            | ExprKind::Iota(_)
+            | ExprKind::Local(_) => self.clone(),
+            ExprKind::Load { place, index: ix } => ExprKind::Load {
+                place: *place,
+                index: ix.iter().map(|i| index(i, &mut f)).collect(),
+            },
+            ExprKind::Unary(op, a) => ExprKind::Unary(*op, f(*a)),
+            ExprKind::Cast(a) => ExprKind::Cast(f(*a)),
+            ExprKind::Bitcast(a) => ExprKind::Bitcast(f(*a)),
+            ExprKind::Binary(op, a, b) => ExprKind::Binary(*op, f(*a), f(*b)),
+            ExprKind::Select(c, a, b) => ExprKind::Select(f(*c), f(*a), f(*b)),
+            ExprKind::Builtin(b, xs) => ExprKind::Builtin(*b, xs.iter().map(|x| f(*x)).collect()),
+            ExprKind::Reduce { op, arg, axis } => ExprKind::Reduce {
+                op: *op,
+                arg: f(*arg),
+                axis: *axis,
+            },
+        }
+    }
 }
 
 impl Index {

@@ -295,7 +295,12 @@ impl Lower<'_> {
                 } else {
                     self.nested(|lw| level(lw, g))?
                 };
-                let reject = self.nested(|lw| level(lw, 1))?;
+                let reject = self.nested(|lw| {
+                    if lw.row_region(plan) {
+                        lw.row_fill(plan, pre, &pos, item)?;
+                    }
+                    level(lw, 1)
+                })?;
                 self.cur.push(Statement::If {
                     condition: ok,
                     accept,
@@ -304,6 +309,7 @@ impl Lower<'_> {
             }
             _ => level(self, 1)?,
         }
+        self.row_done();
         self.cur
             .push(Statement::ControlBarrier(naga::Barrier::WORK_GROUP));
         Ok(())

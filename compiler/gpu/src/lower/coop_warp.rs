@@ -76,12 +76,14 @@ impl Lower<'_> {
         let keep_i = self.temp(Scalar::I32);
         let segs = self.u32c(segments);
         let first_seg = self.binary(B::Multiply, warp, segs);
-        self.count_loop(segs, |lw, k| {
+        let unroll = self.row_region(plan);
+        self.seg_loop(segments, unroll, |lw, k, fixed| {
+            // `Lower::leaf_of`, with the invariant parts hoisted.
             let seg = lw.binary(B::Add, first_seg, k);
             let gc = lw.u32c(g);
             let seg_leaf = lw.binary(B::Multiply, seg, gc);
             let leaf = lw.binary(B::Add, seg_leaf, lane);
-            let (mut v, mut iv) = lw.leaf(plan, pre, pos, leaf)?;
+            let (mut v, mut iv) = lw.leaf(plan, pre, pos, leaf, (k, fixed))?;
             // The butterfly: every lane ends with the segment's node.
             let leaves_c = lw.u32c(leaves);
             let mut s = 1;
@@ -151,12 +153,13 @@ impl Lower<'_> {
 
     /// The leaf's node (value, index) of `LEAF` elements from `leaf *
     /// LEAF`; a leaf past the row's end gives an item no level reads.
-    fn leaf(
+    pub(super) fn leaf(
         &mut self,
         plan: &Plan,
         pre: &HashMap<ExprId, H>,
         pos: &[H],
         leaf: H,
+        (seg, fixed): (H, Option<u32>),
     ) -> Result<(H, H), LowerError> {
         let lc = self.u32c(LEAF);
         let start = self.binary(B::Multiply, leaf, lc);
@@ -182,6 +185,7 @@ impl Lower<'_> {
             loads: HashMap::new(),
         });
         let mut items = Vec::new();
+        let kept = self.row_region(plan);
         for j in 0..LEAF {
             let mut p = p0.clone();
             if j > 0 {
@@ -189,7 +193,18 @@ impl Lower<'_> {
                 p[plan.axis] = self.binary(B::Add, start, jc);
             }
             self.lane.as_mut().expect("set above").lane = j;
+            if kept && let Some(c) = self.rows.as_mut() {
+                c.at = Some(super::row_cache::At {
+                    seg,
+                    fixed,
+                    j,
+                    keep: true,
+                });
+            }
             let x = self.node(plan.arg, &p, &mut outer.clone());
+            if let Some(c) = self.rows.as_mut() {
+                c.at = None;
+            }
             let x = match x {
                 Ok(x) => x,
                 Err(e) => {
@@ -215,7 +230,7 @@ impl Lower<'_> {
     /// Whether a leaf's loads may be 16-byte loads: the reduced axis is the
     /// operand's last, `L` is a multiple of 4, and the operand draws no
     /// Tandem words (whose groups the stepped loop owns).
-    fn quad_leaves(&self, plan: &Plan) -> bool {
+    pub(super) fn quad_leaves(&self, plan: &Plan) -> bool {
         let shape = &self.k.exprs[plan.arg].shape;
         plan.axis + 1 == shape.len()
             && plan.len.is_multiple_of(LEAF)

@@ -221,6 +221,10 @@ impl<'k> Lower<'k> {
         if let Some(h) = cache.get(&id) {
             return Ok(*h);
         }
+        if let Some(h) = self.row_load(id) {
+            cache.insert(id, h);
+            return Ok(h);
+        }
         let e = &self.k.exprs[id];
         let (ty, shape) = (e.ty, e.shape.clone());
         nscalar(ty)?;
@@ -321,6 +325,7 @@ impl<'k> Lower<'k> {
                 None => self.reduce(id, *op, *arg, *axis as usize, pos, cache)?,
             },
         };
+        self.row_keep(id, h);
         cache.insert(id, h);
         Ok(h)
     }

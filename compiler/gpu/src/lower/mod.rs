@@ -21,6 +21,7 @@ mod expr;
 mod fold;
 mod ops;
 mod reduce;
+mod row_cache;
 mod split;
 mod stmt;
 mod tandem_draw;
@@ -110,6 +111,9 @@ struct Lower<'k> {
     tandem: tandem_draw::DrawState,
     /// The value of each node whose leaves are all constants (`fold.rs`).
     consts: Vec<Option<Value>>,
+    /// Values of a row kept in registers across statements
+    /// (`row_cache.rs`).
+    rows: Option<row_cache::RowCache>,
 }
 
 /// The lane of a group of 4 consecutive elements being computed, and the
@@ -394,6 +398,7 @@ fn lower_packed(
         lane: None,
         tandem: Default::default(),
         consts: fold::constants(kernel),
+        rows: None,
     };
     for (elem, count) in bindings::staging(&lw)? {
         let g = bindings::staging_tile(&mut lw.m, &lw.types, elem, count);

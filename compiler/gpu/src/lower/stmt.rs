@@ -15,6 +15,7 @@ impl<'k> Lower<'k> {
         // conflict, since each invocation has its own.
         let mut pending = analysis::Access::default();
         self.subgroup_ok = self.subgroup_check();
+        self.rows = self.plan_row_cache();
         // The enclosing block and the variable of each open loop.
         let mut open: Vec<(Vec<Statement>, Place)> = Vec::new();
         for s in &self.k.body {
@@ -210,6 +211,11 @@ impl<'k> Lower<'k> {
         if self.reads(value).contains(&place) && !self.reads_own_element(place, &index, value) {
             return self.staged_store(place, &index, value, &lens, &pre);
         }
+        if let Some(geom) = self.rows.as_ref().map(|c| c.geom.clone())
+            && self.row_store_ok(&geom, place, &index, value)
+        {
+            return self.row_store(place, &index, value, &pre);
+        }
         if quad_slice(self.k, place, &index) && !self.lanes_too_heavy(value) {
             return self.quad_store(place, &index, value, &tile, &lens, &pre);
         }
@@ -292,7 +298,7 @@ impl<'k> Lower<'k> {
     /// would hold four copies of too many of them. A statement with Tandem
     /// draws keeps its groups: the stepped loop pairs a group with a block
     /// of the stream.
-    fn lanes_too_heavy(&self, value: ExprId) -> bool {
+    pub(super) fn lanes_too_heavy(&self, value: ExprId) -> bool {
         if self.precision != Precision::Exact {
             return false;
         }
