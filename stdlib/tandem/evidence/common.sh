@@ -10,6 +10,10 @@ die() {
 evidence_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo_root=$(cd "$evidence_dir/../../.." && pwd)
 phobosc=${PHOBOSC:-$repo_root/target/release/phobosc}
+# Threads of a `u32` stream's fill (the words are the same at any count; a
+# battery faster than one thread's fill needs more).
+fill_threads=${FILL_THREADS:-1}
+[[ "$fill_threads" =~ ^[1-9][0-9]*$ ]] || die "FILL_THREADS must be a positive number"
 
 check_phobosc() {
   [ -x "$phobosc" ] || die "no phobosc at $phobosc: run 'cargo build --release -p phobosc' or set PHOBOSC"
@@ -72,9 +76,9 @@ stream() {
   case "$kind" in
     u32)
       if [ -n "$k" ]; then
-        exec "$phobosc" fill u32 --key "$key" --k "$k" --threads 1
+        exec "$phobosc" fill u32 --key "$key" --k "$k" --threads "$fill_threads"
       else
-        exec "$phobosc" fill u32 --key "$key" --threads 1
+        exec "$phobosc" fill u32 --key "$key" --threads "$fill_threads"
       fi
       ;;
     f32words | f32packed)
@@ -102,7 +106,7 @@ stream_command() {
   local kind key k
   IFS=: read -r kind key k <<<"$1"
   case "$kind" in
-    u32) echo "phobosc fill u32 --key $key${k:+ --k $k} --threads 1" ;;
+    u32) echo "phobosc fill u32 --key $key${k:+ --k $k} --threads $fill_threads" ;;
     f32words | f32packed) echo "phobosc fill f32 --key $key --threads 1 | streams $kind" ;;
     interleave8) echo "streams interleave <(phobosc fill u32 --key $key) .. <(phobosc fill u32 --key $((key + 7))) (FIFOs, --threads 1 each)" ;;
     hash32) echo "streams hash32 $key" ;;
