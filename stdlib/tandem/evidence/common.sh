@@ -34,11 +34,14 @@ make_work_dir() {
 
 # Builds the stream helper into $build/streams and checks it.
 # A machine without gcc reuses the helper of a kept build (EVIDENCE_BUILD),
-# if its self-test passes.
+# if its self-test passes. The new binary is moved into place, so a run
+# sharing the kept build and executing the old one is not disturbed ("Text
+# file busy").
 build_streams() {
   if command -v gcc >/dev/null || [ ! -x "$build/streams" ]; then
-    gcc -O2 -std=c99 -Wall -o "$build/streams" "$evidence_dir/streams.c" >"$build/streams.log" 2>&1 ||
-      die "streams.c does not build: $(grep -m5 -i 'error' "$build/streams.log" || tail -5 "$build/streams.log")"
+    gcc -O2 -std=c99 -Wall -o "$build/streams.$$" "$evidence_dir/streams.c" >"$build/streams.$$.log" 2>&1 ||
+      die "streams.c does not build: $(grep -m5 -i 'error' "$build/streams.$$.log" || tail -5 "$build/streams.$$.log")"
+    mv -f "$build/streams.$$" "$build/streams" && rm -f "$build/streams.$$.log"
   fi
   "$build/streams" selftest || die "the stream helper's self-test failed"
 }

@@ -32,7 +32,7 @@ use super::coop_reduce::Plan;
 use super::{H, Lower};
 use crate::LowerError;
 use naga::{BinaryOperator as B, Expression, GlobalVariable, Handle, Statement};
-use phobos_core::ir::ExprId;
+use phobos_core::ir::{ExprId, ReduceOp};
 use phobos_core::types::Scalar;
 use std::collections::HashMap;
 
@@ -77,6 +77,9 @@ impl Lower<'_> {
         let segs = self.u32c(segments);
         let first_seg = self.binary(B::Multiply, warp, segs);
         let unroll = self.row_region(plan);
+        // The lanes' leaves cover the row exactly: every leaf, hence every
+        // item a segment's butterfly pairs, is present.
+        let full = plan.len.is_multiple_of(LEAF) && plan.per_row * plan.block == plan.len;
         self.seg_loop(segments, unroll, |lw, k, fixed| {
             // `Lower::leaf_of`, with the invariant parts hoisted.
             let seg = lw.binary(B::Add, first_seg, k);
@@ -89,6 +92,14 @@ impl Lower<'_> {
             let mut s = 1;
             while s < g {
                 let (pv, piv) = lw.shuffle_pair(plan, v, iv, s);
+                if full && plan.op == ReduceOp::Sum {
+                    // Every pair is present, and IEEE `+` is commutative
+                    // bit for bit, so either lane's order gives the left
+                    // item plus the right one.
+                    v = lw.combine(plan.op, plan.elem, v, pv);
+                    s *= 2;
+                    continue;
+                }
                 let sc = lw.u32c(s);
                 let bit = lw.binary(B::And, lane, sc);
                 let zero = lw.u32c(0);
@@ -97,10 +108,14 @@ impl Lower<'_> {
                 let (r, ri) = (lw.select(clear, pv, v), lw.select(clear, piv, iv));
                 // The right item's first leaf: this leaf with bit `s` set
                 // and the bits below cleared.
-                let low = lw.u32c(!(s - 1));
-                let right = lw.binary(B::InclusiveOr, leaf, sc);
-                let right = lw.binary(B::And, right, low);
-                let present = lw.binary(B::Less, right, leaves_c);
+                let present = if full {
+                    lw.lit(phobos_core::types::Value::Bool(true))
+                } else {
+                    let low = lw.u32c(!(s - 1));
+                    let right = lw.binary(B::InclusiveOr, leaf, sc);
+                    let right = lw.binary(B::And, right, low);
+                    lw.binary(B::Less, right, leaves_c)
+                };
                 (v, iv) = lw.pair_step(plan.op, plan.elem, (l, li), (r, ri), present);
                 s *= 2;
             }
