@@ -462,7 +462,8 @@ mod tests {
         assert!(diags.is_empty(), "{diags:?}");
         let k = prog.kernel("k", &[]).expect("checks");
         let (x, i, y) = (Place::Param(0), Place::Param(1), Place::Param(2));
-        let t = Place::Local(0);
+        let t = k.locals.iter_enumerated().find(|(_, l)| l.name == "t");
+        let t = Place::Local(t.expect("the local t").0);
         let store = k.body.last().expect("a store");
         let a = access(&k, store);
         // The slice's start reads I; the value reads t and Y itself.
