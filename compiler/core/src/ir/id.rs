@@ -184,6 +184,14 @@ impl<'a, I: Idx, T> IntoIterator for &'a IdVec<I, T> {
     }
 }
 
+impl<'a, I: Idx, T> IntoIterator for &'a mut IdVec<I, T> {
+    type Item = &'a mut T;
+    type IntoIter = std::slice::IterMut<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.raw.iter_mut()
+    }
+}
+
 impl<I, T: fmt::Debug> fmt::Debug for IdVec<I, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.raw.fmt(f)
