@@ -128,6 +128,11 @@ impl<I: Idx, T> IdVec<I, T> {
         (0..self.raw.len()).map(I::from_index)
     }
 
+    /// The id of the first item that satisfies `pred`.
+    pub fn position(&self, pred: impl FnMut(&T) -> bool) -> Option<I> {
+        self.raw.iter().position(pred).map(I::from_index)
+    }
+
     /// Every item with its id, in order.
     pub fn iter_enumerated(&self) -> impl DoubleEndedIterator<Item = (I, &T)> + ExactSizeIterator {
         self.raw
