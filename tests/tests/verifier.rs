@@ -38,10 +38,7 @@ fn broken_ir_is_reported_with_its_entity() {
     // An operand that refers forward.
     let mut k = good.clone();
     let last = k.exprs.ids().next_back().unwrap();
-    if let Some(id) = k
-        .exprs
-        .position(|e| matches!(e.kind, ExprKind::Binary(..)))
-    {
+    if let Some(id) = k.exprs.position(|e| matches!(e.kind, ExprKind::Binary(..))) {
         k.exprs[id].kind = ExprKind::Binary(phobos_core::ir::BinOp::Add, last, last);
         assert!(entities(&k).contains(&format!("%{id}")), "{:?}", verify(&k));
     }

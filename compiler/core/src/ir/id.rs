@@ -7,8 +7,8 @@ use std::ops;
 
 /// An index into one kind of [`IdVec`].
 pub trait Idx: Copy + Eq + Ord + std::hash::Hash + fmt::Debug {
-    /// The id of the item at `index`; only an arena makes ids
-    /// ([`IdVec::push`], [`IdVec::ids`]).
+    /// The id of the item at `index`. Only an arena makes ids
+    /// ([`IdVec::push`], [`IdVec::ids`]); IR built by hand (a test) may.
     fn from_index(index: usize) -> Self;
     fn index(self) -> usize;
 }
@@ -20,9 +20,7 @@ macro_rules! id {
         pub struct $name(u32);
 
         impl $name {
-            /// The id of the `index`-th item of its arena: for arenas and
-            /// for IR built by hand (tests).
-            pub fn new(index: usize) -> Self {
+            fn new(index: usize) -> Self {
                 Self(u32::try_from(index).expect(concat!(stringify!($name), " overflows u32")))
             }
 
