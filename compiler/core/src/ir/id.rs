@@ -74,8 +74,7 @@ impl<I: Idx, T> IdVec<I, T> {
         Self::from_raw(Vec::with_capacity(n))
     }
 
-    /// The items in id order: the first has id 0.
-    pub fn from_raw(raw: Vec<T>) -> Self {
+    fn from_raw(raw: Vec<T>) -> Self {
         IdVec {
             raw,
             id: PhantomData,
@@ -117,10 +116,6 @@ impl<I: Idx, T> IdVec<I, T> {
         self.raw.iter()
     }
 
-    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
-        self.raw.iter_mut()
-    }
-
     /// Every id, in order.
     pub fn ids(&self) -> impl DoubleEndedIterator<Item = I> + ExactSizeIterator + use<I, T> {
         (0..self.raw.len()).map(I::from_index)
@@ -138,25 +133,11 @@ impl<I: Idx, T> IdVec<I, T> {
             .enumerate()
             .map(|(n, x)| (I::from_index(n), x))
     }
-
-    pub fn as_slice(&self) -> &[T] {
-        &self.raw
-    }
-
-    pub fn into_raw(self) -> Vec<T> {
-        self.raw
-    }
 }
 
 impl<I: Idx, T> Default for IdVec<I, T> {
     fn default() -> Self {
         Self::new()
-    }
-}
-
-impl<I: Idx, T> From<Vec<T>> for IdVec<I, T> {
-    fn from(raw: Vec<T>) -> Self {
-        Self::from_raw(raw)
     }
 }
 
@@ -198,5 +179,29 @@ impl<'a, I: Idx, T> IntoIterator for &'a mut IdVec<I, T> {
 impl<I, T: fmt::Debug> fmt::Debug for IdVec<I, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.raw.fmt(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_arena_hands_out_ids_in_order_and_is_indexed_by_them() {
+        let mut v: IdVec<ExprId, &str> = IdVec::new();
+        let a = v.push("a");
+        let b = v.push("b");
+        assert!(a < b && a.index() == 0 && b.index() == 1);
+        assert_eq!((v[a], v[b], v.len()), ("a", "b", 2));
+        v[b] = "c";
+        let pairs: Vec<(ExprId, &&str)> = v.iter_enumerated().collect();
+        assert_eq!(pairs, vec![(a, &"a"), (b, &"c")]);
+        assert_eq!(v.ids().collect::<Vec<_>>(), vec![a, b]);
+        assert_eq!(v.position(|x| *x == "c"), Some(b));
+        assert_eq!(format!("%{b}"), "%1");
+        let mut seen = IdVec::<ExprId, bool>::from_elem(false, v.len());
+        seen[b] = true;
+        assert_eq!(seen.get(b), Some(&true));
+        assert_eq!(seen.get(a), Some(&false));
     }
 }
