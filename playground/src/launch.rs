@@ -14,7 +14,7 @@ use phobos_core::Program;
 use phobos_core::bind::{BindError, Binder};
 use phobos_core::bounds::playground::{MAX_GPU_WORK, MAX_TENSOR_BYTES, MAX_WORK};
 use phobos_core::interp;
-use phobos_core::ir::{BinOp, ExprKind, Index, Kernel, LocalId, ParamKind, Stmt, UnOp};
+use phobos_core::ir::{BinOp, ExprId, ExprKind, Index, Kernel, LocalId, ParamKind, Stmt, UnOp};
 use phobos_core::launch::{Arg, Bound, bind};
 use phobos_core::tensor::{Data, Tensor};
 use phobos_core::types::{Dim, Value};
@@ -194,7 +194,7 @@ fn bound_range(
     kernel: &Kernel,
     bound: &Bound,
     vars: &[(LocalId, Option<(i64, i64)>)],
-    id: usize,
+    id: ExprId,
 ) -> Option<(i64, i64)> {
     let range = |id| bound_range(kernel, bound, vars, id);
     let corners = |(a, b): ((i64, i64), (i64, i64)), f: fn(i64, i64) -> i64| {
@@ -235,7 +235,7 @@ fn bound_range(
 
 /// An upper bound on the evaluations one element of a statement's value
 /// takes through its reductions: the product of their reduced extents.
-fn reduced_elements(kernel: &Kernel, root: usize, extent: &dyn Fn(&Dim) -> u64) -> u64 {
+fn reduced_elements(kernel: &Kernel, root: ExprId, extent: &dyn Fn(&Dim) -> u64) -> u64 {
     let mut n: u64 = 1;
     for id in kernel.reachable(root) {
         if let ExprKind::Reduce { arg, axis, .. } = &kernel.exprs[id].kind {

@@ -37,12 +37,8 @@ fn broken_ir_is_reported_with_its_entity() {
 
     // An operand that refers forward.
     let mut k = good.clone();
-    let last = k.exprs.len() - 1;
-    if let Some(id) = k
-        .exprs
-        .iter()
-        .position(|e| matches!(e.kind, ExprKind::Binary(..)))
-    {
+    let last = k.exprs.ids().next_back().unwrap();
+    if let Some(id) = k.exprs.position(|e| matches!(e.kind, ExprKind::Binary(..))) {
         k.exprs[id].kind = ExprKind::Binary(phobos_core::ir::BinOp::Add, last, last);
         assert!(entities(&k).contains(&format!("%{id}")), "{:?}", verify(&k));
     }
@@ -51,7 +47,6 @@ fn broken_ir_is_reported_with_its_entity() {
     let mut k = good.clone();
     let c = k
         .exprs
-        .iter()
         .position(|e| matches!(e.kind, ExprKind::Const(_)))
         .unwrap();
     k.exprs[c].kind = ExprKind::Const(Value::I32(2));
@@ -125,7 +120,6 @@ fn broken_reductions_and_loops_are_reported() {
     };
     let reduce = good
         .exprs
-        .iter()
         .position(|e| matches!(e.kind, ExprKind::Reduce { .. }))
         .expect("a reduction");
 

@@ -14,7 +14,7 @@ use crate::ops;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, InstBuilder, MemFlagsData, Value, types};
 use cranelift_frontend::FunctionBuilder;
-use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, Place, Stmt};
+use phobos_core::ir::{ExprId, ExprKind, IdVec, Index, Kernel, Place, Stmt};
 use phobos_core::types::{Dim, Scalar};
 
 pub(crate) struct PlaceInfo {
@@ -38,7 +38,7 @@ pub struct Gen<'a, 'b> {
 pub(crate) fn key(p: Place) -> (bool, usize) {
     match p {
         Place::Param(i) => (false, i),
-        Place::Local(l) => (true, l),
+        Place::Local(l) => (true, l.index()),
     }
 }
 
@@ -83,7 +83,7 @@ impl<'a, 'b> Gen<'a, 'b> {
                 g.place_info(Place::Param(i), shape.len());
             }
         }
-        for (l, local) in k.locals.iter().enumerate() {
+        for (l, local) in k.locals.iter_enumerated() {
             g.place_info(Place::Local(l), local.shape.len());
         }
         g
@@ -336,7 +336,7 @@ impl<'a, 'b> Gen<'a, 'b> {
     fn hoist(&mut self, root: ExprId, cache: &mut HashMap<ExprId, Value>) {
         // The IR is a DAG whose nodes are shared (an argument used twice by
         // an inlined fn): visit each node once, or nesting is exponential.
-        let mut seen = vec![false; self.k.exprs.len()];
+        let mut seen = IdVec::<ExprId, _>::from_elem(false, self.k.exprs.len());
         let mut stack = vec![root];
         while let Some(id) = stack.pop() {
             if std::mem::replace(&mut seen[id], true) || cache.contains_key(&id) {

@@ -132,7 +132,7 @@ fn frame(
         }
     }
     let mut offset = 0usize;
-    for (l, local) in k.locals.iter().enumerate() {
+    for (l, local) in k.locals.iter_enumerated() {
         let ext: Vec<usize> = local.shape.iter().map(|d| d.extent(&bound.dims)).collect();
         // `bind` refused a tile beyond `bounds::MAX_TILE_BYTES`.
         let n: usize = ext.iter().product();

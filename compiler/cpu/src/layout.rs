@@ -3,7 +3,7 @@
 //! only on the kernel, so they are compile-time constants in the code.
 
 use phobos_core::ir::analysis;
-use phobos_core::ir::{Kernel, ParamKind, Place, Stmt};
+use phobos_core::ir::{IdVec, Kernel, LocalId, ParamKind, Place, Stmt};
 use std::collections::HashMap;
 
 #[derive(Clone, Debug)]
@@ -13,7 +13,7 @@ pub struct Layout {
     pub params: Vec<usize>,
     /// First slot of each local: its byte offset in the scratch area, then
     /// its extents.
-    pub locals: Vec<usize>,
+    pub locals: IdVec<LocalId, usize>,
     pub dims: usize,
     pub grid: usize,
     /// A slot that always holds 0: masked loads read it instead of memory

@@ -8,7 +8,7 @@
 //! `n * ctx.block.a + c` with length `n`.
 
 use phobos_core::ir::BinOp;
-use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, ParamKind, Place, Stmt};
+use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, LocalId, ParamKind, Place, Stmt};
 use phobos_core::types::{Dim, Value};
 use std::collections::HashMap;
 
@@ -29,7 +29,7 @@ pub fn blocks_independent(k: &Kernel) -> bool {
     let used: Vec<u8> = (0..3u8)
         .filter(|a| k.exprs.iter().any(|e| e.kind == ExprKind::BlockId(*a)))
         .collect();
-    let lets: HashMap<usize, ExprId> = k
+    let lets: HashMap<LocalId, ExprId> = k
         .body
         .iter()
         .filter_map(|s| match s {
@@ -58,7 +58,7 @@ pub fn blocks_independent(k: &Kernel) -> bool {
     })
 }
 
-fn affine(k: &Kernel, id: ExprId, lets: &HashMap<usize, ExprId>) -> Option<([i64; 3], i64)> {
+fn affine(k: &Kernel, id: ExprId, lets: &HashMap<LocalId, ExprId>) -> Option<([i64; 3], i64)> {
     match &k.exprs[id].kind {
         ExprKind::Const(Value::I32(v)) => Some(([0; 3], *v as i64)),
         ExprKind::BlockId(a) => {

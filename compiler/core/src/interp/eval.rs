@@ -7,7 +7,7 @@
 
 use super::{locate, ops};
 use crate::ir::reduce::pairwise;
-use crate::ir::{ExprId, ExprKind, Index, Kernel, Place, ReduceOp};
+use crate::ir::{ExprId, ExprKind, IdVec, Index, Kernel, LocalId, Place, ReduceOp};
 use crate::launch::{Arg, Bound};
 use crate::tensor::Tensor;
 use crate::types::{Dim, Value};
@@ -17,10 +17,10 @@ pub struct Block<'k> {
     pub kernel: &'k Kernel,
     pub bound: &'k Bound,
     pub id: [i64; 3],
-    pub locals: Vec<Option<Tensor>>,
+    pub locals: IdVec<LocalId, Option<Tensor>>,
     /// Values computed for the current element; `stamp` tells which are fresh.
-    memo: Vec<Value>,
-    memo_stamp: Vec<u64>,
+    memo: IdVec<ExprId, Value>,
+    memo_stamp: IdVec<ExprId, u64>,
     stamp: u64,
     /// Reductions computed in the current statement, by node and position
     /// in the node's own shape (which is all their value depends on).
@@ -33,9 +33,9 @@ impl<'k> Block<'k> {
             kernel,
             bound,
             id,
-            locals: vec![None; kernel.locals.len()],
-            memo: vec![Value::Bool(false); kernel.exprs.len()],
-            memo_stamp: vec![0; kernel.exprs.len()],
+            locals: IdVec::from_elem(None, kernel.locals.len()),
+            memo: IdVec::from_elem(Value::Bool(false), kernel.exprs.len()),
+            memo_stamp: IdVec::from_elem(0, kernel.exprs.len()),
             stamp: 0,
             reduced: HashMap::new(),
         }

@@ -14,7 +14,7 @@
 mod eval;
 pub mod ops;
 
-use crate::ir::{Index, Kernel, Place, Stmt};
+use crate::ir::{ExprId, Index, Kernel, LocalId, Place, Stmt};
 use crate::launch::{Arg, Bound, LaunchError, bind};
 use crate::tensor::Tensor;
 use crate::types::{Dim, Value};
@@ -86,13 +86,13 @@ fn run_block(
     Ok(())
 }
 
-fn set_loop_var(b: &mut Block<'_>, local: usize, v: i32) {
+fn set_loop_var(b: &mut Block<'_>, local: LocalId, v: i32) {
     let mut t = Tensor::zeros(crate::types::Scalar::I32, &[]);
     t.set(0, Value::I32(v));
     b.locals[local] = Some(t);
 }
 
-fn loop_var(b: &Block<'_>, local: usize) -> i32 {
+fn loop_var(b: &Block<'_>, local: LocalId) -> i32 {
     match b.locals[local].as_ref().map(|t| t.get(0)) {
         Some(Value::I32(v)) => v,
         other => unreachable!("a loop variable holds an i32, not {other:?}"),
@@ -148,7 +148,7 @@ fn exec(b: &mut Block<'_>, stmt: &Stmt, args: &mut [Arg]) -> Result<(), LaunchEr
 fn store_values(
     b: &mut Block<'_>,
     index: &[Index],
-    value: usize,
+    value: ExprId,
     args: &[Arg],
     place: &Place,
 ) -> Vec<(usize, Value)> {

@@ -18,7 +18,7 @@
 //! Every walk follows [`ExprKind::operands`], so a load's index
 //! expressions count as read.
 
-use super::{BinOp, ExprId, ExprKind, Index, Kernel, Place, Stmt, UnOp};
+use super::{BinOp, ExprId, ExprKind, IdVec, Index, Kernel, Place, Stmt, UnOp};
 use crate::types::{Dim, Scalar, Value};
 use std::collections::HashMap;
 
@@ -466,7 +466,8 @@ mod tests {
         assert!(diags.is_empty(), "{diags:?}");
         let k = prog.kernel("k", &[]).expect("checks");
         let (x, i, y) = (Place::Param(0), Place::Param(1), Place::Param(2));
-        let t = Place::Local(0);
+        let t = k.locals.iter_enumerated().find(|(_, l)| l.name == "t");
+        let t = Place::Local(t.expect("the local t").0);
         let store = k.body.last().expect("a store");
         let a = access(&k, store);
         // The slice's start reads I; the value reads t and Y itself.
@@ -499,10 +500,10 @@ mod tests {
 /// (`iota` is the position in the tile a node is evaluated over, so the
 /// tiles must match). Operands precede the nodes that use them in the
 /// arena, so one pass in order suffices.
-pub fn value_numbers(k: &Kernel) -> Vec<ExprId> {
+pub fn value_numbers(k: &Kernel) -> IdVec<ExprId, ExprId> {
     let mut first: HashMap<String, ExprId> = HashMap::new();
-    let mut out: Vec<ExprId> = Vec::with_capacity(k.exprs.len());
-    for (id, e) in k.exprs.iter().enumerate() {
+    let mut out: IdVec<ExprId, ExprId> = IdVec::with_capacity(k.exprs.len());
+    for (id, e) in k.exprs.iter_enumerated() {
         let kind = e.kind.map_operands(|x| if x < id { out[x] } else { x });
         // A constant's bits, not its `Debug` (which prints every NaN alike).
         let bits = match &kind {

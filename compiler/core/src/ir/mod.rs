@@ -3,23 +3,24 @@
 //!
 //! Expressions live in one arena per kernel and refer to each other by
 //! [`ExprId`]; an argument used twice by an inlined `fn` is one shared node.
+//! Ids are typed ([`id`]): an expression id, a local id and a plain index
+//! are different types, and the arenas are indexed by their own id only.
 
 use crate::types::{Dim, Scalar, Shape, SymId, Value};
 use std::fmt::Write;
 
 pub mod analysis;
 mod builtin;
+pub mod id;
 mod op;
 pub mod range;
 pub mod reduce;
 mod verify;
 pub use builtin::{Builtin, Def as BuiltinDef, TABLE as BUILTINS, Typing};
+pub use id::{ExprId, IdVec, LocalId};
 pub use op::{BinOp, UnOp};
 pub use reduce::ReduceOp;
 pub use verify::{VerifyError, verify};
-
-pub type ExprId = usize;
-pub type LocalId = usize;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Kernel {
@@ -30,8 +31,8 @@ pub struct Kernel {
     /// The chosen value of each `@autotune` parameter.
     pub config: Vec<(String, i64)>,
     pub grid: [GridExpr; 3],
-    pub locals: Vec<Local>,
-    pub exprs: Vec<Expr>,
+    pub locals: IdVec<LocalId, Local>,
+    pub exprs: IdVec<ExprId, Expr>,
     pub body: Vec<Stmt>,
 }
 
@@ -291,7 +292,7 @@ impl Kernel {
     /// Every node of the expression DAG under `root`, itself included, each
     /// once (through [`ExprKind::operands`]), in no particular order.
     pub fn reachable(&self, root: ExprId) -> Vec<ExprId> {
-        let mut seen = vec![false; self.exprs.len()];
+        let mut seen = IdVec::<ExprId, _>::from_elem(false, self.exprs.len());
         let mut out = Vec::new();
         let mut stack = vec![root];
         while let Some(id) = stack.pop() {
@@ -387,7 +388,7 @@ impl Kernel {
             };
             let _ = writeln!(out, "  param {i} {}: {desc}", p.name);
         }
-        for (i, e) in self.exprs.iter().enumerate() {
+        for (i, e) in self.exprs.iter_enumerated() {
             let _ = writeln!(
                 out,
                 "  %{i}: {}{} = {}",

@@ -33,7 +33,7 @@
 
 use super::analysis;
 use super::{BinOp, UnOp};
-use super::{ExprKind, Index, Kernel, LocalKind, ParamKind, Place, Stmt};
+use super::{ExprId, ExprKind, IdVec, Index, Kernel, LocalId, LocalKind, ParamKind, Place, Stmt};
 use crate::types::{Dim, Scalar, Shape};
 use std::fmt;
 
@@ -54,9 +54,9 @@ pub fn verify(k: &Kernel) -> Vec<VerifyError> {
     let mut v = Verifier {
         k,
         errors: Vec::new(),
-        iota_below: Vec::with_capacity(k.exprs.len()),
+        iota_below: IdVec::with_capacity(k.exprs.len()),
     };
-    for id in 0..k.exprs.len() {
+    for id in k.exprs.ids() {
         v.expr(id);
     }
     v.stmts();
@@ -73,7 +73,7 @@ struct Verifier<'k> {
     k: &'k Kernel,
     errors: Vec<VerifyError>,
     /// Whether an `iota` is reachable from each expression verified so far.
-    iota_below: Vec<bool>,
+    iota_below: IdVec<ExprId, bool>,
 }
 
 fn broadcast(a: &Shape, b: &Shape) -> Option<Shape> {
@@ -119,7 +119,7 @@ impl Verifier<'_> {
     }
 
     /// Whether `r` is a valid reference from `%id`.
-    fn operand(&mut self, id: usize, r: usize) -> bool {
+    fn operand(&mut self, id: ExprId, r: ExprId) -> bool {
         if r >= id {
             self.err(
                 format!("%{id}"),
@@ -188,7 +188,7 @@ impl Verifier<'_> {
                 Index::Single(s) => Some(*s),
             };
             if let Some(s) = start {
-                if s >= at {
+                if s.index() >= at {
                     self.err(
                         entity,
                         format!("slice start %{s} is not an earlier expression"),
@@ -204,7 +204,7 @@ impl Verifier<'_> {
         shape
     }
 
-    fn expr(&mut self, id: usize) {
+    fn expr(&mut self, id: ExprId) {
         let k = self.k;
         let e = &k.exprs[id];
         let me = format!("%{id}");
@@ -274,7 +274,7 @@ impl Verifier<'_> {
             },
             ExprKind::Load { place, index } => {
                 if let Some((elem, shape, _)) = self.place(&me, *place) {
-                    let got = self.index(&me, id, index, &shape);
+                    let got = self.index(&me, id.index(), index, &shape);
                     if elem != e.ty || got != e.shape {
                         self.err(
                             &me,
@@ -459,11 +459,11 @@ impl Verifier<'_> {
 
     fn stmts(&mut self) {
         let k = self.k;
-        let mut defined = vec![false; k.locals.len()];
-        let mut reads: Vec<(usize, usize)> = Vec::new();
+        let mut defined = IdVec::from_elem(false, k.locals.len());
+        let mut reads: Vec<(ExprId, LocalId)> = Vec::new();
         // The statement (plus one) that last reached each expression, so
         // that each statement walks only its own value: linear in the IR.
-        let mut seen = vec![0usize; k.exprs.len()];
+        let mut seen = IdVec::from_elem(0usize, k.exprs.len());
         let mut stack = Vec::new();
         let loops = k.loops();
         for (n, s) in k.body.iter().enumerate() {
@@ -493,7 +493,7 @@ impl Verifier<'_> {
                     continue;
                 }
             };
-            if value >= k.exprs.len() {
+            if value.index() >= k.exprs.len() {
                 self.err(&me, format!("value %{value} does not exist"));
                 continue;
             }
@@ -556,7 +556,7 @@ impl Verifier<'_> {
                         {
                             self.err(&me, format!("stores to local {l} before it is defined"));
                         }
-                        let target = self.index(&me, value + 1, index, &shape);
+                        let target = self.index(&me, value.index() + 1, index, &shape);
                         if v.ty != elem {
                             self.err(&me, format!("stores {} into {elem}", v.ty));
                         }
@@ -579,7 +579,13 @@ impl Verifier<'_> {
     /// A loop's variable is a scalar i32 `Loop` local, and its bounds are
     /// scalar i32 nodes whose leaves are constants, dims and the variables
     /// of enclosing loops (open: `defined`).
-    fn loop_header(&mut self, me: &str, local: usize, bounds: [usize; 2], defined: &[bool]) {
+    fn loop_header(
+        &mut self,
+        me: &str,
+        local: LocalId,
+        bounds: [ExprId; 2],
+        defined: &IdVec<LocalId, bool>,
+    ) {
         let k = self.k;
         match k.locals.get(local) {
             Some(l) if l.kind == LocalKind::Loop && l.elem == Scalar::I32 && l.shape.is_empty() => {
@@ -598,7 +604,7 @@ impl Verifier<'_> {
                 self.err(me, format!("bound %{b} is not a scalar i32"));
             }
             let mut bad = Vec::new();
-            let mut seen = vec![0; k.exprs.len()];
+            let mut seen = IdVec::from_elem(0, k.exprs.len());
             reachable(k, b, 1, &mut seen, &mut Vec::new(), |id| {
                 match k.exprs[id].kind {
                     ExprKind::Const(_) | ExprKind::DimValue(_) => {}
@@ -641,11 +647,11 @@ impl Verifier<'_> {
 /// anything later than `root` is not followed.
 fn reachable(
     k: &Kernel,
-    root: usize,
+    root: ExprId,
     stamp: usize,
-    seen: &mut [usize],
-    stack: &mut Vec<usize>,
-    mut visit: impl FnMut(usize),
+    seen: &mut IdVec<ExprId, usize>,
+    stack: &mut Vec<ExprId>,
+    mut visit: impl FnMut(ExprId),
 ) {
     stack.clear();
     stack.push(root);

@@ -277,8 +277,8 @@ impl<'p> Checker<'p> {
                     ir::GridExpr::Const(1),
                     ir::GridExpr::Const(1),
                 ],
-                locals: Vec::new(),
-                exprs: Vec::new(),
+                locals: ir::IdVec::new(),
+                exprs: ir::IdVec::new(),
                 body: Vec::new(),
             },
             abs: HashMap::new(),
@@ -359,8 +359,7 @@ impl<'p> Checker<'p> {
     }
 
     pub fn push(&mut self, kind: ExprKind, ty: Scalar, shape: Shape) -> ExprId {
-        self.k.exprs.push(ir::Expr { kind, ty, shape });
-        self.k.exprs.len() - 1
+        self.k.exprs.push(ir::Expr { kind, ty, shape })
     }
 
     pub fn lookup(&self, name: &str) -> Option<Binding> {
@@ -686,8 +685,7 @@ impl<'p> Checker<'p> {
             kind,
             elem,
             shape,
-        });
-        self.k.locals.len() - 1
+        })
     }
 
     fn var_type(&mut self, ty: &TypeExpr) -> Option<(Scalar, Shape)> {

@@ -21,7 +21,7 @@
 //! that reduces along the first axis, or has any statement besides its
 //! store (a reduction the checker moved into a `let`).
 
-use crate::ir::{BinOp, Expr, ExprId, ExprKind, GridExpr, Index, Kernel, Place, Stmt};
+use crate::ir::{BinOp, Expr, ExprId, ExprKind, GridExpr, IdVec, Index, Kernel, Place, Stmt};
 use crate::types::{Dim, Scalar, Value};
 
 /// The elements a block of a spread check aims at: enough to keep an
@@ -100,7 +100,7 @@ pub fn spread(k: Kernel) -> Kernel {
     }
 
     let mut s = Kernel {
-        exprs: Vec::with_capacity(k.exprs.len() + 8),
+        exprs: IdVec::with_capacity(k.exprs.len() + 8),
         body: Vec::new(),
         ..k.clone()
     };
@@ -118,7 +118,7 @@ pub fn spread(k: Kernel) -> Kernel {
         &mut s,
         scalar(ExprKind::Binary(BinOp::Mul, block, r), Scalar::I32),
     );
-    let mut map: Vec<ExprId> = Vec::with_capacity(k.exprs.len());
+    let mut map: IdVec<ExprId, ExprId> = IdVec::with_capacity(k.exprs.len());
     for e in &k.exprs {
         let m = |x: &ExprId| map[*x];
         let split = along(e);
@@ -217,6 +217,5 @@ pub fn spread(k: Kernel) -> Kernel {
 }
 
 fn push(k: &mut Kernel, e: Expr) -> ExprId {
-    k.exprs.push(e);
-    k.exprs.len() - 1
+    k.exprs.push(e)
 }

@@ -10,7 +10,7 @@ use naga::{
     ResourceBinding, Span, StorageAccess, StructMember, Type, TypeInner,
 };
 use phobos_core::ir::analysis;
-use phobos_core::ir::{Kernel, Stmt};
+use phobos_core::ir::{IdVec, Kernel, LocalId, Stmt};
 use phobos_core::types::{Dim, Scalar};
 use std::collections::HashMap;
 use std::num::NonZeroU32;
@@ -199,9 +199,9 @@ pub(super) fn locals(
     m: &mut Module,
     f: &mut Function,
     types: &HashMap<Scalar, Handle<Type>>,
-) -> Result<Vec<LocalHome>, LowerError> {
-    let mut locals = Vec::new();
-    for (l, local) in kernel.locals.iter().enumerate() {
+) -> Result<IdVec<LocalId, LocalHome>, LowerError> {
+    let mut locals = IdVec::new();
+    for (l, local) in kernel.locals.iter_enumerated() {
         nscalar(local.elem)?;
         let ty = types[&local.elem];
         if local.shape.is_empty() {
@@ -288,7 +288,7 @@ pub(super) fn locals(
 pub(super) fn staging(lw: &Lower<'_>) -> Result<Vec<(Scalar, u32)>, LowerError> {
     let k = lw.k;
     let mut shared: u64 = 0;
-    for (l, local) in k.locals.iter().enumerate() {
+    for (l, local) in k.locals.iter_enumerated() {
         if let LocalHome::Workgroup(_) = lw.locals[l] {
             shared += tile_elements(&local.shape).unwrap_or(0) * 4;
         }

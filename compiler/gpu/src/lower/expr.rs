@@ -175,7 +175,7 @@ impl<'k> Lower<'k> {
         root: ExprId,
         cache: &mut HashMap<ExprId, H>,
     ) -> Result<(), LowerError> {
-        let mut seen = vec![false; self.k.exprs.len()];
+        let mut seen = phobos_core::ir::IdVec::from_elem(false, self.k.exprs.len());
         let mut stack = vec![root];
         while let Some(id) = stack.pop() {
             if std::mem::replace(&mut seen[id], true) {

@@ -23,15 +23,15 @@
 //! example and fixture with Tint and with naga's parser.
 
 use phobos_core::interp::ops;
-use phobos_core::ir::{ExprKind, Kernel};
+use phobos_core::ir::{ExprId, ExprKind, IdVec, Kernel};
 use phobos_core::types::Value;
 
 /// The value of every node of `kernel` whose leaves are all constants (none
 /// for the others), in arena order: operands precede their users.
-pub(super) fn constants(kernel: &Kernel) -> Vec<Option<Value>> {
-    let mut out: Vec<Option<Value>> = Vec::with_capacity(kernel.exprs.len());
+pub(super) fn constants(kernel: &Kernel) -> IdVec<ExprId, Option<Value>> {
+    let mut out: IdVec<ExprId, Option<Value>> = IdVec::with_capacity(kernel.exprs.len());
     for e in &kernel.exprs {
-        let c = |id: usize| out[id];
+        let c = |id: ExprId| out[id];
         let v = match &e.kind {
             ExprKind::Const(v) => Some(*v),
             ExprKind::Unary(op, a) => c(*a).map(|a| ops::unary(*op, a)),

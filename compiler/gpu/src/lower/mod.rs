@@ -34,7 +34,7 @@ use naga::{
     FunctionArgument, GlobalVariable, Handle, Module, Scalar as NScalar, ScalarKind, ShaderStage,
     Span, Statement, Type, TypeInner, VectorSize,
 };
-use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, ParamKind, Place, Stmt};
+use phobos_core::ir::{ExprId, ExprKind, IdVec, Index, Kernel, LocalId, ParamKind, Place, Stmt};
 use phobos_core::types::{Dim, Scalar, Value};
 use std::collections::HashMap;
 
@@ -63,7 +63,7 @@ struct Lower<'k> {
     /// one binding) and their splits (`split.rs`).
     pieces: Vec<Vec<Handle<GlobalVariable>>>,
     splits: Vec<Option<crate::Split>>,
-    locals: Vec<LocalHome>,
+    locals: IdVec<LocalId, LocalHome>,
     /// Values loaded once at the top of the function.
     block_id: [H; 3],
     dims: Vec<H>,
@@ -110,7 +110,7 @@ struct Lower<'k> {
     /// Derived keys and staged words of Tandem draws (`tandem_draw/`).
     tandem: tandem_draw::DrawState,
     /// The value of each node whose leaves are all constants (`fold.rs`).
-    consts: Vec<Option<Value>>,
+    consts: IdVec<ExprId, Option<Value>>,
     /// Values of a row kept in registers across statements
     /// (`row_cache.rs`).
     rows: Option<row_cache::RowCache>,

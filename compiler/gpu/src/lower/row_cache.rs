@@ -27,7 +27,7 @@ use naga::{
     ArraySize, BinaryOperator as B, Expression, Handle, LocalVariable, Span, Statement, Type,
     TypeInner,
 };
-use phobos_core::ir::{ExprId, ExprKind, Index, LocalKind, Place, Stmt, analysis};
+use phobos_core::ir::{ExprId, ExprKind, IdVec, Index, LocalKind, Place, Stmt, analysis};
 use phobos_core::types::{Dim, Scalar};
 use std::collections::{HashMap, HashSet};
 use std::num::NonZeroU32;
@@ -69,7 +69,7 @@ impl Geom {
 /// The kept values of a kernel (module doc).
 pub(super) struct RowCache {
     pub geom: Geom,
-    numbers: Vec<ExprId>,
+    numbers: IdVec<ExprId, ExprId>,
     /// By value number: the lane's array of the node's values.
     slots: HashMap<ExprId, Handle<LocalVariable>>,
     filled: HashSet<ExprId>,

@@ -345,7 +345,7 @@ impl<'k> Lower<'k> {
             return false;
         }
         let mut stack = vec![value];
-        let mut seen = vec![false; self.k.exprs.len()];
+        let mut seen = phobos_core::ir::IdVec::from_elem(false, self.k.exprs.len());
         while let Some(id) = stack.pop() {
             if std::mem::replace(&mut seen[id], true) || self.coop.contains_key(&id) {
                 continue;
@@ -713,7 +713,7 @@ pub(crate) fn quad_tensors(k: &Kernel) -> Vec<bool> {
         if let Place::Param(i) = place {
             quad[*i] = true;
         }
-        let mut seen = vec![false; k.exprs.len()];
+        let mut seen = phobos_core::ir::IdVec::from_elem(false, k.exprs.len());
         let mut stack = vec![*value];
         while let Some(id) = stack.pop() {
             if std::mem::replace(&mut seen[id], true) {

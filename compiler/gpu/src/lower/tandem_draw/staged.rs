@@ -31,7 +31,7 @@ use naga::{
     MathFunction, Span, Statement, Type, TypeInner,
 };
 use phobos_core::ir::analysis::{self, Slopes};
-use phobos_core::ir::{Builtin, ExprId, ExprKind, Kernel, Place, Stmt};
+use phobos_core::ir::{Builtin, ExprId, ExprKind, IdVec, Kernel, Place, Stmt};
 use phobos_core::types::{Dim, Scalar, Value};
 use std::collections::HashMap;
 use std::num::NonZeroU32;
@@ -89,7 +89,7 @@ fn key_arg(k: &Kernel, id: ExprId) -> KeyArg {
 pub(super) fn word_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<ExprId>> {
     let mut groups: Vec<([KeyArg; 4], Vec<ExprId>)> = Vec::new();
     let mut slopes = Slopes::new(k, tile.len());
-    let mut seen = vec![false; k.exprs.len()];
+    let mut seen = IdVec::from_elem(false, k.exprs.len());
     let mut stack = vec![value];
     while let Some(id) = stack.pop() {
         if std::mem::replace(&mut seen[id], true) {
@@ -125,7 +125,7 @@ pub(super) fn word_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<Ex
 
 /// Whether the DAG under `value` has a Tandem word node.
 pub(in crate::lower) fn has_words(k: &Kernel, value: ExprId) -> bool {
-    let mut seen = vec![false; k.exprs.len()];
+    let mut seen = IdVec::from_elem(false, k.exprs.len());
     let mut stack = vec![value];
     while let Some(id) = stack.pop() {
         if std::mem::replace(&mut seen[id], true) {

@@ -38,7 +38,7 @@ use crate::lower::H;
 use naga::{BinaryOperator as B, Block, Expression, Statement};
 use phobos_core::ir::BinOp;
 use phobos_core::ir::analysis::{self, Slopes};
-use phobos_core::ir::{ExprId, ExprKind, Kernel};
+use phobos_core::ir::{ExprId, ExprKind, IdVec, Kernel};
 use phobos_core::types::{Dim, Scalar, Value};
 use std::collections::HashMap;
 
@@ -457,7 +457,7 @@ impl Lower<'_> {
     fn fetch_vars(&mut self, value: ExprId, depth: usize) -> Vec<(ExprId, Vec<H>)> {
         let k = self.k;
         let mut loads = Vec::new();
-        let mut seen = vec![false; k.exprs.len()];
+        let mut seen = IdVec::from_elem(false, k.exprs.len());
         let mut stack = vec![value];
         while let Some(id) = stack.pop() {
             if std::mem::replace(&mut seen[id], true) {
