@@ -7,7 +7,7 @@
 #   BigCrush tests of the seed's hash32 contrast, and Crush on the 32-bit
 #   words of `fill f32` (its 24 random bits shifted up), cut by the call's end;
 # - issue 14: bits of the fused examples on the H200 against Cranelift at
-#   bd1f8b2-and-after (sum's butterfly without selects where the leaves
+#   the commit above (sum's butterfly without selects where the leaves
 #   cover the row); whole rows at R = 1 in workgroups of 256, 512 and 1024
 #   (PHOBOS_WORKGROUP_SIZE); then bench/fused-h200.sh --no-compile --no-cpu.
 start=$(date +%s)
