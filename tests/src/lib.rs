@@ -102,6 +102,17 @@ pub fn program(name: &str, text: &str) -> Program {
     p
 }
 
+/// The kernel `name` of `examples/{name}.ph`, checked, in its first
+/// configuration.
+pub fn example_kernel(name: &str) -> phobos_core::ir::Kernel {
+    let path = root().join(format!("examples/{name}.ph"));
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    program(&format!("{name}.ph"), &text)
+        .kernel(name, &[])
+        .unwrap_or_else(|d| panic!("{name}: {d:?}"))
+}
+
 pub fn tensor(a: &Arg) -> &Tensor {
     match a {
         Arg::Tensor(t) => t,

@@ -19,7 +19,7 @@
 use phobos_core::launch::Arg;
 use phobos_core::tensor::{Data, Tensor};
 use phobos_core::types::Scalar;
-use phobos_tests::{model, program, root, tensor};
+use phobos_tests::{example_kernel, model, tensor};
 
 const SEED: i32 = 1234;
 const P: f32 = 0.1;
@@ -75,16 +75,9 @@ fn layernorm_dropout_chunked_matches_an_f64_reference() {
     );
 }
 
-fn kernel(name: &str) -> phobos_core::ir::Kernel {
-    let text = std::fs::read_to_string(root().join(format!("examples/{name}.ph"))).unwrap();
-    program(&format!("{name}.ph"), &text)
-        .kernel(name, &[])
-        .unwrap()
-}
-
 fn check(name: &str, twin: Option<&str>, shapes: &[(usize, usize)]) {
-    let k = kernel(name);
-    let tandem = twin.map(kernel);
+    let k = example_kernel(name);
+    let tandem = twin.map(example_kernel);
     let mut worst: f64 = 0.0;
     for &(m, n) in shapes {
         let (xs, g, b) = inputs(m, n);

@@ -16,7 +16,7 @@
 use phobos_core::launch::Arg;
 use phobos_core::tensor::{Data, Tensor};
 use phobos_core::types::{Scalar, Value};
-use phobos_tests::{model, program, root, tensor};
+use phobos_tests::{example_kernel, model, tensor};
 
 #[test]
 fn softmax_dropout_matches_a_float64_reference() {
@@ -37,16 +37,9 @@ fn softmax_dropout_chunked_matches_a_float64_reference() {
     );
 }
 
-fn kernel(name: &str) -> phobos_core::ir::Kernel {
-    let text = std::fs::read_to_string(root().join(format!("examples/{name}.ph"))).unwrap();
-    program(&format!("{name}.ph"), &text)
-        .kernel(name, &[])
-        .unwrap()
-}
-
 fn check(name: &str, twin: Option<&str>, shapes: &[(usize, usize)]) {
-    let k = kernel(name);
-    let tandem = twin.map(kernel);
+    let k = example_kernel(name);
+    let tandem = twin.map(example_kernel);
     let (seed, drop) = (77i32, 0.1f32);
     for &(m, n) in shapes {
         // Values in [-8, 8) from a hash of the position, plus ties and zeros.

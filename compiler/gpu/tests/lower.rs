@@ -628,10 +628,15 @@ fn example_reductions_take_the_cooperative_path() {
             // With subgroups, the values the reductions and the store share
             // stay in each lane's registers (`row_cache.rs`): `X` and
             // `exp(X - m)` for softmax, `X` and `X - mean` for layer norm.
-            let kept = c.notes.iter().any(|n| n.starts_with("rows: 2 value(s) kept"));
+            let kept = c
+                .notes
+                .iter()
+                .any(|n| n.starts_with("rows: 2 value(s) kept"));
             assert_eq!(kept, subgroups, "{name}: {:?}", c.notes);
             assert_eq!(
-                c.notes.iter().any(|n| n.ends_with("stored over the kept rows' leaves")),
+                c.notes
+                    .iter()
+                    .any(|n| n.ends_with("stored over the kept rows' leaves")),
                 subgroups,
                 "{name}: {:?}",
                 c.notes

@@ -26,6 +26,7 @@
 
 pub mod cache;
 mod measure;
+mod refusal;
 
 use crate::gpu::Gpu;
 use crate::{Backend, Options, RuntimeError};
@@ -611,17 +612,8 @@ pub fn tune_with(
         Some(h) if s >= h * (1.0 - KEEP_HEURISTIC_WITHIN) => heuristic.clone(),
         _ => t.candidate.clone(),
     }) else {
-        let why: Vec<String> = trials
-            .iter()
-            .take(8)
-            .map(|t| match &t.outcome {
-                Outcome::Skipped(w) => format!("{}: {w}", t.candidate.describe()),
-                Outcome::Timed { .. } => unreachable!("none was timed"),
-            })
-            .collect();
-        return Err(RuntimeError::Compile(format!(
-            "no configuration of `{name}` could run here, so none can be chosen: {}",
-            why.join("; ")
+        return Err(RuntimeError::Compile(refusal::none_could_run(
+            name, &trials,
         )));
     };
     let (reused, measured) = counts;

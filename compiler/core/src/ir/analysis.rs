@@ -381,6 +381,29 @@ impl<'k> Slopes<'k> {
     }
 }
 
+/// Value numbering: for each node, the first node with the same kind, type
+/// and shape whose operands have the same numbers. Two nodes with one
+/// number compute the same value at the same position of tiles of one
+/// shape, as long as the places they read are not written in between
+/// (`iota` is the position in the tile a node is evaluated over, so the
+/// tiles must match). Operands precede the nodes that use them in the
+/// arena, so one pass in order suffices.
+pub fn value_numbers(k: &Kernel) -> IdVec<ExprId, ExprId> {
+    let mut first: HashMap<String, ExprId> = HashMap::new();
+    let mut out: IdVec<ExprId, ExprId> = IdVec::with_capacity(k.exprs.len());
+    for (id, e) in k.exprs.iter_enumerated() {
+        let kind = e.kind.map_operands(|x| if x < id { out[x] } else { x });
+        // A constant's bits, not its `Debug` (which prints every NaN alike).
+        let bits = match &kind {
+            ExprKind::Const(v) => v.bits(),
+            _ => 0,
+        };
+        let key = format!("{kind:?}|{bits:x}|{:?}|{:?}", e.ty, e.shape);
+        out.push(*first.entry(key).or_insert(id));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -411,6 +434,40 @@ mod tests {
         let tile = [Dim::Const(4), Dim::Const(8)];
         let mut s = Slopes::new(&k, 2);
         (s.counter(c, &tile), s.of(c))
+    }
+
+    #[test]
+    fn value_numbers_join_what_is_written_twice() {
+        // `X[b :+ 4, :] - m` is written twice and is one value; `X + 1.0`
+        // and `X + -1.0`, and the constants 0.0 and -0.0, are not.
+        let text = "kernel k(X: tensor<f32>[M, 8], Y: tensor<f32>[M, 8]) {\n  \
+                    let b = ctx.block.x * 4\n  let m = max(X[b :+ 4, :], axis = 1)\n  \
+                    Y[b :+ 4, :] = (X[b :+ 4, :] - m) * (X[b :+ 4, :] - m) + 0.0 * -0.0\n}";
+        let (prog, diags) = Program::parse("numbers.ph", text);
+        assert!(diags.is_empty(), "{diags:?}");
+        let k = prog.kernel("k", &[]).expect("checks");
+        let n = value_numbers(&k);
+        let Some(Stmt::Store { value, .. }) = k.body.last() else {
+            panic!("ends in a store")
+        };
+        let ExprKind::Binary(_, prod, consts) = k.exprs[*value].kind else {
+            panic!("a sum")
+        };
+        let ExprKind::Binary(_, a, b) = k.exprs[prod].kind else {
+            panic!("a product")
+        };
+        assert_ne!(a, b, "two nodes, written twice");
+        assert_eq!(n[a], n[b], "one value");
+        let ExprKind::Binary(_, zero, neg_zero) = k.exprs[consts].kind else {
+            panic!("a product of constants")
+        };
+        assert_ne!(n[zero], n[neg_zero], "0.0 and -0.0 differ in bits");
+        // Every node's number is a node of the same kind and shape.
+        for (id, e) in k.exprs.iter_enumerated() {
+            assert!(n[id] <= id);
+            assert_eq!(k.exprs[n[id]].shape, e.shape);
+            assert_eq!(k.exprs[n[id]].ty, e.ty);
+        }
     }
 
     #[test]
@@ -491,27 +548,4 @@ mod tests {
         assert!(matches!(access(&k, for_stmt).writes[..], [Place::Local(_)]));
         assert_eq!(access(&k, &k.body[0]).reads, vec![x]);
     }
-}
-
-/// Value numbering: for each node, the first node with the same kind, type
-/// and shape whose operands have the same numbers. Two nodes with one
-/// number compute the same value at the same position of tiles of one
-/// shape, as long as the places they read are not written in between
-/// (`iota` is the position in the tile a node is evaluated over, so the
-/// tiles must match). Operands precede the nodes that use them in the
-/// arena, so one pass in order suffices.
-pub fn value_numbers(k: &Kernel) -> IdVec<ExprId, ExprId> {
-    let mut first: HashMap<String, ExprId> = HashMap::new();
-    let mut out: IdVec<ExprId, ExprId> = IdVec::with_capacity(k.exprs.len());
-    for (id, e) in k.exprs.iter_enumerated() {
-        let kind = e.kind.map_operands(|x| if x < id { out[x] } else { x });
-        // A constant's bits, not its `Debug` (which prints every NaN alike).
-        let bits = match &kind {
-            ExprKind::Const(v) => v.bits(),
-            _ => 0,
-        };
-        let key = format!("{kind:?}|{bits:x}|{:?}|{:?}", e.ty, e.shape);
-        out.push(*first.entry(key).or_insert(id));
-    }
-    out
 }

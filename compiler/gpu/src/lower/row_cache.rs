@@ -287,9 +287,11 @@ impl Lower<'_> {
             .iter()
             .any(|&n| matches!(self.k.exprs[n].kind, ExprKind::Load { .. }));
         let unchanged = analysis::reads(self.k, id).iter().all(|p| match *p {
-            Place::Param(i) => !self.k.body.iter().any(|s| {
-                matches!(s, Stmt::Store { place: Place::Param(j), .. } if *j == i)
-            }),
+            Place::Param(i) => !self
+                .k
+                .body
+                .iter()
+                .any(|s| matches!(s, Stmt::Store { place: Place::Param(j), .. } if *j == i)),
             Place::Local(l) => self.k.locals[l].kind == LocalKind::Let,
         });
         loads && unchanged
