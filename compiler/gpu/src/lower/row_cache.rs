@@ -460,51 +460,20 @@ impl Lower<'_> {
             p0[last] = start;
             let accept = lw.nested(|lw| {
                 let mut cache = pre.clone();
-                let (inside, flat) = lw.locate(place, index, &p0, &mut cache)?;
-                let accept = lw.nested(|lw| {
-                    lw.lane = Some(super::Lane {
-                        lane: 0,
-                        pos0: p0.clone(),
-                        loads: HashMap::new(),
-                    });
-                    let mut lanes = Vec::new();
-                    let mut failed = None;
-                    for j in 0..LEAF {
-                        let mut at = p0.clone();
-                        if j > 0 {
-                            let d = lw.u32c(j);
-                            at[last] = lw.binary(B::Add, start, d);
-                        }
-                        lw.lane.as_mut().expect("in a group").lane = j;
-                        lw.rows.as_mut().expect("kept rows").at = Some(At {
+                lw.store_group(
+                    (place, index, value),
+                    &p0,
+                    &mut cache,
+                    (ty, HashMap::new()),
+                    |lw, j| {
+                        lw.rows.as_mut().expect("kept rows").at = j.map(|j| At {
                             seg: k,
                             fixed,
                             j,
                             keep: false,
                         });
-                        let mut c = cache.clone();
-                        match lw.node(value, &at, &mut c) {
-                            Ok(v) => lanes.push(lw.stored(place, value, v)),
-                            Err(e) => {
-                                failed = Some(e);
-                                break;
-                            }
-                        }
-                    }
-                    lw.lane = None;
-                    lw.rows.as_mut().expect("kept rows").at = None;
-                    if let Some(e) = failed {
-                        return Err(e);
-                    }
-                    let v4 = lw.expr(Expression::Compose {
-                        ty,
-                        components: lanes,
-                    });
-                    lw.store_quad(place, flat, v4);
-                    Ok(())
-                })?;
-                lw.if_then(inside, accept);
-                Ok(())
+                    },
+                )
             })?;
             lw.if_then(go, accept);
             Ok(())

@@ -253,44 +253,71 @@ impl<'k> Lower<'k> {
         let ty = super::bindings::vec4_type(&mut self.m, elem);
         self.draw_tile_loop(tile, lens, 4, value, pre, |lw, _flat, pos| {
             let mut cache = pre.clone();
-            let (inside, flat) = lw.locate(place, index, pos, &mut cache)?;
-            let accept = lw.nested(|lw| {
-                lw.lane = Some(super::Lane {
-                    lane: 0,
-                    pos0: pos.to_vec(),
-                    loads: std::mem::take(&mut lw.tandem.preloaded),
-                });
-                let last = pos.len() - 1;
-                let mut lanes = Vec::new();
-                for l in 0..4u32 {
-                    let mut at = pos.to_vec();
-                    if l > 0 {
-                        let d = lw.u32c(l);
-                        at[last] = lw.binary(BinaryOperator::Add, pos[last], d);
-                    }
-                    lw.lane.as_mut().expect("in a group").lane = l;
-                    let mut c = cache.clone();
-                    let v = lw.node(value, &at, &mut c);
-                    let v = match v {
-                        Ok(v) => v,
-                        Err(e) => {
-                            lw.lane = None;
-                            return Err(e);
-                        }
-                    };
-                    lanes.push(lw.stored(place, value, v));
-                }
-                lw.lane = None;
-                let v4 = lw.expr(Expression::Compose {
-                    ty,
-                    components: lanes,
-                });
-                lw.store_quad(place, flat, v4);
-                Ok(())
-            })?;
-            lw.if_then(inside, accept);
-            Ok(())
+            let loads = std::mem::take(&mut lw.tandem.preloaded);
+            lw.store_group(
+                (place, index, value),
+                pos,
+                &mut cache,
+                (ty, loads),
+                |_, _| {},
+            )
         })
+    }
+
+    /// The group of 4 consecutive elements from tile position `pos` (the
+    /// first at a multiple of 4 along the last axis, `quad_slice`): each
+    /// lane's value computed (`loads`, 16-byte loads made already, shared
+    /// by the lanes), then one 16-byte store of `ty` where the group is
+    /// inside the destination. `each_lane` runs before each lane's value
+    /// with its number, and with `None` after the last.
+    pub(super) fn store_group(
+        &mut self,
+        (place, index, value): (Place, &[Index], ExprId),
+        pos: &[H],
+        cache: &mut HashMap<ExprId, H>,
+        (ty, loads): (naga::Handle<naga::Type>, HashMap<ExprId, H>),
+        mut each_lane: impl FnMut(&mut Self, Option<u32>),
+    ) -> Result<(), LowerError> {
+        let (inside, flat) = self.locate(place, index, pos, cache)?;
+        let accept = self.nested(|lw| {
+            lw.lane = Some(super::Lane {
+                lane: 0,
+                pos0: pos.to_vec(),
+                loads,
+            });
+            let last = pos.len() - 1;
+            let mut lanes = Vec::new();
+            for l in 0..4u32 {
+                let mut at = pos.to_vec();
+                if l > 0 {
+                    let d = lw.u32c(l);
+                    at[last] = lw.binary(BinaryOperator::Add, pos[last], d);
+                }
+                lw.lane.as_mut().expect("in a group").lane = l;
+                each_lane(lw, Some(l));
+                let mut c = cache.clone();
+                let v = lw.node(value, &at, &mut c);
+                let v = match v {
+                    Ok(v) => v,
+                    Err(e) => {
+                        lw.lane = None;
+                        each_lane(lw, None);
+                        return Err(e);
+                    }
+                };
+                lanes.push(lw.stored(place, value, v));
+            }
+            lw.lane = None;
+            each_lane(lw, None);
+            let v4 = lw.expr(Expression::Compose {
+                ty,
+                components: lanes,
+            });
+            lw.store_quad(place, flat, v4);
+            Ok(())
+        })?;
+        self.if_then(inside, accept);
+        Ok(())
     }
 
     /// Whether an element of `value` computes more than [`QUAD_EXACT_CALLS`]
