@@ -123,9 +123,17 @@ fn env_workgroup_size() -> Option<u32> {
 /// tasks, `i, i + n, ...`).
 pub const WORKGROUP_SIZE_CHOICES: [u32; 4] = [32, 64, 128, 256];
 
-/// A kernel's printed IR and local shapes, precision, splits, whether
-/// `/` and `sqrt` are checked in f64, and the workgroup size.
-type PipelineKey = (String, Precision, Vec<Option<phobos_gpu::Split>>, bool, u32);
+/// A kernel's printed IR and local shapes, precision, splits, whether `/`
+/// and `sqrt` are checked in f64, the workgroup size and the subgroup width
+/// reductions are compiled for.
+type PipelineKey = (
+    String,
+    Precision,
+    Vec<Option<phobos_gpu::Split>>,
+    bool,
+    u32,
+    u32,
+);
 
 /// One opened device with its pipeline cache.
 pub struct Gpu {
@@ -137,6 +145,8 @@ pub struct Gpu {
     max_binding: Mutex<Option<u64>>,
     /// [`Gpu::set_wide_checks`]'s choice; `None` is automatic.
     wide_checks: Mutex<Option<bool>>,
+    /// [`Gpu::set_subgroup_width`]'s width; `None` is the device's.
+    forced_subgroup_width: Mutex<Option<u32>>,
     /// Fill pipelines by map and workgroup size.
     fills: Mutex<HashMap<(phobos_gpu::tandem::FillMap, u32), Arc<fill::FillPipeline>>>,
     lost: Arc<Mutex<Option<String>>>,
@@ -190,6 +200,7 @@ impl Gpu {
                     .and_then(|v| v.parse().ok()),
             ),
             wide_checks: Mutex::new(None),
+            forced_subgroup_width: Mutex::new(None),
             fills: Mutex::new(HashMap::new()),
             lost,
             disk,
@@ -271,6 +282,12 @@ impl Gpu {
     /// `PHOBOS_SUBGROUPS=off`. Same bits either way.
     pub(crate) fn subgroup_width(&self) -> u32 {
         let (min, max) = (self.info.subgroup_min_size, self.info.subgroup_max_size);
+        let forced = *self.forced_subgroup_width.lock().unwrap();
+        if let Some(w) = forced
+            && self.device.features().contains(wgpu::Features::SUBGROUP)
+        {
+            return w;
+        }
         if self.device.features().contains(wgpu::Features::SUBGROUP)
             && min == max
             && min.is_power_of_two()
@@ -289,6 +306,21 @@ impl Gpu {
     /// binding offset alignment is taken as it.
     pub fn set_max_binding(&self, bytes: Option<u64>) {
         *self.max_binding.lock().unwrap() = bytes;
+    }
+
+    /// Compiles reductions for subgroups of `width` lanes (a power of two
+    /// from 2; `None`: the device's own width) where the device has
+    /// subgroup operations. For tests and experiments: where the device's
+    /// subgroups are not that wide, each block's check at its start
+    /// (`phobos_gpu`'s `subgroup_check`) sends its reductions through
+    /// workgroup memory instead, which a device of the right width never
+    /// runs. The bits are the same either way.
+    pub fn set_subgroup_width(&self, width: Option<u32>) {
+        assert!(
+            width.is_none_or(|w| w >= 2 && w.is_power_of_two()),
+            "a subgroup width is a power of two from 2"
+        );
+        *self.forced_subgroup_width.lock().unwrap() = width;
     }
 
     /// The most bytes one storage binding of a kernel holds here: the
@@ -406,6 +438,7 @@ impl Gpu {
             splits.to_vec(),
             self.wide_checks(),
             workgroup_size,
+            self.subgroup_width(),
         );
         if let Some(p) = self.pipelines.lock().unwrap().get(&key) {
             return Ok((p.clone(), true));
