@@ -200,7 +200,12 @@ impl Gpu {
                     .and_then(|v| v.parse().ok()),
             ),
             wide_checks: Mutex::new(None),
-            forced_subgroup_width: Mutex::new(None),
+            forced_subgroup_width: Mutex::new(
+                std::env::var("PHOBOS_SUBGROUPS")
+                    .ok()
+                    .and_then(|v| v.parse::<u32>().ok())
+                    .filter(|w| *w >= 2 && w.is_power_of_two()),
+            ),
             fills: Mutex::new(HashMap::new()),
             lost,
             disk,
@@ -314,7 +319,9 @@ impl Gpu {
     /// subgroups are not that wide, each block's check at its start
     /// (`phobos_gpu`'s `subgroup_check`) sends its reductions through
     /// workgroup memory instead, which a device of the right width never
-    /// runs. The bits are the same either way.
+    /// runs. The bits are the same either way. `PHOBOS_SUBGROUPS=<width>`
+    /// sets it when a device is opened (`PHOBOS_SUBGROUPS=off`: no
+    /// subgroup operations at all).
     pub fn set_subgroup_width(&self, width: Option<u32>) {
         assert!(
             width.is_none_or(|w| w >= 2 && w.is_power_of_two()),
