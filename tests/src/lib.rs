@@ -113,6 +113,30 @@ pub fn example_kernel(name: &str) -> phobos_core::ir::Kernel {
         .unwrap_or_else(|d| panic!("{name}: {d:?}"))
 }
 
+/// Runs `k` on the interpreter and on `gpu` (exact mode) and panics at the
+/// first element of any tensor whose bits differ, naming `what` the device
+/// is.
+pub fn same_bits_on(gpu: &phobos_runtime::gpu::Gpu, what: &str, k: &Kernel, args: Vec<Arg>) {
+    let mut want = args.clone();
+    phobos_core::interp::run(k, &mut want).unwrap();
+    let mut got = args;
+    gpu.run(k, &mut got, phobos_runtime::Precision::Exact)
+        .unwrap_or_else(|e| panic!("`{}` on {what}: {e}", k.name));
+    for (i, (a, b)) in want.iter().zip(&got).enumerate() {
+        if let (Arg::Tensor(a), Arg::Tensor(b)) = (a, b)
+            && let Some(j) = (0..a.len()).find(|&j| a.get(j).bits() != b.get(j).bits())
+        {
+            panic!(
+                "`{}`: `{}` element {j}: interp {} but {what} {}",
+                k.name,
+                k.params[i].name,
+                a.get(j),
+                b.get(j)
+            );
+        }
+    }
+}
+
 pub fn tensor(a: &Arg) -> &Tensor {
     match a {
         Arg::Tensor(t) => t,

@@ -14,7 +14,7 @@ use phobos_core::tensor::{Data, Tensor};
 use phobos_core::types::{Scalar, Value};
 use phobos_runtime::gpu::{Gpu, GpuArg, GpuError};
 use phobos_runtime::{Precision, RuntimeError};
-use phobos_tests::gpu_available;
+use phobos_tests::{gpu_available, same_bits_on};
 use std::sync::OnceLock;
 
 /// The forced binding limit: 1,024 f32 elements a piece.
@@ -65,25 +65,7 @@ fn check(k: &Kernel, args: Vec<Arg>) {
         "nothing would split"
     );
     assert_eq!(split_gpu().max_binding(), LIMIT);
-    let mut want = args.clone();
-    phobos_core::interp::run(k, &mut want).unwrap();
-    let mut got = args;
-    split_gpu()
-        .run(k, &mut got, Precision::Exact)
-        .unwrap_or_else(|e| panic!("`{}` on the split device: {e}", k.name));
-    for (i, (a, b)) in want.iter().zip(&got).enumerate() {
-        if let (Arg::Tensor(a), Arg::Tensor(b)) = (a, b)
-            && let Some(j) = (0..a.len()).find(|&j| a.get(j).bits() != b.get(j).bits())
-        {
-            panic!(
-                "`{}`: `{}` element {j}: interp {} but split gpu {}",
-                k.name,
-                k.params[i].name,
-                a.get(j),
-                b.get(j)
-            );
-        }
-    }
+    same_bits_on(split_gpu(), "the split device", k, args);
 }
 
 #[test]

@@ -11,9 +11,8 @@
 use phobos_core::launch::Arg;
 use phobos_core::tensor::{Data, Tensor};
 use phobos_core::types::Value;
-use phobos_runtime::Precision;
 use phobos_runtime::gpu::Gpu;
-use phobos_tests::{example_kernel, gpu_available};
+use phobos_tests::{example_kernel, gpu_available, same_bits_on};
 use std::sync::OnceLock;
 
 /// The subgroup width no device here has.
@@ -43,25 +42,8 @@ fn f32s(shape: &[usize], seed: u32) -> Arg {
 }
 
 fn same_as_interp(name: &str, args: Vec<Arg>) {
-    let k = example_kernel(name);
-    let mut want = args.clone();
-    phobos_core::interp::run(&k, &mut want).unwrap();
-    let mut got = args;
-    gpu()
-        .run(&k, &mut got, Precision::Exact)
-        .unwrap_or_else(|e| panic!("`{name}` with subgroups of {WIDTH}: {e}"));
-    for (i, (a, b)) in want.iter().zip(&got).enumerate() {
-        if let (Arg::Tensor(a), Arg::Tensor(b)) = (a, b)
-            && let Some(j) = (0..a.len()).find(|&j| a.get(j).bits() != b.get(j).bits())
-        {
-            panic!(
-                "`{name}`: `{}` element {j}: interp {} but the GPU {}",
-                k.params[i].name,
-                a.get(j),
-                b.get(j)
-            );
-        }
-    }
+    let what = format!("the GPU with subgroups of {WIDTH}");
+    same_bits_on(gpu(), &what, &example_kernel(name), args);
 }
 
 /// Rows of 8192 and 4096 at R = 1 in workgroups of 256: blocks of 32 and
