@@ -6,6 +6,10 @@
 // (correctly rounded, never contracted), integer bit operations and casts.
 // The interpreter, Cranelift and the GPU run these same definitions, which is
 // why `randn` has the same bits everywhere. All functions take and return f32.
+//
+// `_native_exp(x, e)` (and `_native_log`, `_cos`, `_tanh`, `_rsqrt`) is `e`
+// on every backend in exact mode; GPU fast mode (`--precision fast`) may
+// compute the driver's `exp(x)` instead, with WGSL's accuracy for it.
 
 /// The positive infinity of f32.
 fn _inf() = bitcast<f32>(2139095040)
@@ -19,7 +23,7 @@ fn _nan() = bitcast<f32>(2143289344)
 /// The argument is split as 2^k * m with m in [sqrt(2)/2, sqrt(2)), and
 /// log(m) = 2 atanh(s) with s = f / (2 + f), f = m - 1, by an odd polynomial
 /// (the classic fdlibm reduction and coefficients).
-fn log(x) = _log_fix(x, _log_bits(x, x < 1.1754943508222875e-38))
+fn log(x: f32) = _native_log(x, _log_fix(x, _log_bits(x, x < 1.1754943508222875e-38)))
 
 fn _log_bits(x, sub) = _log_reduce(bitcast<i32>(where(sub, x * 33554432.0, x)) + 4913933, where(sub, -25, 0))
 
@@ -39,7 +43,7 @@ fn _log_fix(x, y) = where(x == 0.0, -_inf(), where(x < 0.0 || x != x, _nan(), wh
 ///
 /// |x| is reduced by multiples of pi/4 with a three-part pi/4 (Cody-Waite),
 /// then the octant picks a sine or cosine polynomial and a sign (Cephes cosf).
-fn cos(x) = where(abs(x) == _inf() || x != x, _nan(), _cos_octant(abs(x), _cos_even(i32(abs(x) * 1.2732395447351628))))
+fn cos(x: f32) = _native_cos(x, where(abs(x) == _inf() || x != x, _nan(), _cos_octant(abs(x), _cos_even(i32(abs(x) * 1.2732395447351628)))))
 
 fn _cos_even(j) = j + (j & 1)
 
@@ -74,7 +78,7 @@ fn _finite(x) = abs(x) < _inf()
 /// x - k ln2_hi are exact), e^r = 1 + r + r^2 q(r) with q the Taylor
 /// polynomial of degree 5 (error 5e-9), and 2^k applied as two exact powers
 /// of two so that overflow and subnormal results round once.
-fn exp(x: f32) = where(x != x, x, _exp_at(min(max(x, -104.0), 89.0)))
+fn exp(x: f32) = _native_exp(x, where(x != x, x, _exp_at(min(max(x, -104.0), 89.0))))
 
 fn _exp_at(x) = _exp_k(x, i32(x * 1.442695 + where(x < 0.0, -0.5, 0.5)))
 
@@ -92,7 +96,7 @@ fn _exp_scale(p, k) = p * _pow2(k >> 1) * _pow2(k - (k >> 1))
 ///
 /// |x| < 0.625: x + x^3 p(x^2), p fitted (relative error 2e-10), and x
 /// itself below 2^-12; above: 1 - 2 / (exp(2|x|) + 1).
-fn tanh(x: f32) = where(x != x, x, where(abs(x) < 0.625, _tanh_small(x, x * x), _tanh_sign(x, 1.0 - 2.0 / (exp(abs(x) + abs(x)) + 1.0))))
+fn tanh(x: f32) = _native_tanh(x, where(x != x, x, where(abs(x) < 0.625, _tanh_small(x, x * x), _tanh_sign(x, 1.0 - 2.0 / (exp(abs(x) + abs(x)) + 1.0)))))
 
 fn _tanh_small(x, t) = where(abs(x) < 2.4414063e-4, x, x + x * t * (-3.3333334e-1 + t * (1.3333333e-1 + t * (-5.396764e-2 + t * (2.18599e-2 + t * (-8.791021e-3 + t * (3.3062843e-3 + t * (-8.622482e-4))))))))
 
@@ -116,7 +120,7 @@ fn _erfcx(u) = 2.1677087e-1 + u * (-7.839527e-2 + u * (2.6907308e-2 + u * (-8.81
 /// 1 / sqrt(x) within 1.5 ulp (1.49 ulp measured): sqrt and the division
 /// are each correctly rounded in exact mode. rsqrt(+0) = inf,
 /// rsqrt(-0) = -inf, rsqrt(inf) = 0, rsqrt(x < 0) = NaN.
-fn rsqrt(x: f32) = 1.0 / sqrt(x)
+fn rsqrt(x: f32) = _native_rsqrt(x, 1.0 / sqrt(x))
 
 /// x limited to [lo, hi]: min(max(x, lo), hi), for any numeric type. A NaN
 /// x gives NaN; a NaN bound is ignored on that side (`min`/`max`'s rule).

@@ -388,3 +388,62 @@ fn math_functions_take_f32() {
     let text = phobos_core::render(&d, &p.sources, false);
     assert!(text.contains("must be f32, not f64"), "{text}");
 }
+
+/// `--precision fast` computes `exp`, `log`, `cos`, `tanh` and `rsqrt` with
+/// the driver's functions (`Builtin::Native`), within the accuracy WGSL
+/// requires of them, which the lowering's tests see in the WGSL. Skips
+/// without a GPU.
+#[test]
+fn fast_mode_uses_the_drivers_functions_within_their_accuracy() {
+    if !phobos_tests::gpu_available() {
+        return;
+    }
+    let src = "
+kernel natives(X: tensor<f32>[N], E: tensor<f32>[N], L: tensor<f32>[N], C: tensor<f32>[N],
+               T: tensor<f32>[N], R: tensor<f32>[N]) {
+  E = exp(X * 10.0 - 5.0)
+  L = log(X * 100.0 + 0.01)
+  C = cos(X * 6.2831855 - 3.1415927)
+  T = tanh(X * 12.0 - 6.0)
+  R = rsqrt(X * 100.0 + 0.01)
+}";
+    let k = kernel(src, "natives");
+    let n = 4099;
+    let xs: Vec<f32> = (0..n).map(|i| i as f32 / (n - 1) as f32).collect();
+    let mut args = vec![input(xs.clone())];
+    args.extend((0..5).map(|_| Arg::Tensor(Tensor::zeros(Scalar::F32, &[n]))));
+    let options = Options {
+        backend: Backend::Gpu,
+        precision: phobos_runtime::Precision::Fast,
+        ..Options::default()
+    };
+    launch(&k, &mut args, &options).expect("fast mode runs");
+    let out = |i: usize| f32s(&args, i);
+    let (e, l, c, t, r) = (out(1), out(2), out(3), out(4), out(5));
+    for (i, &x) in xs.iter().enumerate() {
+        // The arguments as the kernel rounds them (exact f32 operations).
+        let (xe, xl) = ((x * 10.0 - 5.0) as f64, (x * 100.0 + 0.01) as f64);
+        let (xc, xt) = ((x * 6.2831855 - 3.1415927) as f64, (x * 12.0 - 6.0) as f64);
+        // WGSL: exp 3 + 2|x| ulp; log 3 ulp, or 2^-21 absolute in [0.5, 2];
+        // cos 2^-11 absolute in [-pi, pi]; inverseSqrt 2 ulp; tanh follows
+        // from exp (within 1e-5 absolute here).
+        assert!(
+            ulps(e[i], xe.exp()) <= 3.0 + 2.0 * xe.abs(),
+            "exp({xe}) = {}",
+            e[i]
+        );
+        let log_ok = ulps(l[i], xl.ln()) <= 3.0 || (l[i] as f64 - xl.ln()).abs() <= 2f64.powi(-21);
+        assert!(log_ok, "log({xl}) = {}", l[i]);
+        assert!(
+            (c[i] as f64 - xc.cos()).abs() <= 2f64.powi(-11),
+            "cos({xc}) = {}",
+            c[i]
+        );
+        assert!(
+            (t[i] as f64 - xt.tanh()).abs() <= 1e-5,
+            "tanh({xt}) = {}",
+            t[i]
+        );
+        assert!(ulps(r[i], 1.0 / xl.sqrt()) <= 2.0, "rsqrt({xl}) = {}", r[i]);
+    }
+}

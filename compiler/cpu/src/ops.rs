@@ -209,6 +209,8 @@ pub fn canonical_nan(b: &mut FunctionBuilder<'_>, s: Scalar, x: Value) -> Value 
 pub fn builtin(b: &mut FunctionBuilder<'_>, f: Builtin, s: Scalar, args: &[Value]) -> Value {
     match (f, args) {
         (Builtin::Sqrt, [x]) => b.ins().sqrt(*x),
+        // The CPU is exact: the standard library's function.
+        (Builtin::Native(_), [_, exact]) => *exact,
         (Builtin::Abs, [x]) if s.is_float() => b.ins().fabs(*x),
         (Builtin::Abs, [x]) => b.ins().iabs(*x),
         // min(a, b) = b < a ? b : a; max(a, b) = b > a ? b : a.

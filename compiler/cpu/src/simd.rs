@@ -367,6 +367,7 @@ impl Gen<'_, '_> {
                         .collect();
                     match (f, &vals[..]) {
                         (Builtin::Sqrt, [x]) => self.b.ins().sqrt(*x),
+                        (Builtin::Native(_), [_, exact]) => *exact,
                         (Builtin::Abs, [x]) if e.ty == Scalar::F32 => self.b.ins().fabs(*x),
                         (Builtin::Abs, [x]) => self.b.ins().iabs(*x),
                         (Builtin::Min, [x, y]) => {

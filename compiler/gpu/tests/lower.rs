@@ -670,3 +670,35 @@ fn kept_rows_stay_within_their_registers() {
         }
     }
 }
+
+/// Fast mode calls the driver's `exp`, `log`, `cos`, `tanh` and
+/// `inverseSqrt` for the standard library's `exp`, `log`, `cos`, `tanh` and
+/// `rsqrt` (`Builtin::Native`); exact mode never does.
+#[test]
+fn fast_mode_calls_the_drivers_math_functions() {
+    let src = "
+kernel natives(X: tensor<f32>[N], Y: tensor<f32>[N]) {
+  Y = exp(X) + log(X) + cos(X) + tanh(X) + rsqrt(X)
+}";
+    let (program, diags) = Program::parse("natives.ph", src);
+    assert!(diags.is_empty(), "{diags:?}");
+    let k = program.kernel("natives", &[]).expect("checks");
+    let text = |precision| {
+        let options = GpuOptions {
+            precision,
+            ..GpuOptions::for_kernel(&k)
+        };
+        let c = compile(&k, &options).expect("lowers");
+        wgsl(&c.module, &c.info)
+    };
+    // A call of `name`: the name, not the tail of a longer identifier.
+    let calls = |text: &str, name: &str| {
+        text.match_indices(&format!("{name}("))
+            .any(|(i, _)| !text[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+    };
+    let (fast, exact) = (text(Precision::Fast), text(Precision::Exact));
+    for name in ["exp", "log", "cos", "tanh", "inverseSqrt"] {
+        assert!(calls(&fast, name), "fast mode calls {name}:\n{fast}");
+        assert!(!calls(&exact, name), "exact mode calls {name}:\n{exact}");
+    }
+}

@@ -109,12 +109,26 @@ pub fn workgroup_size(kernel: &phobos_core::ir::Kernel) -> u32 {
     env_workgroup_size().unwrap_or_else(|| phobos_gpu::workgroup_size(kernel))
 }
 
-/// `PHOBOS_WORKGROUP_SIZE`, when it holds a size the lowering accepts.
+/// `PHOBOS_WORKGROUP_SIZE`, when it holds a size the lowering accepts. An
+/// empty value is unset; any other value is ignored with a warning on stderr, once per process, so an
+/// experiment that asked for a size it did not get says so.
 fn env_workgroup_size() -> Option<u32> {
-    std::env::var("PHOBOS_WORKGROUP_SIZE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|w| (1..=phobos_gpu::MAX_WORKGROUP_SIZE).contains(w))
+    let raw = std::env::var("PHOBOS_WORKGROUP_SIZE").ok()?;
+    if raw.trim().is_empty() {
+        return None;
+    }
+    let max = phobos_gpu::MAX_WORKGROUP_SIZE;
+    let size = raw.trim().parse().ok().filter(|w| (1..=max).contains(w));
+    if size.is_none() {
+        static WARNED: std::sync::Once = std::sync::Once::new();
+        WARNED.call_once(|| {
+            eprintln!(
+                "phobos: warning: PHOBOS_WORKGROUP_SIZE={raw:?} is not a size in 1..={max}; \
+                 using the heuristic's size"
+            )
+        });
+    }
+    size
 }
 
 /// The workgroup sizes the tuner tries besides the heuristic's: powers of

@@ -223,6 +223,11 @@ pub fn sqrt(f: Builtin, args: &[Value]) -> Value {
     }
 }
 
+/// `_native_*(x, exact)`: `exact`. Only GPU fast mode computes anything else.
+pub fn native(_: Builtin, args: &[Value]) -> Value {
+    args[1]
+}
+
 /// `abs`: the sign cleared on floats; wrapping on integers (`abs(MIN) == MIN`).
 pub fn abs(f: Builtin, args: &[Value]) -> Value {
     use Value::*;

@@ -6,7 +6,9 @@
 //! implements. The surface forms that are not nodes of their own (`iota`,
 //! `where`, conversions such as `f32(x)`, `_tandem_index`) are the checker's
 //! (`sema::expr`), and the math functions written in Phobos (`exp`, `log`,
-//! `tanh`, `erf`, `fma`, ...) are the standard library's (`std/math.ph`).
+//! `tanh`, `erf`, `fma`, ...) are the standard library's (`std/math.ph`);
+//! the `_native_*` rows mark those that GPU fast mode may replace by the
+//! driver's function.
 //! Adding a builtin: a variant, a row in [`TABLE`], its meaning in
 //! `interp::ops`, and its code in each backend (ARCHITECTURE.md, "Where to
 //! add an operation").
@@ -32,6 +34,22 @@ pub enum Builtin {
     /// `key.sub(PURPOSE_BELOW).split(i)` (SPEC.md section 7.5); else 0,
     /// without drawing anything.
     TandemBelowRetry,
+    /// `(x, exact: f32) -> f32`: `exact`, a standard-library function of
+    /// `x` written from exact operations, which GPU fast mode may replace
+    /// by the driver's own function of `x` (`std/math.ph`'s `exp`, `log`,
+    /// `cos`, `tanh` and `rsqrt`). Every exact backend computes `exact`.
+    Native(Native),
+}
+
+/// The driver functions fast mode may call in place of the standard
+/// library's exact ones (WGSL's names, with their WGSL accuracy).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Native {
+    Exp,
+    Log,
+    Cos,
+    Tanh,
+    InverseSqrt,
 }
 
 /// How a builtin's argument types give its result type. The checker first
@@ -158,6 +176,46 @@ pub static TABLE: &[Def] = &[
         word: None,
         eval: ops::tandem_below_retry_value,
     },
+    Def {
+        builtin: Builtin::Native(Native::Exp),
+        name: "_native_exp",
+        arity: 2,
+        typing: Typing::Float,
+        word: None,
+        eval: ops::native,
+    },
+    Def {
+        builtin: Builtin::Native(Native::Log),
+        name: "_native_log",
+        arity: 2,
+        typing: Typing::Float,
+        word: None,
+        eval: ops::native,
+    },
+    Def {
+        builtin: Builtin::Native(Native::Cos),
+        name: "_native_cos",
+        arity: 2,
+        typing: Typing::Float,
+        word: None,
+        eval: ops::native,
+    },
+    Def {
+        builtin: Builtin::Native(Native::Tanh),
+        name: "_native_tanh",
+        arity: 2,
+        typing: Typing::Float,
+        word: None,
+        eval: ops::native,
+    },
+    Def {
+        builtin: Builtin::Native(Native::InverseSqrt),
+        name: "_native_rsqrt",
+        arity: 2,
+        typing: Typing::Float,
+        word: None,
+        eval: ops::native,
+    },
 ];
 
 impl Builtin {
@@ -171,6 +229,7 @@ impl Builtin {
             Builtin::TandemKey(_) => 4,
             Builtin::TandemWord => 5,
             Builtin::TandemBelowRetry => 6,
+            Builtin::Native(n) => 7 + n as usize,
         };
         &TABLE[row]
     }

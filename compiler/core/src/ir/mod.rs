@@ -16,7 +16,7 @@ mod op;
 pub mod range;
 pub mod reduce;
 mod verify;
-pub use builtin::{Builtin, Def as BuiltinDef, TABLE as BUILTINS, Typing};
+pub use builtin::{Builtin, Def as BuiltinDef, Native, TABLE as BUILTINS, Typing};
 pub use id::{ExprId, IdVec, LocalId};
 pub use op::{BinOp, UnOp};
 pub use reduce::ReduceOp;

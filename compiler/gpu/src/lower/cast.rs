@@ -45,6 +45,7 @@ impl<'k> Lower<'k> {
             ExprKind::Cast(x) => self.k.exprs[*x].ty != Scalar::F32 || self.nan_canonical(*x),
             ExprKind::Binary(BinOp::Div, _, _) => exact && node.ty == Scalar::F32,
             ExprKind::Builtin(Builtin::Sqrt, _) => exact,
+            ExprKind::Builtin(Builtin::Native(_), xs) if exact => self.nan_canonical(xs[1]),
             ExprKind::Select(_, a, b) => self.nan_canonical(*a) && self.nan_canonical(*b),
             ExprKind::Param(_)
             | ExprKind::DimValue(_)

@@ -3,7 +3,7 @@
 use super::{H, LocalHome, Lower, kind, nscalar};
 use crate::LowerError;
 use naga::{BinaryOperator, Expression, ScalarKind, Statement};
-use phobos_core::ir::{ExprId, ExprKind, Index, ParamKind, Place};
+use phobos_core::ir::{Builtin, ExprId, ExprKind, Index, ParamKind, Place};
 use phobos_core::types::{Dim, Scalar, Value};
 use std::collections::HashMap;
 
@@ -310,8 +310,14 @@ impl<'k> Lower<'k> {
                 self.select(c, x, y)
             }
             ExprKind::Builtin(f, xs) => {
+                // A native function lowers the one operand it uses, which
+                // `builtin` receives alone.
+                let used = match f {
+                    Builtin::Native(_) => &xs[self.native_operand(ty)..][..1],
+                    _ => &xs[..],
+                };
                 let mut vals = Vec::new();
-                for x in xs {
+                for x in used {
                     vals.push(self.node(*x, pos, cache)?);
                 }
                 if f.is_tandem() {

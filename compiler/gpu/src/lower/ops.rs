@@ -3,8 +3,8 @@
 use super::{H, Lower};
 use crate::Precision;
 use naga::{BinaryOperator, Expression, MathFunction, ScalarKind, UnaryOperator};
-use phobos_core::ir::Builtin;
 use phobos_core::ir::{BinOp, UnOp};
+use phobos_core::ir::{Builtin, Native};
 use phobos_core::types::{Scalar, Value};
 
 impl<'k> Lower<'k> {
@@ -137,6 +137,11 @@ impl<'k> Lower<'k> {
                 Precision::Exact => self.exact_sqrt(args[0]),
                 Precision::Fast => self.math(MathFunction::Sqrt, args[0]),
             },
+            // `node` lowers only the operand it uses; see `native_operand`.
+            Builtin::Native(n) => match self.native_operand(ty) {
+                0 => self.math(native_fn(n), args[0]),
+                _ => args[0],
+            },
             Builtin::Abs if ty == Scalar::F32 => self.math(MathFunction::Abs, args[0]),
             Builtin::Abs => {
                 // Wrapping: abs(MIN) == MIN, as 0 - x gives.
@@ -156,5 +161,28 @@ impl<'k> Lower<'k> {
             }
             f => unreachable!("{f:?} is lowered by tandem_draw.rs"),
         }
+    }
+}
+
+impl Lower<'_> {
+    /// Which operand of a `Builtin::Native` of type `ty` gives its value:
+    /// 0 (the argument, for the driver's function) in fast mode on f32,
+    /// else 1 (the standard library's exact function).
+    pub(super) fn native_operand(&self, ty: Scalar) -> usize {
+        match self.precision {
+            Precision::Fast if ty == Scalar::F32 => 0,
+            _ => 1,
+        }
+    }
+}
+
+/// The driver's function that fast mode calls for `n`.
+fn native_fn(n: Native) -> MathFunction {
+    match n {
+        Native::Exp => MathFunction::Exp,
+        Native::Log => MathFunction::Log,
+        Native::Cos => MathFunction::Cos,
+        Native::Tanh => MathFunction::Tanh,
+        Native::InverseSqrt => MathFunction::InverseSqrt,
     }
 }
