@@ -90,9 +90,16 @@ pub use spirv::spirv_exact;
 /// The workgroup size of [`GpuOptions::default`].
 pub const DEFAULT_WORKGROUP_SIZE: u32 = 64;
 
-/// The largest workgroup size [`lower`] accepts: WebGPU's default limit
+/// The largest workgroup size [`lower`] accepts: Vulkan's and Direct3D's
+/// most, which the H200 has. A runtime also keeps to its device's
 /// `maxComputeInvocationsPerWorkgroup`.
-pub const MAX_WORKGROUP_SIZE: u32 = 256;
+pub const MAX_WORKGROUP_SIZE: u32 = 1024;
+
+/// The largest workgroup size the lowering picks by itself
+/// ([`workgroup_size`], the blocks of stepped Tandem draws): WebGPU's
+/// default `maxComputeInvocationsPerWorkgroup`, which every device has.
+/// Larger sizes are the tuner's to try where the device allows them.
+pub const PORTABLE_WORKGROUP_SIZE: u32 = 256;
 
 /// How f32 division and square root are computed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -252,10 +259,10 @@ pub fn workgroup_size(kernel: &Kernel) -> u32 {
             reduced = reduced.max(elements(&kernel.exprs[arg].shape).div_ceil(4));
         }
     }
-    most.div_ceil(64)
-        .max(reduced)
-        .next_power_of_two()
-        .clamp(DEFAULT_WORKGROUP_SIZE as u64, MAX_WORKGROUP_SIZE as u64) as u32
+    most.div_ceil(64).max(reduced).next_power_of_two().clamp(
+        DEFAULT_WORKGROUP_SIZE as u64,
+        PORTABLE_WORKGROUP_SIZE as u64,
+    ) as u32
 }
 
 /// The elements of a tile; a symbolic extent counts as large.

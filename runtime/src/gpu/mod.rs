@@ -135,7 +135,7 @@ fn env_workgroup_size() -> Option<u32> {
 /// two from one NVIDIA warp to the lowering's largest size. Every size
 /// gives the same bits (invocation `i` of `n` takes elements, or chunk
 /// tasks, `i, i + n, ...`).
-pub const WORKGROUP_SIZE_CHOICES: [u32; 4] = [32, 64, 128, 256];
+pub const WORKGROUP_SIZE_CHOICES: [u32; 6] = [32, 64, 128, 256, 512, 1024];
 
 /// A kernel's printed IR and local shapes, precision, splits, whether `/`
 /// and `sqrt` are checked in f64, the workgroup size and the subgroup width

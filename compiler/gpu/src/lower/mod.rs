@@ -537,7 +537,7 @@ fn index_exprs(index: &[Index]) -> Vec<ExprId> {
 /// A kernel whose statements step Tandem chunks (`tandem_draw/stepped.rs`)
 /// has a natural number of invocations a block: one per chunk task of its
 /// largest stepped tile, a power of two from 32 (one NVIDIA warp) to
-/// [`MAX_WORKGROUP_SIZE`]. A workgroup size that is a larger multiple of it
+/// [`crate::PORTABLE_WORKGROUP_SIZE`]. A workgroup size that is a larger multiple of it
 /// runs that many blocks side by side, one after the other in block order,
 /// each on its own invocations, so that small blocks (32 invocations for
 /// 4,096 elements) still fill the device: a GPU keeps only so many
@@ -560,12 +560,12 @@ pub(crate) fn packing(kernel: &Kernel, workgroup_size: u32) -> u32 {
 
 /// The invocations a block of a kernel whose largest stepped tile has `n`
 /// positions wants: one per chunk task, as a power of two in
-/// `32..=MAX_WORKGROUP_SIZE`.
+/// `32..=PORTABLE_WORKGROUP_SIZE`.
 pub(crate) fn stepped_block_invocations(n: u64) -> u32 {
     let tasks = stepped_tasks(n) - 8;
     tasks
         .next_power_of_two()
-        .clamp(32, u64::from(MAX_WORKGROUP_SIZE)) as u32
+        .clamp(32, u64::from(crate::PORTABLE_WORKGROUP_SIZE)) as u32
 }
 
 /// Whether a block of statements (or one nested in it) waits at a barrier.
