@@ -78,11 +78,20 @@ fn _finite(x) = abs(x) < _inf()
 /// x - k ln2_hi are exact), e^r = 1 + r + r^2 q(r) with q the Taylor
 /// polynomial of degree 5 (error 5e-9), and 2^k applied as two exact powers
 /// of two so that overflow and subnormal results round once.
-fn exp(x: f32) = _native_exp(x, where(x != x, x, _exp_at(min(max(x, -104.0), 89.0))))
+///
+/// k is x / ln2 rounded to nearest (ties to even) by adding 1.5 * 2^23,
+/// whose ulp is 1 for the |x / ln2| <= 150 left after the clamp: the sum's
+/// bits hold k, and subtracting the constant again gives k as an f32
+/// exactly, with no conversion between float and integer. A NaN passes the
+/// clamp (`min` and `max` keep their first operand when a comparison is
+/// false) and every operation after it, so exp(NaN) is NaN.
+fn exp(x: f32) = _native_exp(x, _exp_at(min(max(x, -104.0), 89.0)))
 
-fn _exp_at(x) = _exp_k(x, i32(x * 1.442695 + where(x < 0.0, -0.5, 0.5)))
+fn _exp_at(x) = _exp_t(x, x * 1.442695 + 12582912.0)
 
-fn _exp_k(x, k) = _exp_scale(1.0 + _exp_s(x - f32(k) * 0.69314575, f32(k) * 1.4286068e-6), k)
+fn _exp_t(x, t) = _exp_k(x, t - 12582912.0, bitcast<i32>(t) - 1262485504)
+
+fn _exp_k(x, kf, k) = _exp_scale(1.0 + _exp_s(x - kf * 0.69314575, kf * 1.4286068e-6), k)
 
 /// e^r - 1 for r = hi - lo, keeping hi exact.
 fn _exp_s(hi, lo) = hi + (_exp_r2q(hi - lo) - lo)
