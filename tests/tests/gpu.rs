@@ -365,3 +365,43 @@ fn checked_division_and_sqrt_match_the_interpreter() {
         );
     }
 }
+
+/// Workgroups of 1024 invocations, which the lowering accepts where the
+/// device allows them (lavapipe does; its tuner keeps to 256, since a CPU
+/// gains nothing from more): the whole-row examples at rows of 1000 and
+/// 4096 and the seed's `dropout_rows` give the interpreter's bits.
+#[test]
+fn workgroups_of_1024_give_the_interpreters_bits() {
+    if !gpu_available() {
+        return;
+    }
+    let gpu = Gpu::shared().unwrap();
+    if gpu.max_workgroup_size() < 1024 {
+        eprintln!(
+            "skipped: this device allows {} invocations",
+            gpu.max_workgroup_size()
+        );
+        return;
+    }
+    let cases: [(&str, &[(&str, usize)]); 4] = [
+        ("softmax_dropout", &[("M", 3), ("N", 1000)]),
+        ("softmax_dropout", &[("M", 2), ("N", 4096)]),
+        ("layernorm_dropout", &[("M", 3), ("N", 4096)]),
+        ("dropout_rows", &[("M", 40)]),
+    ];
+    for (name, dims) in cases {
+        let k = phobos_tests::example_kernel(name);
+        let dims: Vec<(String, usize)> = dims.iter().map(|(d, n)| (d.to_string(), *n)).collect();
+        let inputs = phobos_tests::make_args(&k, &dims, &[("seed", Value::I32(5))]);
+        let mut want = inputs.clone();
+        phobos_core::interp::run(&k, &mut want).unwrap();
+        let mut got = inputs;
+        let options = Options {
+            workgroup_size: Some(1024),
+            ..gpu_options(Precision::Exact)
+        };
+        let prov = launch(&k, &mut got, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(prov.workgroup_size, Some(1024), "{name}");
+        assert_eq!(want, got, "{name} {dims:?} in workgroups of 1024");
+    }
+}

@@ -423,7 +423,8 @@ kernel natives(X: tensor<f32>[N], E: tensor<f32>[N], L: tensor<f32>[N], C: tenso
     for (i, &x) in xs.iter().enumerate() {
         // The arguments as the kernel rounds them (exact f32 operations).
         let (xe, xl) = ((x * 10.0 - 5.0) as f64, (x * 100.0 + 0.01) as f64);
-        let (xc, xt) = ((x * 6.2831855 - 3.1415927) as f64, (x * 12.0 - 6.0) as f64);
+        let xc = (x * std::f32::consts::TAU - std::f32::consts::PI) as f64;
+        let xt = (x * 12.0 - 6.0) as f64;
         // WGSL: exp 3 + 2|x| ulp; log 3 ulp, or 2^-21 absolute in [0.5, 2];
         // cos 2^-11 absolute in [-pi, pi]; inverseSqrt 2 ulp; tanh follows
         // from exp (within 1e-5 absolute here).

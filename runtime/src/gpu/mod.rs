@@ -412,11 +412,21 @@ impl Gpu {
 
     /// The workgroup sizes worth timing for `kernel` here: the heuristic's
     /// first, then each of [`WORKGROUP_SIZE_CHOICES`] within
-    /// [`Gpu::max_workgroup_size`]. At most five; same bits for each.
+    /// [`Gpu::max_workgroup_size`]; on a CPU adapter (lavapipe) only those
+    /// up to [`phobos_gpu::PORTABLE_WORKGROUP_SIZE`], since a CPU runs a
+    /// workgroup's invocations one after another and gains nothing from
+    /// more (a whole-row softmax took 4x longer at 1024 than at 256 there).
+    /// At most seven; same bits for each.
     pub fn workgroup_sizes(&self, kernel: &phobos_core::ir::Kernel) -> Vec<u32> {
         let mut sizes = vec![self.heuristic_workgroup_size(kernel)];
+        let most = if self.info.device_type == wgpu::DeviceType::Cpu {
+            self.max_workgroup_size()
+                .min(phobos_gpu::PORTABLE_WORKGROUP_SIZE)
+        } else {
+            self.max_workgroup_size()
+        };
         for w in WORKGROUP_SIZE_CHOICES {
-            if w <= self.max_workgroup_size() && !sizes.contains(&w) {
+            if w <= most && !sizes.contains(&w) {
                 sizes.push(w);
             }
         }
