@@ -532,3 +532,41 @@ fn cpu_backend_gives_the_interpreter_bits() {
     }
     assert!(files[0] == files[1], "cpu and interp outputs differ");
 }
+
+/// `PHOBOS_WORKGROUP_SIZE` beyond what the lowering accepts is ignored with
+/// a warning that names it, once; the run still succeeds at the heuristic's
+/// size. Skips without an adapter, unless `PHOBOS_REQUIRE_GPU=1`.
+#[test]
+fn a_workgroup_size_out_of_range_warns() {
+    let run = |size: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_phobosc"))
+            .args(["run", "examples/dropout_rows.ph", "--dim", "M=64"])
+            .args(["--no-tune", "--backend", "gpu", "--json"])
+            .current_dir(root())
+            .env("NO_COLOR", "1")
+            .env("PHOBOS_WORKGROUP_SIZE", size)
+            .env("PHOBOS_CACHE_DIR", "off")
+            .output()
+            .expect("phobosc runs");
+        let (out, err) = text(&o);
+        (o.status.success(), out, err)
+    };
+    let (ok, _, err) = run("4096");
+    if !ok {
+        assert!(
+            std::env::var("PHOBOS_REQUIRE_GPU").map_or(true, |v| v != "1"),
+            "PHOBOS_REQUIRE_GPU=1 but the GPU backend fails: {err}"
+        );
+        eprintln!("skipping the GPU: {err}");
+        return;
+    }
+    let warned = |err: &str| {
+        err.lines()
+            .filter(|l| l.contains("warning: PHOBOS_WORKGROUP_SIZE=\"4096\""))
+            .count()
+    };
+    assert_eq!(warned(&err), 1, "one warning:\n{err}");
+    let (ok, _, err) = run("128");
+    assert!(ok, "{err}");
+    assert!(!err.contains("PHOBOS_WORKGROUP_SIZE"), "no warning:\n{err}");
+}
