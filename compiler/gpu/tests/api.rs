@@ -117,7 +117,7 @@ fn small_stepped_blocks_share_a_workgroup() {
 #[test]
 fn workgroup_sizes_out_of_range_are_refused() {
     let k = kernel("kernel t(X: tensor<f32>[N], Y: tensor<f32>[N]) { Y = X }");
-    for size in [0, 257] {
+    for size in [0, phobos_gpu::MAX_WORKGROUP_SIZE + 1] {
         let options = GpuOptions {
             workgroup_size: size,
             ..GpuOptions::default()
