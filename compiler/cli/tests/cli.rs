@@ -18,6 +18,16 @@ fn phobosc(args: &[&str]) -> Output {
         .expect("phobosc runs")
 }
 
+/// A GPU run failed for want of an adapter: the test skips and says so,
+/// unless `PHOBOS_REQUIRE_GPU=1` makes that a failure.
+fn skip_gpu(err: &str) {
+    assert!(
+        std::env::var("PHOBOS_REQUIRE_GPU").map_or(true, |v| v != "1"),
+        "PHOBOS_REQUIRE_GPU=1 but the GPU backend fails: {err}"
+    );
+    eprintln!("skipping the GPU: {err}");
+}
+
 fn text(o: &Output) -> (String, String) {
     (
         String::from_utf8_lossy(&o.stdout).into_owned(),
@@ -164,11 +174,7 @@ fn checks_run_on_the_gpu_while_the_output_is_saved() {
     };
     let (ok, out, err) = run("gpu");
     if !ok {
-        assert!(
-            std::env::var("PHOBOS_REQUIRE_GPU").map_or(true, |v| v != "1"),
-            "PHOBOS_REQUIRE_GPU=1 but the GPU backend fails: {err}"
-        );
-        eprintln!("skipping the GPU: {err}");
+        skip_gpu(&err);
         return;
     }
     let gpu: serde_json::Value = serde_json::from_str(&out).expect("stdout is JSON");
@@ -216,11 +222,7 @@ fn an_output_is_written_during_the_gpu_read_back() {
     };
     let (ok, err, on_gpu) = run("gpu", "gpu.npy");
     if !ok {
-        assert!(
-            std::env::var("PHOBOS_REQUIRE_GPU").map_or(true, |v| v != "1"),
-            "PHOBOS_REQUIRE_GPU=1 but the GPU backend fails: {err}"
-        );
-        eprintln!("skipping the GPU: {err}");
+        skip_gpu(&err);
         return;
     }
     assert!(
@@ -553,11 +555,7 @@ fn a_workgroup_size_out_of_range_warns() {
     };
     let (ok, _, err) = run("4096");
     if !ok {
-        assert!(
-            std::env::var("PHOBOS_REQUIRE_GPU").map_or(true, |v| v != "1"),
-            "PHOBOS_REQUIRE_GPU=1 but the GPU backend fails: {err}"
-        );
-        eprintln!("skipping the GPU: {err}");
+        skip_gpu(&err);
         return;
     }
     let warned = |err: &str| {
