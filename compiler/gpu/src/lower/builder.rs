@@ -70,6 +70,22 @@ impl<'k> Lower<'k> {
         })
     }
 
+    /// The value behind `pointer` (a local or workgroup variable, or an
+    /// element of one).
+    pub(super) fn var_load(&mut self, pointer: H) -> H {
+        self.expr(Expression::Load { pointer })
+    }
+
+    /// `*pointer = value`.
+    pub(super) fn var_store(&mut self, pointer: H, value: H) {
+        self.cur.push(Statement::Store { pointer, value });
+    }
+
+    /// A pointer to element `index` of the array behind `base`.
+    pub(super) fn access(&mut self, base: H, index: H) -> H {
+        self.expr(Expression::Access { base, index })
+    }
+
     pub(super) fn u32c(&mut self, v: u32) -> H {
         self.lit(Value::U32(v))
     }
@@ -97,6 +113,15 @@ impl<'k> Lower<'k> {
             condition,
             accept,
             reject: Block::new(),
+        });
+    }
+
+    /// `loop { body; continuing { continuing } }`: `body` breaks out.
+    pub(super) fn push_loop(&mut self, body: Block, continuing: Block) {
+        self.cur.push(Statement::Loop {
+            body,
+            continuing,
+            break_if: None,
         });
     }
 

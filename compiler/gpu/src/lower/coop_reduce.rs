@@ -243,7 +243,7 @@ impl Lower<'_> {
             flat = self.binary(B::Add, scaled, *p);
         }
         let ptr = self.array_ptr(c.result, flat);
-        self.expr(Expression::Load { pointer: ptr })
+        self.var_load(ptr)
     }
 
     fn coop_reduce(
@@ -468,10 +468,7 @@ impl Lower<'_> {
         let write_result = |lw: &mut Self, v: H, iv: H| {
             let ptr = lw.array_ptr(result, row);
             let value = if index { iv } else { v };
-            lw.cur.push(Statement::Store {
-                pointer: ptr,
-                value,
-            });
+            lw.var_store(ptr, value);
         };
         if s0 >= plan.per_row {
             let zero = self.u32c(0);
@@ -486,16 +483,10 @@ impl Lower<'_> {
         }
         let inv = self.local;
         let ptr = self.array_ptr(scratch, inv);
-        self.cur.push(Statement::Store {
-            pointer: ptr,
-            value: v,
-        });
+        self.var_store(ptr, v);
         if let Some(si) = scratch_index {
             let ptr = self.array_ptr(si, inv);
-            self.cur.push(Statement::Store {
-                pointer: ptr,
-                value: iv,
-            });
+            self.var_store(ptr, iv);
         }
         let mut s = s0;
         while s < plan.per_row {
@@ -513,14 +504,14 @@ impl Lower<'_> {
                 let other = lw.binary(B::Add, inv, sc);
                 let pa = lw.array_ptr(scratch, inv);
                 let pb = lw.array_ptr(scratch, other);
-                let a = lw.expr(Expression::Load { pointer: pa });
-                let b = lw.expr(Expression::Load { pointer: pb });
+                let a = lw.var_load(pa);
+                let b = lw.var_load(pb);
                 let (ia, ib, pia) = match scratch_index {
                     Some(si) => {
                         let pia = lw.array_ptr(si, inv);
                         let pib = lw.array_ptr(si, other);
-                        let ia = lw.expr(Expression::Load { pointer: pia });
-                        let ib = lw.expr(Expression::Load { pointer: pib });
+                        let ia = lw.var_load(pia);
+                        let ib = lw.var_load(pib);
                         (ia, ib, Some(pia))
                     }
                     None => (a, a, None),
@@ -530,15 +521,9 @@ impl Lower<'_> {
                 if last {
                     write_result(lw, r, ri);
                 } else {
-                    lw.cur.push(Statement::Store {
-                        pointer: pa,
-                        value: r,
-                    });
+                    lw.var_store(pa, r);
                     if let Some(pia) = pia {
-                        lw.cur.push(Statement::Store {
-                            pointer: pia,
-                            value: ri,
-                        });
+                        lw.var_store(pia, ri);
                     }
                 }
                 Ok(())
@@ -572,7 +557,7 @@ impl Lower<'_> {
 
     pub(super) fn array_ptr(&mut self, array: Handle<GlobalVariable>, index: H) -> H {
         let base = self.expr(Expression::GlobalVariable(array));
-        self.expr(Expression::Access { base, index })
+        self.access(base, index)
     }
 
     /// The workgroup arrays of one value per invocation that the levels
@@ -651,10 +636,7 @@ impl Lower<'_> {
         let flag = self.workgroup_array("subgroup_bad", Scalar::U32, 1)?;
         let zero = self.u32c(0);
         let ptr = self.array_ptr(flag, zero);
-        self.cur.push(Statement::Store {
-            pointer: ptr,
-            value: zero,
-        });
+        self.var_store(ptr, zero);
         self.cur
             .push(Statement::ControlBarrier(naga::Barrier::WORK_GROUP));
         let ok = self.subgroup_in_order(g);

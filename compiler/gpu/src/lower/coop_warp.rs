@@ -120,25 +120,19 @@ impl Lower<'_> {
                 s *= 2;
             }
             let mine = lw.binary(B::Equal, lane, k);
-            let old = lw.expr(Expression::Load { pointer: keep_v });
+            let old = lw.var_load(keep_v);
             let next = lw.select(mine, v, old);
-            lw.cur.push(Statement::Store {
-                pointer: keep_v,
-                value: next,
-            });
+            lw.var_store(keep_v, next);
             if plan.op.is_index() {
-                let old = lw.expr(Expression::Load { pointer: keep_i });
+                let old = lw.var_load(keep_i);
                 let next = lw.select(mine, iv, old);
-                lw.cur.push(Statement::Store {
-                    pointer: keep_i,
-                    value: next,
-                });
+                lw.var_store(keep_i, next);
             }
             Ok(())
         })?;
-        let mut v = self.expr(Expression::Load { pointer: keep_v });
+        let mut v = self.var_load(keep_v);
         let mut iv = if plan.op.is_index() {
-            self.expr(Expression::Load { pointer: keep_i })
+            self.var_load(keep_i)
         } else {
             self.lit(phobos_core::types::Value::I32(0))
         };
@@ -295,10 +289,7 @@ impl Lower<'_> {
         if warps == 1 {
             let accept = self.nested(|lw| {
                 let ptr = lw.array_ptr(result, row);
-                lw.cur.push(Statement::Store {
-                    pointer: ptr,
-                    value: if index { iv } else { v },
-                });
+                lw.var_store(ptr, if index { iv } else { v });
                 Ok(())
             })?;
             self.if_then(write, accept);
@@ -308,16 +299,10 @@ impl Lower<'_> {
         let inv = self.local;
         let accept = self.nested(|lw| {
             let ptr = lw.array_ptr(scratch, inv);
-            lw.cur.push(Statement::Store {
-                pointer: ptr,
-                value: v,
-            });
+            lw.var_store(ptr, v);
             if let Some(si) = scratch_index {
                 let ptr = lw.array_ptr(si, inv);
-                lw.cur.push(Statement::Store {
-                    pointer: ptr,
-                    value: iv,
-                });
+                lw.var_store(ptr, iv);
             }
             Ok(())
         })?;
@@ -333,11 +318,11 @@ impl Lower<'_> {
         let off = self.binary(B::Multiply, j, gc);
         let at = self.binary(B::Add, base, off);
         let ptr = self.array_ptr(scratch, at);
-        let mut v = self.expr(Expression::Load { pointer: ptr });
+        let mut v = self.var_load(ptr);
         let mut iv = match scratch_index {
             Some(si) => {
                 let ptr = self.array_ptr(si, at);
-                self.expr(Expression::Load { pointer: ptr })
+                self.var_load(ptr)
             }
             None => iv,
         };
@@ -354,10 +339,7 @@ impl Lower<'_> {
         }
         let accept = self.nested(|lw| {
             let ptr = lw.array_ptr(result, row);
-            lw.cur.push(Statement::Store {
-                pointer: ptr,
-                value: if index { iv } else { v },
-            });
+            lw.var_store(ptr, if index { iv } else { v });
             Ok(())
         })?;
         self.if_then(write, accept);

@@ -187,23 +187,17 @@ impl IntOps for Lower<'_> {
             return Lower::select(self, ok, fast, slow);
         }
         let var = self.temp(Scalar::U32);
-        self.cur.push(Statement::Store {
-            pointer: var,
-            value: fast,
-        });
+        self.var_store(var, fast);
         let outer = std::mem::take(&mut self.cur);
         let value = slow(self);
-        self.cur.push(Statement::Store {
-            pointer: var,
-            value,
-        });
+        self.var_store(var, value);
         let reject = Block::from_vec(std::mem::replace(&mut self.cur, outer));
         self.cur.push(Statement::If {
             condition: ok,
             accept: Block::new(),
             reject,
         });
-        self.expr(Expression::Load { pointer: var })
+        self.var_load(var)
     }
     /// `var s = state; var i = 0u; loop { if !(i < n) { break; }
     /// s = step(s); i += 1u; }`, then `s`.
@@ -215,17 +209,14 @@ impl IntOps for Lower<'_> {
     ) -> [H; K] {
         let vars = state.map(|value| {
             let pointer = self.temp(Scalar::U32);
-            self.cur.push(Statement::Store { pointer, value });
+            self.var_store(pointer, value);
             pointer
         });
         let counter = self.temp(Scalar::U32);
         let zero = self.u32c(0);
-        self.cur.push(Statement::Store {
-            pointer: counter,
-            value: zero,
-        });
+        self.var_store(counter, zero);
         let outer = std::mem::take(&mut self.cur);
-        let i = self.expr(Expression::Load { pointer: counter });
+        let i = self.var_load(counter);
         let n = self.u32c(n);
         let more = self.binary(B::Less, i, n);
         self.cur.push(Statement::If {
@@ -233,24 +224,17 @@ impl IntOps for Lower<'_> {
             accept: Block::new(),
             reject: Block::from_vec(vec![Statement::Break]),
         });
-        let loaded = vars.map(|pointer| self.expr(Expression::Load { pointer }));
+        let loaded = vars.map(|pointer| self.var_load(pointer));
         let next = step(self, loaded);
         for (pointer, value) in vars.into_iter().zip(next) {
-            self.cur.push(Statement::Store { pointer, value });
+            self.var_store(pointer, value);
         }
         let one = self.u32c(1);
         let i1 = self.binary(B::Add, i, one);
-        self.cur.push(Statement::Store {
-            pointer: counter,
-            value: i1,
-        });
+        self.var_store(counter, i1);
         let body = Block::from_vec(std::mem::replace(&mut self.cur, outer));
-        self.cur.push(Statement::Loop {
-            body,
-            continuing: Block::new(),
-            break_if: None,
-        });
-        vars.map(|pointer| self.expr(Expression::Load { pointer }))
+        self.push_loop(body, Block::new());
+        vars.map(|pointer| self.var_load(pointer))
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::{H, LocalHome, Lower, kind, nscalar};
 use crate::LowerError;
-use naga::{BinaryOperator, Expression, ScalarKind, Statement};
+use naga::{BinaryOperator, Expression, ScalarKind};
 use phobos_core::ir::{Builtin, ExprId, ExprKind, Index, ParamKind, Place};
 use phobos_core::types::{Dim, Scalar, Value};
 use std::collections::HashMap;
@@ -40,10 +40,7 @@ impl<'k> Lower<'k> {
                     let v = self.quad_ptr(p, index);
                     let three = self.u32c(3);
                     let lane = self.binary(BinaryOperator::And, index, three);
-                    return self.expr(Expression::Access {
-                        base: v,
-                        index: lane,
-                    });
+                    return self.access(v, lane);
                 }
                 let g = self.tensors[i].expect("stores and loads name tensors");
                 self.expr(Expression::GlobalVariable(g))
@@ -54,7 +51,7 @@ impl<'k> Lower<'k> {
             },
         };
         let index = flat.expect("a tile element has a flat index");
-        self.expr(Expression::Access { base, index })
+        self.access(base, index)
     }
 
     /// Whether `p` is a bool tile in workgroup memory, held as u32 0/1: a
@@ -80,7 +77,7 @@ impl<'k> Lower<'k> {
 
     /// Loads the element of `p` at `ptr` (from [`Self::element_ptr`]).
     pub(super) fn load_element(&mut self, p: Place, ptr: H) -> H {
-        let v = self.expr(Expression::Load { pointer: ptr });
+        let v = self.var_load(ptr);
         if self.word_bool(p) {
             self.word_to_bool(v)
         } else {
@@ -95,10 +92,7 @@ impl<'k> Lower<'k> {
         } else {
             v
         };
-        self.cur.push(Statement::Store {
-            pointer: ptr,
-            value,
-        });
+        self.var_store(ptr, value);
     }
 
     /// A pointer to the vec4 that holds element `flat` (`flat` a multiple
@@ -112,7 +106,7 @@ impl<'k> Lower<'k> {
         let base = self.expr(Expression::GlobalVariable(g));
         let two = self.u32c(2);
         let index = self.binary(BinaryOperator::ShiftRight, flat, two);
-        self.expr(Expression::Access { base, index })
+        self.access(base, index)
     }
 
     pub(super) fn is_private(&self, p: Place) -> bool {
@@ -249,7 +243,7 @@ impl<'k> Lower<'k> {
                 let place = Place::Local(*l);
                 if self.is_private(place) {
                     let ptr = self.element_ptr(place, None);
-                    self.expr(Expression::Load { pointer: ptr })
+                    self.var_load(ptr)
                 } else {
                     let q = self.aligned(&shape, pos);
                     let mut flat = self.u32c(0);
@@ -372,20 +366,14 @@ impl<'k> Lower<'k> {
                     size: naga::VectorSize::Quad,
                     value: zero,
                 });
-                self.cur.push(Statement::Store {
-                    pointer: tmp,
-                    value: zeros,
-                });
+                self.var_store(tmp, zeros);
                 let accept = self.nested(|lw| {
                     let v = lw.load_quad(place, flat);
-                    lw.cur.push(Statement::Store {
-                        pointer: tmp,
-                        value: v,
-                    });
+                    lw.var_store(tmp, v);
                     Ok(())
                 })?;
                 self.if_then(inside, accept);
-                let v4 = self.expr(Expression::Load { pointer: tmp });
+                let v4 = self.var_load(tmp);
                 self.lane.as_mut().expect("in a group").loads.insert(id, v4);
                 v4
             }
@@ -406,24 +394,18 @@ impl<'k> Lower<'k> {
         let elem = self.place_elem(place);
         if self.is_private(place) {
             let ptr = self.element_ptr(place, None);
-            return Ok(self.expr(Expression::Load { pointer: ptr }));
+            return Ok(self.var_load(ptr));
         }
         let (inside, flat) = self.locate(place, index, q, cache)?;
         let tmp = self.temp(elem);
         let zero = self.lit(elem.zero());
-        self.cur.push(Statement::Store {
-            pointer: tmp,
-            value: zero,
-        });
+        self.var_store(tmp, zero);
         let accept = self.nested(|lw| {
             let v = lw.load_at(place, flat);
-            lw.cur.push(Statement::Store {
-                pointer: tmp,
-                value: v,
-            });
+            lw.var_store(tmp, v);
             Ok(())
         })?;
         self.if_then(inside, accept);
-        Ok(self.expr(Expression::Load { pointer: tmp }))
+        Ok(self.var_load(tmp))
     }
 }

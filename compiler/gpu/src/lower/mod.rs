@@ -408,7 +408,7 @@ fn lower_packed(
     let pv = lw.expr(Expression::GlobalVariable(uniforms.var));
     let member = |lw: &mut Lower<'_>, index: u32| {
         let p = lw.expr(Expression::AccessIndex { base: pv, index });
-        lw.expr(Expression::Load { pointer: p })
+        lw.var_load(p)
     };
     for (i, mi) in uniforms.scalar_member.iter().enumerate() {
         if let Some(mi) = mi {

@@ -72,31 +72,21 @@ impl<'k> Lower<'k> {
     ) -> Result<(), LowerError> {
         let counter = self.temp(Scalar::U32);
         let zero = self.u32c(0);
-        self.cur.push(Statement::Store {
-            pointer: counter,
-            value: zero,
-        });
+        self.var_store(counter, zero);
         let loop_body = self.nested(|lw| {
-            let k = lw.expr(Expression::Load { pointer: counter });
+            let k = lw.var_load(counter);
             let done = lw.binary(BinaryOperator::GreaterEqual, k, len);
             lw.if_then(done, Block::from_vec(vec![Statement::Break]));
             body(lw, k)
         })?;
         let continuing = self.nested(|lw| {
-            let k = lw.expr(Expression::Load { pointer: counter });
+            let k = lw.var_load(counter);
             let one = lw.u32c(1);
             let next = lw.binary(BinaryOperator::Add, k, one);
-            lw.cur.push(Statement::Store {
-                pointer: counter,
-                value: next,
-            });
+            lw.var_store(counter, next);
             Ok(())
         })?;
-        self.cur.push(Statement::Loop {
-            body: loop_body,
-            continuing,
-            break_if: None,
-        });
+        self.push_loop(loop_body, continuing);
         Ok(())
     }
 
@@ -112,39 +102,27 @@ impl<'k> Lower<'k> {
     ) -> Result<H, LowerError> {
         let acc = self.temp(elem);
         let init = self.lit(reduce_empty(op.value_op(), elem));
-        self.cur.push(Statement::Store {
-            pointer: acc,
-            value: init,
-        });
+        self.var_store(acc, init);
         let best = self.temp(Scalar::I32);
         let minus_one = self.lit(Value::I32(-1));
-        self.cur.push(Statement::Store {
-            pointer: best,
-            value: minus_one,
-        });
+        self.var_store(best, minus_one);
         self.count_loop(len, |lw, k| {
             let x = element(lw, k)?;
-            let a = lw.expr(Expression::Load { pointer: acc });
+            let a = lw.var_load(acc);
             let take = lw.takes_right(op, elem, a, x);
             let zero = lw.u32c(0);
             let first = lw.binary(BinaryOperator::Equal, k, zero);
             let take = lw.binary(BinaryOperator::LogicalOr, take, first);
             let next = lw.select(take, x, a);
-            lw.cur.push(Statement::Store {
-                pointer: acc,
-                value: next,
-            });
-            let b = lw.expr(Expression::Load { pointer: best });
+            lw.var_store(acc, next);
+            let b = lw.var_load(best);
             let i = lw.bitcast(k, naga::ScalarKind::Sint);
             let next = lw.select(take, i, b);
-            lw.cur.push(Statement::Store {
-                pointer: best,
-                value: next,
-            });
+            lw.var_store(best, next);
             Ok(())
         })?;
         let out = if op.is_index() { best } else { acc };
-        Ok(self.expr(Expression::Load { pointer: out }))
+        Ok(self.var_load(out))
     }
 
     /// Whether the combine of `max`, `min`, `argmax` and `argmin` keeps the right item
@@ -205,139 +183,80 @@ impl<'k> Lower<'k> {
         let stack = self.expr(Expression::LocalVariable(var));
         let depth = self.temp(Scalar::U32);
         let zero = self.u32c(0);
-        self.cur.push(Statement::Store {
-            pointer: depth,
-            value: zero,
-        });
+        self.var_store(depth, zero);
         let v = self.temp(elem);
         let count = self.temp(Scalar::U32);
         self.count_loop(len, |lw, k| {
             let x = element(lw, k)?;
-            lw.cur.push(Statement::Store {
-                pointer: v,
-                value: x,
-            });
+            lw.var_store(v, x);
             let one = lw.u32c(1);
             let k1 = lw.binary(BinaryOperator::Add, k, one);
-            lw.cur.push(Statement::Store {
-                pointer: count,
-                value: k1,
-            });
+            lw.var_store(count, k1);
             // while count is even: v = stack[--depth] + v; count >>= 1
             let merge = lw.nested(|lw| {
-                let c = lw.expr(Expression::Load { pointer: count });
+                let c = lw.var_load(count);
                 let one = lw.u32c(1);
                 let low = lw.binary(BinaryOperator::And, c, one);
                 let zero = lw.u32c(0);
                 let odd = lw.binary(BinaryOperator::NotEqual, low, zero);
                 lw.if_then(odd, Block::from_vec(vec![Statement::Break]));
-                let d = lw.expr(Expression::Load { pointer: depth });
+                let d = lw.var_load(depth);
                 let d = lw.binary(BinaryOperator::Subtract, d, one);
-                lw.cur.push(Statement::Store {
-                    pointer: depth,
-                    value: d,
-                });
-                let slot = lw.expr(Expression::Access {
-                    base: stack,
-                    index: d,
-                });
-                let left = lw.expr(Expression::Load { pointer: slot });
-                let right = lw.expr(Expression::Load { pointer: v });
+                lw.var_store(depth, d);
+                let slot = lw.access(stack, d);
+                let left = lw.var_load(slot);
+                let right = lw.var_load(v);
                 let sum = lw.binop(BinOp::Add, elem, left, right);
-                lw.cur.push(Statement::Store {
-                    pointer: v,
-                    value: sum,
-                });
+                lw.var_store(v, sum);
                 let half = lw.binary(BinaryOperator::ShiftRight, c, one);
-                lw.cur.push(Statement::Store {
-                    pointer: count,
-                    value: half,
-                });
+                lw.var_store(count, half);
                 Ok(())
             })?;
-            lw.cur.push(Statement::Loop {
-                body: merge,
-                continuing: Block::new(),
-                break_if: None,
-            });
-            let d = lw.expr(Expression::Load { pointer: depth });
-            let slot = lw.expr(Expression::Access {
-                base: stack,
-                index: d,
-            });
-            let top = lw.expr(Expression::Load { pointer: v });
-            lw.cur.push(Statement::Store {
-                pointer: slot,
-                value: top,
-            });
+            lw.push_loop(merge, Block::new());
+            let d = lw.var_load(depth);
+            let slot = lw.access(stack, d);
+            let top = lw.var_load(v);
+            lw.var_store(slot, top);
             let one = lw.u32c(1);
             let d = lw.binary(BinaryOperator::Add, d, one);
-            lw.cur.push(Statement::Store {
-                pointer: depth,
-                value: d,
-            });
+            lw.var_store(depth, d);
             Ok(())
         })?;
         // acc = empty; if depth > 0 { acc = stack[depth - 1]; j = depth - 1;
         // while j > 0 { j -= 1; acc = stack[j] + acc } }
         let acc = self.temp(elem);
         let empty = self.lit(reduce_empty(ReduceOp::Sum, elem));
-        self.cur.push(Statement::Store {
-            pointer: acc,
-            value: empty,
-        });
+        self.var_store(acc, empty);
         let j = self.temp(Scalar::U32);
-        let d = self.expr(Expression::Load { pointer: depth });
+        let d = self.var_load(depth);
         let zero = self.u32c(0);
         let nonempty = self.binary(BinaryOperator::Greater, d, zero);
         let fold = self.nested(|lw| {
             let one = lw.u32c(1);
             let top = lw.binary(BinaryOperator::Subtract, d, one);
-            let slot = lw.expr(Expression::Access {
-                base: stack,
-                index: top,
-            });
-            let t = lw.expr(Expression::Load { pointer: slot });
-            lw.cur.push(Statement::Store {
-                pointer: acc,
-                value: t,
-            });
-            lw.cur.push(Statement::Store {
-                pointer: j,
-                value: top,
-            });
+            let slot = lw.access(stack, top);
+            let t = lw.var_load(slot);
+            lw.var_store(acc, t);
+            lw.var_store(j, top);
             let body = lw.nested(|lw| {
-                let jv = lw.expr(Expression::Load { pointer: j });
+                let jv = lw.var_load(j);
                 let zero = lw.u32c(0);
                 let done = lw.binary(BinaryOperator::Equal, jv, zero);
                 lw.if_then(done, Block::from_vec(vec![Statement::Break]));
                 let one = lw.u32c(1);
                 let jv = lw.binary(BinaryOperator::Subtract, jv, one);
-                lw.cur.push(Statement::Store {
-                    pointer: j,
-                    value: jv,
-                });
-                let slot = lw.expr(Expression::Access {
-                    base: stack,
-                    index: jv,
-                });
-                let left = lw.expr(Expression::Load { pointer: slot });
-                let right = lw.expr(Expression::Load { pointer: acc });
+                lw.var_store(j, jv);
+                let slot = lw.access(stack, jv);
+                let left = lw.var_load(slot);
+                let right = lw.var_load(acc);
                 let sum = lw.binop(BinOp::Add, elem, left, right);
-                lw.cur.push(Statement::Store {
-                    pointer: acc,
-                    value: sum,
-                });
+                lw.var_store(acc, sum);
                 Ok(())
             })?;
-            lw.cur.push(Statement::Loop {
-                body,
-                continuing: Block::new(),
-                break_if: None,
-            });
+            lw.push_loop(body, Block::new());
             Ok(())
         })?;
         self.if_then(nonempty, fold);
-        Ok(self.expr(Expression::Load { pointer: acc }))
+        Ok(self.var_load(acc))
     }
 }

@@ -24,8 +24,7 @@ use super::coop_warp::LEAF;
 use super::{H, Lower};
 use crate::LowerError;
 use naga::{
-    ArraySize, BinaryOperator as B, Expression, Handle, LocalVariable, Span, Statement, Type,
-    TypeInner,
+    ArraySize, BinaryOperator as B, Expression, Handle, LocalVariable, Span, Type, TypeInner,
 };
 use phobos_core::ir::{ExprId, ExprKind, IdVec, Index, LocalKind, Place, Stmt, analysis};
 use phobos_core::types::{Dim, Scalar};
@@ -308,7 +307,7 @@ impl Lower<'_> {
         }
         let slot = c.slots[&n];
         let ptr = self.slot_ptr(slot, at);
-        Some(self.expr(Expression::Load { pointer: ptr }))
+        Some(self.var_load(ptr))
     }
 
     /// Keeps `v`, the value of `id` at the current leaf element, where it
@@ -329,10 +328,7 @@ impl Lower<'_> {
         };
         c.pending.insert(n);
         let ptr = self.slot_ptr(slot, at);
-        self.cur.push(Statement::Store {
-            pointer: ptr,
-            value: v,
-        });
+        self.var_store(ptr, v);
     }
 
     /// After a region's loops: what it kept is readable from here on.
@@ -356,7 +352,7 @@ impl Lower<'_> {
                 let at = self.binary(B::Multiply, seg, lc);
                 let jc = self.u32c(j);
                 let index = self.binary(B::Add, at, jc);
-                self.expr(Expression::Access { base, index })
+                self.access(base, index)
             }
         }
     }

@@ -35,16 +35,13 @@ impl Lower<'_> {
         let (unit, lane) = self.unit_of(i, flat);
         self.in_piece(i, unit, &mut |lw, ptr| {
             let ptr = match lane {
-                Some(index) => lw.expr(Expression::Access { base: ptr, index }),
+                Some(index) => lw.access(ptr, index),
                 None => ptr,
             };
-            let v = lw.expr(Expression::Load { pointer: ptr });
-            lw.cur.push(Statement::Store {
-                pointer: tmp,
-                value: v,
-            });
+            let v = lw.var_load(ptr);
+            lw.var_store(tmp, v);
         });
-        self.expr(Expression::Load { pointer: tmp })
+        self.var_load(tmp)
     }
 
     /// Stores `v` to element `flat` of a tensor or workgroup tile `p`.
@@ -56,13 +53,10 @@ impl Lower<'_> {
         let (unit, lane) = self.unit_of(i, flat);
         self.in_piece(i, unit, &mut |lw, ptr| {
             let ptr = match lane {
-                Some(index) => lw.expr(Expression::Access { base: ptr, index }),
+                Some(index) => lw.access(ptr, index),
                 None => ptr,
             };
-            lw.cur.push(Statement::Store {
-                pointer: ptr,
-                value: v,
-            });
+            lw.var_store(ptr, v);
         });
     }
 
@@ -71,7 +65,7 @@ impl Lower<'_> {
     pub(super) fn load_quad(&mut self, p: Place, flat: H) -> H {
         let Some(i) = self.split_param(p) else {
             let ptr = self.quad_ptr(p, flat);
-            return self.expr(Expression::Load { pointer: ptr });
+            return self.var_load(ptr);
         };
         let elem = self.place_elem(p);
         let ty = super::bindings::vec4_type(&mut self.m, elem);
@@ -86,13 +80,10 @@ impl Lower<'_> {
         let tmp = self.expr(Expression::LocalVariable(var));
         let (unit, _) = self.unit_of(i, flat);
         self.in_piece(i, unit, &mut |lw, ptr| {
-            let v = lw.expr(Expression::Load { pointer: ptr });
-            lw.cur.push(Statement::Store {
-                pointer: tmp,
-                value: v,
-            });
+            let v = lw.var_load(ptr);
+            lw.var_store(tmp, v);
         });
-        self.expr(Expression::Load { pointer: tmp })
+        self.var_load(tmp)
     }
 
     /// Stores the vec4 `v4` to element `flat` (a multiple of 4) of a tensor
@@ -100,18 +91,12 @@ impl Lower<'_> {
     pub(super) fn store_quad(&mut self, p: Place, flat: H, v4: H) {
         let Some(i) = self.split_param(p) else {
             let ptr = self.quad_ptr(p, flat);
-            self.cur.push(Statement::Store {
-                pointer: ptr,
-                value: v4,
-            });
+            self.var_store(ptr, v4);
             return;
         };
         let (unit, _) = self.unit_of(i, flat);
         self.in_piece(i, unit, &mut |lw, ptr| {
-            lw.cur.push(Statement::Store {
-                pointer: ptr,
-                value: v4,
-            });
+            lw.var_store(ptr, v4);
         });
     }
 
@@ -160,7 +145,7 @@ impl Lower<'_> {
     ) {
         if let [g] = globals {
             let base = self.expr(Expression::GlobalVariable(*g));
-            let ptr = self.expr(Expression::Access { base, index: off });
+            let ptr = self.access(base, off);
             access(self, ptr);
             return;
         }

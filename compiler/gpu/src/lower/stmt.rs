@@ -35,13 +35,10 @@ impl<'k> Lower<'k> {
                     let end = self.node(*end, &[], &mut pre)?;
                     let var = Place::Local(*local);
                     let ptr = self.element_ptr(var, None);
-                    self.cur.push(Statement::Store {
-                        pointer: ptr,
-                        value: first,
-                    });
+                    self.var_store(ptr, first);
                     open.push((std::mem::take(&mut self.cur), var));
                     let ptr = self.element_ptr(var, None);
-                    let i = self.expr(Expression::Load { pointer: ptr });
+                    let i = self.var_load(ptr);
                     let done = self.binary(BinaryOperator::GreaterEqual, i, end);
                     self.if_then(done, Block::from_vec(vec![Statement::Break]));
                     continue;
@@ -56,20 +53,13 @@ impl<'k> Lower<'k> {
                     let continuing = self.nested(|lw| {
                         // `i < end <= i32::MAX`: the increment cannot wrap.
                         let ptr = lw.element_ptr(var, None);
-                        let i = lw.expr(Expression::Load { pointer: ptr });
+                        let i = lw.var_load(ptr);
                         let one = lw.lit(phobos_core::types::Value::I32(1));
                         let next = lw.binary(BinaryOperator::Add, i, one);
-                        lw.cur.push(Statement::Store {
-                            pointer: ptr,
-                            value: next,
-                        });
+                        lw.var_store(ptr, next);
                         Ok(())
                     })?;
-                    self.cur.push(Statement::Loop {
-                        body: Block::from_vec(body),
-                        continuing,
-                        break_if: None,
-                    });
+                    self.push_loop(Block::from_vec(body), continuing);
                     continue;
                 }
                 Stmt::Let { .. } | Stmt::Var { .. } | Stmt::Store { .. } => {}
@@ -139,10 +129,7 @@ impl<'k> Lower<'k> {
                 if self.is_private(place) {
                     let v = self.node(*value, &[], &mut pre)?;
                     let ptr = self.element_ptr(place, None);
-                    self.cur.push(Statement::Store {
-                        pointer: ptr,
-                        value: v,
-                    });
+                    self.var_store(ptr, v);
                     return Ok(());
                 }
                 if self.coop_let(*local, *value, &pre)? {
@@ -199,10 +186,7 @@ impl<'k> Lower<'k> {
             // A private scalar: every invocation writes its own copy.
             let v = self.node(value, &[], &mut pre)?;
             let ptr = self.element_ptr(place, None);
-            self.cur.push(Statement::Store {
-                pointer: ptr,
-                value: v,
-            });
+            self.var_store(ptr, v);
             return Ok(());
         }
         let tile = analysis::slice_tile(index);
@@ -414,7 +398,7 @@ impl<'k> Lower<'k> {
             .expect("bindings::staging made a tile for every staged store");
         let staged_ptr = |lw: &mut Self, flat: H| {
             let base = lw.expr(Expression::GlobalVariable(tile));
-            lw.expr(Expression::Access { base, index: flat })
+            lw.access(base, flat)
         };
         self.tile_loop(lens, |lw, flat, pos| {
             let mut cache = pre.clone();
@@ -429,10 +413,7 @@ impl<'k> Lower<'k> {
                     v
                 };
                 let ptr = staged_ptr(lw, flat);
-                lw.cur.push(Statement::Store {
-                    pointer: ptr,
-                    value: v,
-                });
+                lw.var_store(ptr, v);
                 Ok(())
             })?;
             lw.if_then(inside, accept);
@@ -448,7 +429,7 @@ impl<'k> Lower<'k> {
             let (inside, dest) = lw.locate(place, index, pos, &mut cache)?;
             let accept = lw.nested(|lw| {
                 let from = staged_ptr(lw, flat);
-                let v = lw.expr(Expression::Load { pointer: from });
+                let v = lw.var_load(from);
                 let v = if elem == Scalar::Bool {
                     lw.word_to_bool(v)
                 } else {
@@ -537,10 +518,7 @@ impl<'k> Lower<'k> {
             let from = self.binary(BinaryOperator::ShiftRight, from, shift);
             li = self.binary(BinaryOperator::Add, from, li);
         }
-        self.cur.push(Statement::Store {
-            pointer: cp,
-            value: li,
-        });
+        self.var_store(cp, li);
         // A constant extent of 0 (an empty `let`/`var` tile, `specialize`)
         // makes `n` 0, so the body never runs; naga refuses a division by
         // the constant 0 all the same, so positions divide by 1 there.
@@ -555,7 +533,7 @@ impl<'k> Lower<'k> {
             })
             .collect();
         let loop_body = self.nested(|lw| {
-            let g = lw.expr(Expression::Load { pointer: cp });
+            let g = lw.var_load(cp);
             let done = lw.binary(BinaryOperator::GreaterEqual, g, n);
             lw.if_then(done, Block::from_vec(vec![Statement::Break]));
             let flat = if group > 1 {
@@ -577,20 +555,13 @@ impl<'k> Lower<'k> {
             body(lw, flat, &pos)
         })?;
         let continuing = self.nested(|lw| {
-            let cur = lw.expr(Expression::Load { pointer: cp });
+            let cur = lw.var_load(cp);
             let step = lw.u32c(lw.block_invocations);
             let next = lw.binary(BinaryOperator::Add, cur, step);
-            lw.cur.push(Statement::Store {
-                pointer: cp,
-                value: next,
-            });
+            lw.var_store(cp, next);
             Ok(())
         })?;
-        self.cur.push(Statement::Loop {
-            body: loop_body,
-            continuing,
-            break_if: None,
-        });
+        self.push_loop(loop_body, continuing);
         Ok(())
     }
 }

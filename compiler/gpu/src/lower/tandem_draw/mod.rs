@@ -184,26 +184,12 @@ impl Lower<'_> {
     fn chunk_vars(&mut self, init: [H; 4]) -> ([H; 4], H) {
         let vars: [H; 4] = std::array::from_fn(|_| self.temp(Scalar::U32));
         for (v, x) in vars.iter().zip(init) {
-            self.cur.push(Statement::Store {
-                pointer: *v,
-                value: x,
-            });
+            self.var_store(*v, x);
         }
         let t = self.temp(Scalar::U32);
         let zero = self.u32c(0);
-        self.cur.push(Statement::Store {
-            pointer: t,
-            value: zero,
-        });
+        self.var_store(t, zero);
         (vars, t)
-    }
-
-    fn var_load(&mut self, pointer: H) -> H {
-        self.expr(naga::Expression::Load { pointer })
-    }
-
-    fn var_store(&mut self, pointer: H, value: H) {
-        self.cur.push(Statement::Store { pointer, value });
     }
 
     /// The next step of the chunk in `vars` (step number `t + 1`); its
@@ -237,11 +223,7 @@ impl Lower<'_> {
             lw.step(vars, t);
             Ok(())
         })?;
-        self.cur.push(Statement::Loop {
-            body,
-            continuing: Block::new(),
-            break_if: None,
-        });
+        self.push_loop(body, Block::new());
         Ok(())
     }
 
@@ -274,11 +256,7 @@ impl Lower<'_> {
             lw.var_store(task, next);
             Ok(())
         })?;
-        self.cur.push(Statement::Loop {
-            body: loop_body,
-            continuing,
-            break_if: None,
-        });
+        self.push_loop(loop_body, continuing);
         Ok(())
     }
 
@@ -466,11 +444,7 @@ impl Lower<'_> {
                 lw.if_then(done, Block::from_vec(vec![Statement::Break]));
                 Ok(())
             })?;
-            lw.cur.push(Statement::Loop {
-                body,
-                continuing: Block::new(),
-                break_if: None,
-            });
+            lw.push_loop(body, Block::new());
             Ok(())
         })?;
         self.if_then(rejected, accept);

@@ -263,11 +263,7 @@ impl Lower<'_> {
             lw.var_store(batch, next);
             Ok(())
         })?;
-        self.cur.push(Statement::Loop {
-            body: loop_body,
-            continuing,
-            break_if: None,
-        });
+        self.push_loop(loop_body, continuing);
         Ok(())
     }
 }

@@ -378,11 +378,7 @@ impl Lower<'_> {
             lw.var_store(start, next);
             Ok(())
         })?;
-        self.cur.push(Statement::Loop {
-            body: loop_body,
-            continuing,
-            break_if: None,
-        });
+        self.push_loop(loop_body, continuing);
         Ok(())
     }
 
@@ -480,7 +476,7 @@ impl Lower<'_> {
                 for (q, w) in out.into_iter().enumerate() {
                     let off = lw.u32c(q as u32);
                     let index = lw.binary(B::Add, at, off);
-                    let pointer = lw.expr(Expression::Access { base, index });
+                    let pointer = lw.access(base, index);
                     lw.var_store(pointer, w);
                 }
                 Ok(())
@@ -488,11 +484,7 @@ impl Lower<'_> {
             lw.if_then(inside, store);
             Ok(())
         })?;
-        self.cur.push(Statement::Loop {
-            body,
-            continuing: Block::new(),
-            break_if: None,
-        });
+        self.push_loop(body, Block::new());
         Ok(())
     }
 
@@ -504,7 +496,7 @@ impl Lower<'_> {
         let result = self.temp(Scalar::U32);
         let accept = self.nested(|lw| {
             let base = lw.expr(Expression::GlobalVariable(w.buf));
-            let pointer = lw.expr(Expression::Access { base, index: d });
+            let pointer = lw.access(base, d);
             let v = lw.var_load(pointer);
             lw.var_store(result, v);
             Ok(())

@@ -443,11 +443,7 @@ impl Lower<'_> {
                 lw.if_then(inside, accept);
                 Ok(())
             })?;
-            lw.cur.push(Statement::Loop {
-                body: steps,
-                continuing: Block::new(),
-                break_if: None,
-            });
+            lw.push_loop(steps, Block::new());
             Ok(())
         })
     }
