@@ -8,7 +8,9 @@
 //! Environment:
 //! - `PHOBOS_DIFF_KERNELS=N`: how many kernels each comparison runs;
 //! - `PHOBOS_DIFF_SEED=S`: only the kernel of seed `S`, to reproduce a
-//!   failure (a failure prints its seed, source, configuration and dims).
+//!   failure (a failure prints its seed, source, configuration and dims);
+//! - `PHOBOS_DIFF_FIRST=S`: the seeds from `S` on instead of from 0, to
+//!   explore kernels that CI's runs do not reach.
 
 use phobos_core::ir::Kernel;
 use phobos_core::launch::Arg;
@@ -57,14 +59,23 @@ fn kernel_count(default: usize) -> usize {
     }
 }
 
-/// `PHOBOS_DIFF_SEED` alone, or the seeds `0..n`.
+fn seed_var(name: &str) -> Option<u64> {
+    std::env::var(name).ok().map(|v| {
+        v.parse()
+            .unwrap_or_else(|_| panic!("{name}={v} is not a seed"))
+    })
+}
+
+/// `PHOBOS_DIFF_FIRST`, else 0.
+fn first_seed() -> u64 {
+    seed_var("PHOBOS_DIFF_FIRST").unwrap_or(0)
+}
+
+/// `PHOBOS_DIFF_SEED` alone, or `n` seeds from [`first_seed`].
 fn seeds(n: usize) -> Vec<u64> {
-    match std::env::var("PHOBOS_DIFF_SEED") {
-        Ok(v) => vec![
-            v.parse()
-                .unwrap_or_else(|_| panic!("PHOBOS_DIFF_SEED={v} is not a seed")),
-        ],
-        Err(_) => (0..n as u64).collect(),
+    match seed_var("PHOBOS_DIFF_SEED") {
+        Some(s) => vec![s],
+        None => (first_seed()..first_seed() + n as u64).collect(),
     }
 }
 
@@ -396,7 +407,7 @@ pub fn check_backend_split(backend: Backend, n: usize, max_binding: Option<u64>)
     let skipped = AtomicUsize::new(0);
     let mut failures = Vec::new();
     let mut ran = 0;
-    let mut next_seed = 0u64;
+    let mut next_seed = first_seed();
     let single = std::env::var("PHOBOS_DIFF_SEED").is_ok();
     while ran < n && failures.is_empty() {
         let want = if single { 1 } else { n - ran };
