@@ -81,15 +81,17 @@ fn _finite(x) = abs(x) < _inf()
 ///
 /// k is x / ln2 rounded to nearest (ties to even) by adding 1.5 * 2^23,
 /// whose ulp is 1 for the |x / ln2| <= 150 left after the clamp: the sum's
-/// bits hold k, and subtracting the constant again gives k as an f32
-/// exactly, with no conversion between float and integer. A NaN passes the
-/// clamp (`min` and `max` keep their first operand when a comparison is
-/// false) and every operation after it, so exp(NaN) is NaN.
+/// bits hold k, read as an integer, and `f32(k)` is exact. (Subtracting the
+/// constant again would give the same f32 without a conversion, but a
+/// compiler that reassociates `(y + c) - c` into `y`, as the browser's
+/// SwiftShader does with WGSL, would then skip the rounding.) A NaN passes
+/// the clamp (`min` and `max` keep their first operand when a comparison is
+/// false) and every float operation after it, so exp(NaN) is NaN.
 fn exp(x: f32) = _native_exp(x, _exp_at(min(max(x, -104.0), 89.0)))
 
-fn _exp_at(x) = _exp_t(x, x * 1.442695 + 12582912.0)
+fn _exp_at(x) = _exp_t(x, bitcast<i32>(x * 1.442695 + 12582912.0) - 1262485504)
 
-fn _exp_t(x, t) = _exp_k(x, t - 12582912.0, bitcast<i32>(t) - 1262485504)
+fn _exp_t(x, k) = _exp_k(x, f32(k), k)
 
 fn _exp_k(x, kf, k) = _exp_scale(1.0 + _exp_s(x - kf * 0.69314575, kf * 1.4286068e-6), k)
 
