@@ -13,7 +13,9 @@
 //!   runs, and an exact launch is refused naming the API
 //!   ([`ExactSupport`], `platform.rs`).
 //! - Pipelines are cached per kernel (its printed IR), precision and the
-//!   splits of its tensors.
+//!   splits of its tensors: the [`PIPELINES_KEPT`] used last, so that a
+//!   process that builds kernel after kernel (a server, a test suite)
+//!   does not grow without bound.
 //! - A tensor larger than the device's largest storage binding is bound in
 //!   pieces (`phobos_gpu::Split`), each a range of its one buffer; only a
 //!   tensor beyond the largest buffer is refused ([`GpuError::TooLarge`]).
@@ -137,6 +139,14 @@ fn env_workgroup_size() -> Option<u32> {
 /// tasks, `i, i + n, ...`).
 pub const WORKGROUP_SIZE_CHOICES: [u32; 6] = [32, 64, 128, 256, 512, 1024];
 
+/// How many compiled pipelines a [`Gpu`] keeps in memory, the least
+/// recently used going first. A pipeline costs about 0.7 MB on lavapipe
+/// (its compiled code among it): 40,000 distinct kernels in one process
+/// would have taken about 27 GB before there was a bound. Tuning a kernel
+/// builds at most `configurations x WORKGROUP_SIZE_CHOICES` pipelines, far
+/// fewer, so the winner is still cached when it runs.
+pub const PIPELINES_KEPT: usize = 256;
+
 /// A kernel's printed IR and local shapes, precision, splits, whether `/`
 /// and `sqrt` are checked in f64, the workgroup size and the subgroup width
 /// reductions are compiled for.
@@ -154,7 +164,7 @@ pub struct Gpu {
     device: wgpu::Device,
     queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
-    pipelines: Mutex<HashMap<PipelineKey, Arc<Pipeline>>>,
+    pipelines: Mutex<lru::LruCache<PipelineKey, Arc<Pipeline>>>,
     /// The binding limit to split at instead of the device's, when smaller.
     max_binding: Mutex<Option<u64>>,
     /// [`Gpu::set_wide_checks`]'s choice; `None` is automatic.
@@ -207,7 +217,9 @@ impl Gpu {
             device,
             queue,
             info,
-            pipelines: Mutex::new(HashMap::new()),
+            pipelines: Mutex::new(lru::LruCache::new(
+                std::num::NonZeroUsize::new(PIPELINES_KEPT).expect("not zero"),
+            )),
             max_binding: Mutex::new(
                 std::env::var("PHOBOS_MAX_BINDING")
                     .ok()
@@ -481,7 +493,7 @@ impl Gpu {
             splits,
             workgroup_size,
         )?);
-        self.pipelines.lock().unwrap().insert(key, built.clone());
+        self.pipelines.lock().unwrap().put(key, built.clone());
         Ok((built, false))
     }
 }
