@@ -79,3 +79,29 @@ fn layernorm_keeps_its_rows_through_the_workgroup_memory_path() {
         same_as_interp("layernorm_dropout", args);
     }
 }
+
+/// The Tandem twins: their store draws words whose counters run along the
+/// row, so the words are stepped into workgroup memory by chunk for the
+/// whole tile and each kept leaf reads its own (`with_row_words` in
+/// `compiler/gpu/src/lower/tandem_draw/staged.rs`). Rows of 1024 and 2048
+/// take that path; rows of 8192 need more workgroup memory than lavapipe
+/// gives, so their words are stepped as before (`stepped.rs`).
+#[test]
+fn tandem_twins_stage_their_words_for_the_kept_rows() {
+    if !gpu_available() {
+        return;
+    }
+    const KEY: Value = Value::U32(0x5eed_1234);
+    for (m, n) in [(5, 1024), (3, 2048), (2, 8192)] {
+        let args = vec![f32s(&[m, n], 7), f32s(&[m, n], 8), Arg::Scalar(KEY)];
+        same_as_interp("softmax_dropout_tandem", args);
+        let args = vec![
+            f32s(&[m, n], 9),
+            f32s(&[n], 10),
+            f32s(&[n], 11),
+            f32s(&[m, n], 12),
+            Arg::Scalar(KEY),
+        ];
+        same_as_interp("layernorm_dropout_tandem", args);
+    }
+}

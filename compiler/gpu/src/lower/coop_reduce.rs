@@ -576,6 +576,16 @@ impl Lower<'_> {
         Some(g)
     }
 
+    /// The bytes of workgroup memory the module's variables take so far.
+    pub(super) fn workgroup_used(&self) -> u64 {
+        self.m
+            .global_variables
+            .iter()
+            .filter(|(_, g)| g.space == AddressSpace::WorkGroup)
+            .map(|(_, g)| u64::from(self.m.types[g.ty].inner.size(self.m.to_ctx())))
+            .sum()
+    }
+
     /// A new workgroup array of `count` elements of `elem`, or `None`
     /// where it would not fit beside the kernel's others in
     /// `GpuOptions::workgroup_memory`.
@@ -585,14 +595,7 @@ impl Lower<'_> {
         elem: Scalar,
         count: u32,
     ) -> Option<Handle<GlobalVariable>> {
-        let used: u64 = self
-            .m
-            .global_variables
-            .iter()
-            .filter(|(_, g)| g.space == AddressSpace::WorkGroup)
-            .map(|(_, g)| u64::from(self.m.types[g.ty].inner.size(self.m.to_ctx())))
-            .sum();
-        if used + u64::from(count) * 4 > self.workgroup_memory {
+        if self.workgroup_used() + u64::from(count) * 4 > self.workgroup_memory {
             return None;
         }
         let ty = self.m.types.insert(

@@ -121,7 +121,7 @@ impl Lower<'_> {
             && tile.as_deref() == Some(&geom.shape[..])
             && super::stmt::quad_slice(self.k, place, index)
             && !self.lanes_too_heavy(value)
-            && !super::tandem_draw::has_words(self.k, value)
+            && self.row_words_fit(value, &analysis::slice_tile(index))
             && !analysis::reads_place(self.k, value, place)
     }
 
@@ -132,6 +132,7 @@ impl Lower<'_> {
         if budget == 0 || self.subgroup_ok.is_none() {
             return None;
         }
+        self.plan_row_words();
         // The geometry every whole-row reduction shares, and the regions in
         // statement order: each reduction's operand (inner ones first),
         // and each store over the same leaves; `true` for a reduction.

@@ -197,8 +197,11 @@ impl<'k> Lower<'k> {
         }
         if let Some(geom) = self.rows.as_ref().map(|c| c.geom.clone())
             && self.row_store_ok(&geom, place, &index, value)
+            && self.with_row_words((value, &tile, &lens), &pre, |lw| {
+                lw.row_store(place, &index, value, &pre)
+            })?
         {
-            return self.row_store(place, &index, value, &pre);
+            return Ok(());
         }
         if quad_slice(self.k, place, &index) && !self.lanes_too_heavy(value) {
             return self.quad_store(place, &index, value, &tile, &lens, &pre);

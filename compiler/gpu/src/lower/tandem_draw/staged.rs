@@ -41,6 +41,9 @@ use std::num::NonZeroU32;
 const MAX_WINDOW: u32 = 2048;
 /// The fewest positions a window is worth staging for.
 const MIN_WINDOW: u32 = 64;
+/// Workgroup memory a row store's buffers leave for what the statements
+/// before it still make (the reductions' partials), in bytes.
+const ROW_MARGIN: u64 = 4096;
 /// Words a buffer holds beyond its window: the first counter rounded down
 /// to its block, and `i | 1` one past the last (`tandem_normal`).
 const SLACK: u32 = 8;
@@ -201,13 +204,7 @@ pub(in crate::lower) fn draw_buffers(lw: &mut Lower<'_>) {
     if keys == 0 {
         return;
     }
-    let used: u64 =
-        lw.m.global_variables
-            .iter()
-            .filter(|(_, g)| g.space == AddressSpace::WorkGroup)
-            .map(|(_, g)| u64::from(lw.m.types[g.ty].inner.size(lw.m.to_ctx())))
-            .sum();
-    let room = lw.workgroup_memory.saturating_sub(used);
+    let room = lw.workgroup_memory.saturating_sub(lw.workgroup_used());
     let mut window = largest
         .checked_next_power_of_two()
         .and_then(|w| u32::try_from(w).ok())
@@ -220,36 +217,121 @@ pub(in crate::lower) fn draw_buffers(lw: &mut Lower<'_>) {
     if count == 0 {
         return;
     }
+    for g in 0..count {
+        let buf = word_buffer(lw, &format!("tandem_words_{g}"), window + SLACK);
+        lw.tandem.bufs.push(buf);
+    }
+    lw.tandem.window = window;
+}
+
+/// A workgroup array of `words` u32 named `name`.
+fn word_buffer(lw: &mut Lower<'_>, name: &str, words: u32) -> Handle<GlobalVariable> {
     let u32_ty = lw.u32_ty;
     let arr = lw.m.types.insert(
         Type {
             name: None,
             inner: TypeInner::Array {
                 base: u32_ty,
-                size: ArraySize::Constant(NonZeroU32::new(window + SLACK).expect("positive")),
+                size: ArraySize::Constant(NonZeroU32::new(words).expect("positive")),
                 stride: 4,
             },
         },
         Span::UNDEFINED,
     );
-    for g in 0..count {
-        let buf = lw.m.global_variables.append(
-            GlobalVariable {
-                name: Some(format!("tandem_words_{g}")),
-                space: AddressSpace::WorkGroup,
-                binding: None,
-                ty: arr,
-                init: None,
-                memory_decorations: Default::default(),
-            },
-            Span::UNDEFINED,
-        );
-        lw.tandem.bufs.push(buf);
-    }
-    lw.tandem.window = window;
+    lw.m.global_variables.append(
+        GlobalVariable {
+            name: Some(name.into()),
+            space: AddressSpace::WorkGroup,
+            binding: None,
+            ty: arr,
+            init: None,
+            memory_decorations: Default::default(),
+        },
+        Span::UNDEFINED,
+    )
+}
+
+/// The positions of a tile of constant extents, if it has them and they
+/// fit in u32.
+fn const_positions(tile: &[Dim]) -> Option<u32> {
+    let n = tile.iter().try_fold(1u64, |n, d| match d {
+        Dim::Const(v) => n.checked_mul(*v),
+        Dim::Sym(_) => None,
+    })?;
+    u32::try_from(n).ok()
 }
 
 impl Lower<'_> {
+    /// Notes the workgroup memory that stores over kept rows may give their
+    /// words ([`Self::row_words_fit`]): what is left now, less
+    /// [`ROW_MARGIN`]. Called once, when the kept rows are planned, so that
+    /// the plan and each store decide alike.
+    pub(in crate::lower) fn plan_row_words(&mut self) {
+        self.tandem.row_room = self
+            .workgroup_memory
+            .saturating_sub(self.workgroup_used())
+            .saturating_sub(ROW_MARGIN);
+    }
+
+    /// Whether a store of `value` over the whole constant tile `tile` may
+    /// take the kept rows' path ([`Self::row_store`]) as far as its Tandem
+    /// words go: it draws none, or its words have counters that run along
+    /// the tile (`word_groups`) and a buffer of the tile's words per key
+    /// fits in the room [`Self::plan_row_words`] noted. There the words
+    /// are stepped into workgroup memory by chunk ([`Self::with_row_words`])
+    /// and each leaf reads its own, so the store keeps the rows' order
+    /// instead of being turned inside out by chunks (`stepped.rs`), which
+    /// would leave all but one invocation a chunk idle.
+    pub(in crate::lower) fn row_words_fit(&self, value: ExprId, tile: &[Dim]) -> bool {
+        if !has_words(self.k, value) {
+            return true;
+        }
+        let groups = word_groups(self.k, value, tile).len() as u64;
+        let Some(n) = const_positions(tile) else {
+            return false;
+        };
+        groups > 0 && (u64::from(n) + u64::from(SLACK)) * 4 * groups <= self.tandem.row_room
+    }
+
+    /// `body` (a store over kept rows that [`Self::row_words_fit`]
+    /// admitted) with the words of `value` staged for the whole tile `tile`
+    /// (extents `lens`): one buffer per key, filled between two barriers
+    /// before it. `Ok(false)`, with nothing emitted, when what the earlier
+    /// statements made leaves no room for the buffers after all; the caller
+    /// then takes another path, with the same bits.
+    pub(in crate::lower) fn with_row_words(
+        &mut self,
+        (value, tile, lens): (ExprId, &[Dim], &[H]),
+        pre: &HashMap<ExprId, H>,
+        body: impl FnOnce(&mut Self) -> Result<(), LowerError>,
+    ) -> Result<bool, LowerError> {
+        let groups = word_groups(self.k, value, tile);
+        if groups.is_empty() {
+            body(self)?;
+            return Ok(true);
+        }
+        let n = const_positions(tile).expect("row_words_fit checked the tile");
+        let cap = n + SLACK;
+        let bytes = u64::from(cap) * 4 * groups.len() as u64;
+        if self.workgroup_used() + bytes > self.workgroup_memory {
+            return Ok(false);
+        }
+        let stmt = self.tandem.stmt;
+        let bufs: Vec<_> = (0..groups.len())
+            .map(|g| word_buffer(self, &format!("tandem_row_words_{stmt}_{g}"), cap))
+            .collect();
+        self.tandem.note(
+            "staged: the tile's words stepped into workgroup memory by chunk, then read \
+             by each kept row's leaves",
+        );
+        let zero = self.u32c(0);
+        let all = self.u32c(n);
+        self.stage_window((&groups, &bufs, cap), lens, (zero, all), pre)?;
+        let r = body(self);
+        self.tandem.staged.clear();
+        r.map(|()| true)
+    }
+
     /// The tile loop of a statement of tile `tile` (extents `lens`) and
     /// value `value`, over groups of `group` flat positions
     /// ([`Self::tile_loop_by`]): staged by windows when the value has word
@@ -317,55 +399,8 @@ impl Lower<'_> {
             let full = lw.binary(B::Greater, left, w);
             let end = lw.binary(B::Add, w0, w);
             let w1 = lw.select(full, end, n);
-            let one = lw.u32c(1);
-            let last = lw.binary(B::Subtract, w1, one);
-            let first_pos = lw.flat_position(w0, lens);
-            let last_pos = lw.flat_position(last, lens);
-            let barrier = Statement::ControlBarrier(naga::Barrier::WORK_GROUP);
-            let mut fills = Vec::new();
-            for (g, ids) in groups.iter().enumerate() {
-                let ExprKind::Builtin(_, xs) = &lw.k.exprs[ids[0]].kind else {
-                    unreachable!("a word node is a builtin")
-                };
-                let mut cache = pre.clone();
-                let mut key = [zero; 4];
-                for (q, x) in xs[..4].iter().enumerate() {
-                    key[q] = lw.node(*x, &[], &mut cache)?;
-                }
-                let (mut lo, mut hi) = (None, None);
-                for id in ids {
-                    let ExprKind::Builtin(_, xs) = &lw.k.exprs[*id].kind else {
-                        unreachable!("a word node is a builtin")
-                    };
-                    let i = xs[4];
-                    let a = lw.node(i, &first_pos, &mut pre.clone())?;
-                    let b = lw.node(i, &last_pos, &mut pre.clone())?;
-                    lo = Some(lo.map_or(a, |x| lw.min_max(MathFunction::Min, x, a)));
-                    hi = Some(hi.map_or(b, |x| lw.min_max(MathFunction::Max, x, b)));
-                }
-                let (lo, hi) = (lo.expect("a group has a word"), hi.expect("and a last"));
-                let not3 = lw.u32c(!3);
-                let first = lw.binary(B::And, lo, not3);
-                let span = lw.binary(B::Subtract, hi, first);
-                let span = lw.binary(B::Add, span, one);
-                let cap = lw.u32c(window + SLACK);
-                let words = lw.min_max(MathFunction::Min, span, cap);
-                let three = lw.u32c(3);
-                let blocks = lw.binary(B::Add, words, three);
-                let two = lw.u32c(2);
-                let blocks = lw.binary(B::ShiftRight, blocks, two);
-                let count = lw.binary(B::ShiftLeft, blocks, two);
-                let buf = lw.tandem.bufs[g];
-                fills.push((buf, key, first, blocks));
-                for id in ids {
-                    lw.tandem.staged.insert(*id, Window { buf, first, count });
-                }
-            }
-            lw.cur.push(barrier.clone());
-            for (buf, key, first, blocks) in fills {
-                lw.fill_window(buf, key, first, blocks)?;
-            }
-            lw.cur.push(barrier);
+            let bufs = lw.tandem.bufs.clone();
+            lw.stage_window((&groups, &bufs, window + SLACK), lens, (w0, w1), pre)?;
             let body = body.take().expect("one window loop");
             let r = lw.tile_loop_range(lens, group, Some((w0, w1)), body);
             lw.tandem.staged.clear();
@@ -379,6 +414,71 @@ impl Lower<'_> {
             Ok(())
         })?;
         self.push_loop(loop_body, continuing);
+        Ok(())
+    }
+
+    /// Steps the Tandem words that flat positions `w0 .. w1` of a tile of
+    /// extents `lens` draw into workgroup memory, between two barriers: the
+    /// word nodes of `groups[g]` (one key) into `bufs[g]`, `cap` words
+    /// from the first counter's block. Each word node then reads its buffer
+    /// ([`Self::staged_word`]) until `self.tandem.staged` is cleared.
+    fn stage_window(
+        &mut self,
+        (groups, bufs, cap): (&[Vec<ExprId>], &[Handle<GlobalVariable>], u32),
+        lens: &[H],
+        (w0, w1): (H, H),
+        pre: &HashMap<ExprId, H>,
+    ) -> Result<(), LowerError> {
+        let zero = self.u32c(0);
+        let one = self.u32c(1);
+        let last = self.binary(B::Subtract, w1, one);
+        let first_pos = self.flat_position(w0, lens);
+        let last_pos = self.flat_position(last, lens);
+        let barrier = Statement::ControlBarrier(naga::Barrier::WORK_GROUP);
+        let mut fills = Vec::new();
+        for (g, ids) in groups.iter().enumerate() {
+            let ExprKind::Builtin(_, xs) = &self.k.exprs[ids[0]].kind else {
+                unreachable!("a word node is a builtin")
+            };
+            let mut cache = pre.clone();
+            let mut key = [zero; 4];
+            for (q, x) in xs[..4].iter().enumerate() {
+                key[q] = self.node(*x, &[], &mut cache)?;
+            }
+            let (mut lo, mut hi) = (None, None);
+            for id in ids {
+                let ExprKind::Builtin(_, xs) = &self.k.exprs[*id].kind else {
+                    unreachable!("a word node is a builtin")
+                };
+                let i = xs[4];
+                let a = self.node(i, &first_pos, &mut pre.clone())?;
+                let b = self.node(i, &last_pos, &mut pre.clone())?;
+                lo = Some(lo.map_or(a, |x| self.min_max(MathFunction::Min, x, a)));
+                hi = Some(hi.map_or(b, |x| self.min_max(MathFunction::Max, x, b)));
+            }
+            let (lo, hi) = (lo.expect("a group has a word"), hi.expect("and a last"));
+            let not3 = self.u32c(!3);
+            let first = self.binary(B::And, lo, not3);
+            let span = self.binary(B::Subtract, hi, first);
+            let span = self.binary(B::Add, span, one);
+            let cap_words = self.u32c(cap);
+            let words = self.min_max(MathFunction::Min, span, cap_words);
+            let three = self.u32c(3);
+            let blocks = self.binary(B::Add, words, three);
+            let two = self.u32c(2);
+            let blocks = self.binary(B::ShiftRight, blocks, two);
+            let count = self.binary(B::ShiftLeft, blocks, two);
+            let buf = bufs[g];
+            fills.push((buf, key, first, blocks));
+            for id in ids {
+                self.tandem.staged.insert(*id, Window { buf, first, count });
+            }
+        }
+        self.cur.push(barrier.clone());
+        for (buf, key, first, blocks) in fills {
+            self.fill_window(buf, key, first, blocks)?;
+        }
+        self.cur.push(barrier);
         Ok(())
     }
 
