@@ -1,0 +1,25 @@
+#!/bin/bash
+# Session 11, third call (issue 14): what bounds the Tandem twins after q2.
+# - PHOBOS_ABLATE_STREAM=1 (a step of two operations, wrong bits: measurement
+#   only): if the twins then run as fast as the hash twins, the chunks'
+#   chains of 40 dependent steps bound them;
+# - fixed configurations (R, workgroup) of softmax_dropout_tandem fast at
+#   rows of 1024, to see how the time moves with the rows a multiprocessor
+#   holds.
+start=$(date +%s)
+for f in .gl/*.deb; do dpkg -x $f / >/dev/null; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json WGPU_BACKEND=vulkan
+P=$PWD/target/release/phobosc
+echo "# commit ${C:-?}; $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader); $(nproc) cores"
+export PHOBOS_CACHE_DIR=$(mktemp -d)
+b() { timeout 40 $P bench --backend gpu "$@" --runs 21 2>&1 | grep -o 'median[^;]*\|R=[0-9]*, workgroup [0-9]*\|error.*' | tr '\n' ' '; }
+S=examples/softmax_dropout_tandem.ph
+echo "== stream ablated (tuned)"
+for pr in fast exact; do for n in 1024 8192; do
+  echo "softmax_tandem $pr N=$n ablated: $(PHOBOS_ABLATE_STREAM=1 b $S --precision $pr --dim M=$((67108864 / n)) --dim N=$n --arg key=12345)"
+done; done | tee $OUT/ablated.txt
+echo "== fixed configurations, fast, N=1024"
+for R in 1 2 4; do for w in 64 128 256 512; do
+  echo "R=$R wg=$w: $(PHOBOS_WORKGROUP_SIZE=$w b $S --precision fast --config R=$R --no-tune --dim M=65536 --dim N=1024 --arg key=12345)"
+done; done | tee $OUT/configs.txt
+echo "# done at $(( $(date +%s) - start )) s"
