@@ -3,6 +3,9 @@
 # - PHOBOS_ABLATE_STREAM=1 (a step of two operations, wrong bits: measurement
 #   only): if the twins then run as fast as the hash twins, the chunks'
 #   chains of 40 dependent steps bound them;
+# - PHOBOS_ROW_WORDS_MAX: the staged rows' limit off (0), at its default
+#   (2048 positions) and raised to 8192, both twins, both precisions, tuned,
+#   rows of 1024 to 8192, to check the default;
 # - fixed configurations (R, workgroup) of softmax_dropout_tandem fast at
 #   rows of 1024, to see how the time moves with the rows a multiprocessor
 #   holds.
@@ -18,6 +21,11 @@ echo "== stream ablated (tuned)"
 for pr in fast exact; do for n in 1024 8192; do
   echo "softmax_tandem $pr N=$n ablated: $(PHOBOS_ABLATE_STREAM=1 b $S --precision $pr --dim M=$((67108864 / n)) --dim N=$n --arg key=12345)"
 done; done | tee $OUT/ablated.txt
+echo "== PHOBOS_ROW_WORDS_MAX (tuned)"
+for op in softmax layernorm; do for pr in exact fast; do for n in 1024 2048 4096 8192; do for lim in 0 2048 8192; do
+  echo "${op}_tandem $pr N=$n limit $lim: $(PHOBOS_ROW_WORDS_MAX=$lim b examples/${op}_dropout_tandem.ph --precision $pr --dim M=$((67108864 / n)) --dim N=$n --arg key=12345)"
+done; done; done; done | tee $OUT/limit.txt
+echo "# at $(( $(date +%s) - start )) s"
 echo "== fixed configurations, fast, N=1024"
 for R in 1 2 4; do for w in 64 128 256 512; do
   echo "R=$R wg=$w: $(PHOBOS_WORKGROUP_SIZE=$w b $S --precision fast --config R=$R --no-tune --dim M=65536 --dim N=1024 --arg key=12345)"

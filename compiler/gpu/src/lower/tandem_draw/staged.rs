@@ -41,6 +41,21 @@ use std::num::NonZeroU32;
 const MAX_WINDOW: u32 = 2048;
 /// The fewest positions a window is worth staging for.
 const MIN_WINDOW: u32 = 64;
+/// The most positions a store over kept rows stages its words for, unless
+/// `PHOBOS_ROW_WORDS_MAX` says otherwise (0 turns the path off): one
+/// window. On the H200, rows of 1024 ran 63% faster staged than stepped in
+/// exact mode and as fast in fast mode, while rows of 4096 and 8192 ran 4
+/// to 22% slower: there the stepped loop has a lane for each of 32 to 64
+/// chunks a row, and each lane's chain of steps overlaps the stores it
+/// feeds, where staging runs the chains before the stores (bench/
+/// RESULTS.md, eleventh session).
+fn row_words_max() -> u32 {
+    std::env::var("PHOBOS_ROW_WORDS_MAX")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(MAX_WINDOW)
+}
+
 /// Workgroup memory a row store's buffers leave for what the statements
 /// before it still make (the reductions' partials), in bytes.
 const ROW_MARGIN: u64 = 4096;
@@ -276,8 +291,9 @@ impl Lower<'_> {
     /// Whether a store of `value` over the whole constant tile `tile` may
     /// take the kept rows' path ([`Self::row_store`]) as far as its Tandem
     /// words go: it draws none, or its words have counters that run along
-    /// the tile (`word_groups`) and a buffer of the tile's words per key
-    /// fits in the room [`Self::plan_row_words`] noted. There the words
+    /// the tile (`word_groups`), the tile has at most [`row_words_max`]
+    /// positions, and a buffer of the tile's words per key fits in the
+    /// room [`Self::plan_row_words`] noted. There the words
     /// are stepped into workgroup memory by chunk ([`Self::with_row_words`])
     /// and each leaf reads its own, so the store keeps the rows' order
     /// instead of being turned inside out by chunks (`stepped.rs`), which
@@ -290,7 +306,9 @@ impl Lower<'_> {
         let Some(n) = const_positions(tile) else {
             return false;
         };
-        groups > 0 && (u64::from(n) + u64::from(SLACK)) * 4 * groups <= self.tandem.row_room
+        groups > 0
+            && n <= row_words_max()
+            && (u64::from(n) + u64::from(SLACK)) * 4 * groups <= self.tandem.row_room
     }
 
     /// `body` (a store over kept rows that [`Self::row_words_fit`]
