@@ -21,9 +21,10 @@ echo "== stream ablated (tuned)"
 for pr in fast exact; do for n in 1024 8192; do
   echo "softmax_tandem $pr N=$n ablated: $(PHOBOS_ABLATE_STREAM=1 b $S --precision $pr --dim M=$((67108864 / n)) --dim N=$n --arg key=12345)"
 done; done | tee $OUT/ablated.txt
-echo "== PHOBOS_ROW_WORDS_MAX (tuned)"
+echo "== PHOBOS_ROW_WORDS_MAX (tuned; a tuning cache for each limit)"
+mkdir -p $PHOBOS_CACHE_DIR/0 $PHOBOS_CACHE_DIR/2048 $PHOBOS_CACHE_DIR/8192
 for op in softmax layernorm; do for pr in exact fast; do for n in 1024 2048 4096 8192; do for lim in 0 2048 8192; do
-  echo "${op}_tandem $pr N=$n limit $lim: $(PHOBOS_ROW_WORDS_MAX=$lim b examples/${op}_dropout_tandem.ph --precision $pr --dim M=$((67108864 / n)) --dim N=$n --arg key=12345)"
+  echo "${op}_tandem $pr N=$n limit $lim: $(PHOBOS_CACHE_DIR=$PHOBOS_CACHE_DIR/$lim PHOBOS_ROW_WORDS_MAX=$lim b examples/${op}_dropout_tandem.ph --precision $pr --dim M=$((67108864 / n)) --dim N=$n --arg key=12345)"
 done; done; done; done | tee $OUT/limit.txt
 echo "# at $(( $(date +%s) - start )) s"
 echo "== fixed configurations, fast, N=1024"
