@@ -5,21 +5,17 @@
 //! sees the variable). `fill.rs` checks the 64-bit products where the
 //! device has them (lavapipe and the H200 do).
 
-use phobos_runtime::gpu::Gpu;
 use phobos_tandem::{AliasTable, Dist, Key, Tandem};
+
+mod common;
 
 #[test]
 fn bounded_and_choice_fills_with_limb_products_equal_the_reference() {
     // SAFETY: set before any thread reads the environment; this binary has
     // one test and the GPU is created after.
     unsafe { std::env::set_var("PHOBOS_NO_INT64", "1") };
-    let gpu = match Gpu::new() {
-        Ok(g) => g,
-        Err(e) if std::env::var_os("PHOBOS_REQUIRE_GPU").is_none() => {
-            eprintln!("skipped: {e}");
-            return;
-        }
-        Err(e) => panic!("PHOBOS_REQUIRE_GPU is set and there is no GPU: {e}"),
+    let Some(gpu) = common::gpu_or_skip() else {
+        return;
     };
     let rng = Tandem::new(Key::from_seed(77));
     let table = AliasTable::new(&[1.0, 2.0, 3.0, 0.0, 4.5]).unwrap();

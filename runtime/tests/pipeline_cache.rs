@@ -10,6 +10,8 @@ use phobos_core::types::{Scalar, Value};
 use phobos_runtime::Precision;
 use phobos_runtime::gpu::Gpu;
 
+mod common;
+
 const SOURCE: &str = "kernel t(X: tensor<f32>[N], Y: tensor<f32>[N]) { Y = X / 3.0 + sqrt(X) }";
 
 fn run(gpu: &Gpu) -> Vec<u32> {
@@ -37,13 +39,8 @@ fn pipelines_are_cached_on_disk_and_damage_is_ignored() {
     // SAFETY: this binary's only test, so no other thread reads the
     // environment while it changes.
     unsafe { std::env::set_var("PHOBOS_CACHE_DIR", &dir) };
-    let gpu = match Gpu::new() {
-        Ok(gpu) => gpu,
-        Err(e) if std::env::var_os("PHOBOS_REQUIRE_GPU").is_none() => {
-            eprintln!("skipped: no GPU adapter ({e})");
-            return;
-        }
-        Err(e) => panic!("PHOBOS_REQUIRE_GPU is set and there is no adapter: {e}"),
+    let Some(gpu) = common::gpu_or_skip() else {
+        return;
     };
     if !gpu
         .device()

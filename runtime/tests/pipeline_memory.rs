@@ -9,6 +9,8 @@ use phobos_core::types::Scalar;
 use phobos_runtime::Precision;
 use phobos_runtime::gpu::{Gpu, PIPELINES_KEPT};
 
+mod common;
+
 /// Runs the kernel that fills 16 elements with `i`: whether its pipeline
 /// was cached, and the values.
 fn fill(gpu: &Gpu, i: usize) -> (bool, Vec<f32>) {
@@ -29,13 +31,8 @@ fn fill(gpu: &Gpu, i: usize) -> (bool, Vec<f32>) {
 
 #[test]
 fn the_least_recently_used_pipelines_go_first() {
-    let gpu = match Gpu::new() {
-        Ok(gpu) => gpu,
-        Err(e) if std::env::var_os("PHOBOS_REQUIRE_GPU").is_none() => {
-            eprintln!("skipped: no GPU adapter ({e})");
-            return;
-        }
-        Err(e) => panic!("PHOBOS_REQUIRE_GPU is set and there is no adapter: {e}"),
+    let Some(gpu) = common::gpu_or_skip() else {
+        return;
     };
     assert_eq!(fill(&gpu, 0), (false, vec![0.0; 16]));
     assert_eq!(fill(&gpu, 0), (true, vec![0.0; 16]));

@@ -12,6 +12,8 @@ use phobos_core::types::Scalar;
 use phobos_runtime::gpu::Gpu;
 use phobos_runtime::{Backend, Options, Precision, launch};
 
+mod common;
+
 fn kernel(elements: u32) -> phobos_core::ir::Kernel {
     let src = format!(
         "kernel big(Y: tensor<f32>[N]) {{\n  var t: tile<f32>[{elements}] = f32(iota(0))\n  Y[0 :+ 4] = t[0 :+ 4]\n}}"
@@ -23,13 +25,8 @@ fn kernel(elements: u32) -> phobos_core::ir::Kernel {
 
 #[test]
 fn workgroup_tiles_beyond_the_device_are_refused_by_name() {
-    let gpu = match Gpu::new() {
-        Ok(gpu) => gpu,
-        Err(e) if std::env::var_os("PHOBOS_REQUIRE_GPU").is_none() => {
-            eprintln!("skipped: no GPU adapter ({e})");
-            return;
-        }
-        Err(e) => panic!("PHOBOS_REQUIRE_GPU is set and there is no adapter: {e}"),
+    let Some(gpu) = common::gpu_or_skip() else {
+        return;
     };
     let limit = gpu.device().limits().max_compute_workgroup_storage_size;
     // One f32 more than the device holds.
