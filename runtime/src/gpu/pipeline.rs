@@ -4,6 +4,7 @@ use super::{Gpu, GpuError};
 use crate::Precision;
 use phobos_core::ir::Kernel;
 use std::borrow::Cow;
+use std::path::Path;
 use std::time::Instant;
 
 pub(crate) struct Pipeline {
@@ -80,6 +81,9 @@ impl Pipeline {
         let compiled = phobos_gpu::compile_split(kernel, &options, splits)
             .map_err(|e| GpuError::Lower(e.to_string()))?;
         let lowered = Instant::now();
+        if let Some(dir) = std::env::var_os("PHOBOS_DUMP_SPIRV") {
+            dump_spirv(Path::new(&dir), kernel, workgroup_size, &compiled.spirv());
+        }
         check_workgroup_memory(gpu, kernel, &compiled.module)?;
         // The SPIR-V is the pipeline's key in the disk cache; fast mode
         // hands wgpu the module itself, whose SPIR-V stands for it there.
@@ -254,4 +258,26 @@ fn check_workgroup_memory(
         list.join(", "),
         gpu.describe()
     )))
+}
+
+/// `PHOBOS_DUMP_SPIRV=DIR`, for profiling: each pipeline's SPIR-V as
+/// `DIR/KERNEL.wgN.HASH.spv`, the module this process lowered for the
+/// device (subgroups, workgroup size and precision included), which
+/// `phobos-bench-regs` reads. A file that cannot be written is a warning.
+fn dump_spirv(dir: &Path, kernel: &Kernel, workgroup_size: u32, words: &[u32]) {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    words.hash(&mut h);
+    let path = dir.join(format!(
+        "{}.wg{workgroup_size}.{:016x}.spv",
+        kernel.name,
+        h.finish()
+    ));
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    if let Err(e) = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, bytes)) {
+        eprintln!(
+            "warning: PHOBOS_DUMP_SPIRV: cannot write {}: {e}",
+            path.display()
+        );
+    }
 }
