@@ -83,9 +83,9 @@ fn layernorm_keeps_its_rows_through_the_workgroup_memory_path() {
 /// The Tandem twins: their store draws words whose counters run along the
 /// row, so the words are stepped into workgroup memory by chunk for the
 /// whole tile and each kept leaf reads its own (`with_row_words` in
-/// `compiler/gpu/src/lower/tandem_draw/staged.rs`). Rows of 1024 and 2048
-/// take that path; rows of 8192 are longer than it takes, so their words
-/// are stepped by the store's own loop (`stepped.rs`).
+/// `compiler/gpu/src/lower/tandem_draw/staged.rs`). Rows of 1024 take
+/// that path; rows of 2048 and 8192 are longer than it takes, so their
+/// words are stepped by the store's own loop (`stepped.rs`).
 #[test]
 fn tandem_twins_stage_their_words_for_the_kept_rows() {
     if !gpu_available() {

@@ -162,6 +162,7 @@ pub(crate) fn nscalar(s: Scalar) -> Result<NScalar, LowerError> {
 /// (`bindings::locals`: they cannot be empty), which nothing reads or
 /// writes, and tile loops divide by a constant extent of 0 as by 1
 /// (`Lower::tile_loop_range`), a loop that runs no times either way.
+/// Where the extents are made constant, so are the dims' values.
 pub fn specialize<'k>(kernel: &'k Kernel, dims: &[u64]) -> std::borrow::Cow<'k, Kernel> {
     let symbolic = |shape: &[Dim]| shape.iter().any(|d| matches!(d, Dim::Sym(_)));
     let staged = |s: &Stmt| match s {
@@ -212,6 +213,12 @@ pub fn specialize<'k>(kernel: &'k Kernel, dims: &[u64]) -> std::borrow::Cow<'k, 
             e.shape.iter_mut().for_each(fix);
             if let ExprKind::Load { index, .. } = &mut e.kind {
                 fix_index(index);
+            }
+            // A dim's value, as the interpreter gives it (its extent as an
+            // i32), so that analyses see counters such as
+            // `(r + iota(0)) * N + iota(1)` run along an R-row tile.
+            if let ExprKind::DimValue(s) = e.kind {
+                e.kind = ExprKind::Const(Value::I32(dims[s] as i32));
             }
         }
         for p in &mut k.params {
