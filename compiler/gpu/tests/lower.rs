@@ -671,6 +671,50 @@ fn kept_rows_stay_within_their_registers() {
     }
 }
 
+/// The Tandem twins' stores: with subgroups, rows of 1024 at R = 1 (one
+/// group of eight chunks) stage their words for the kept rows
+/// (`tandem_draw/staged.rs`, `with_row_words`); longer tiles step them in
+/// the store's own loop. Never the direct path: the counters
+/// `(r + iota(0)) * N + iota(1)` multiply by the dim `N`, whose value a
+/// specialised kernel has as a constant, so they are seen to run along
+/// tiles of R rows too (R = 2 and 4 once went direct, 5x slower).
+#[test]
+fn tandem_twins_never_draw_words_directly() {
+    for (file, name) in [
+        ("softmax_dropout_tandem.ph", "softmax_dropout_tandem"),
+        ("layernorm_dropout_tandem.ph", "layernorm_dropout_tandem"),
+    ] {
+        let p = program(&root().join("examples").join(file));
+        for n in [1024, 2048] {
+            for r in [1, 2, 4] {
+                let kernel = p.kernel(name, &[("R".to_string(), r)]).expect("checks");
+                let kernel = phobos_gpu::specialize(&kernel, &[64, n]).into_owned();
+                let options = GpuOptions {
+                    subgroup_width: 32,
+                    workgroup_memory: 48 * 1024,
+                    ..GpuOptions::for_kernel(&kernel)
+                };
+                let c = compile(&kernel, &options).expect("lowers and validates");
+                let draws: Vec<&String> = c
+                    .notes
+                    .iter()
+                    .filter(|n| n.contains("Tandem draws"))
+                    .collect();
+                let path = if n * r as u64 <= 1024 {
+                    "staged: the tile's words"
+                } else {
+                    "stepped"
+                };
+                assert!(
+                    draws.len() == 1 && draws[0].contains(path),
+                    "{name}, N = {n}, R = {r}: {:?}",
+                    c.notes
+                );
+            }
+        }
+    }
+}
+
 /// Fast mode calls the driver's `exp`, `log`, `cos`, `tanh` and
 /// `inverseSqrt` for the standard library's `exp`, `log`, `cos`, `tanh` and
 /// `rsqrt` (`Builtin::Native`); exact mode never does.
