@@ -251,28 +251,7 @@ pub(super) fn locals(
         } else {
             (ty, local.elem.size() as u32)
         };
-        let arr = m.types.insert(
-            Type {
-                name: None,
-                inner: TypeInner::Array {
-                    base,
-                    size: ArraySize::Constant(size),
-                    stride,
-                },
-            },
-            Span::UNDEFINED,
-        );
-        let g = m.global_variables.append(
-            GlobalVariable {
-                name: Some(format!("{}_{l}", local.name)),
-                space: AddressSpace::WorkGroup,
-                binding: None,
-                ty: arr,
-                init: None,
-                memory_decorations: Default::default(),
-            },
-            Span::UNDEFINED,
-        );
+        let g = workgroup_var(m, format!("{}_{l}", local.name), (base, stride), size);
         locals.push(LocalHome::Workgroup(g));
     }
     Ok(locals)
@@ -348,12 +327,24 @@ pub(super) fn staging_tile(
     } else {
         (types[&elem], elem.size() as u32)
     };
-    let arr = m.types.insert(
+    let count = NonZeroU32::new(count.max(1)).expect("positive");
+    workgroup_var(m, format!("staging_{elem}"), (base, stride), count)
+}
+
+/// A workgroup array named `name` of `count` elements of type `base`,
+/// `stride` bytes apart: every workgroup variable the lowering makes.
+pub(super) fn workgroup_var(
+    m: &mut Module,
+    name: String,
+    (base, stride): (Handle<Type>, u32),
+    count: NonZeroU32,
+) -> Handle<GlobalVariable> {
+    let ty = m.types.insert(
         Type {
             name: None,
             inner: TypeInner::Array {
                 base,
-                size: ArraySize::Constant(NonZeroU32::new(count.max(1)).expect("positive")),
+                size: ArraySize::Constant(count),
                 stride,
             },
         },
@@ -361,10 +352,10 @@ pub(super) fn staging_tile(
     );
     m.global_variables.append(
         GlobalVariable {
-            name: Some(format!("staging_{elem}")),
+            name: Some(name),
             space: AddressSpace::WorkGroup,
             binding: None,
-            ty: arr,
+            ty,
             init: None,
             memory_decorations: Default::default(),
         },

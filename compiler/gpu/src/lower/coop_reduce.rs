@@ -38,8 +38,8 @@
 use super::{H, LocalHome, Lower};
 use crate::LowerError;
 use naga::{
-    AddressSpace, ArraySize, BinaryOperator as B, Block, Expression, GatherMode, GlobalVariable,
-    Handle, Span, Statement, Type, TypeInner,
+    AddressSpace, BinaryOperator as B, Block, Expression, GatherMode, GlobalVariable, Handle, Span,
+    Statement,
 };
 use phobos_core::ir::{ExprId, ExprKind, LocalId, ReduceOp};
 use phobos_core::types::{Dim, Scalar};
@@ -598,27 +598,13 @@ impl Lower<'_> {
         if self.workgroup_used() + u64::from(count) * 4 > self.workgroup_memory {
             return None;
         }
-        let ty = self.m.types.insert(
-            Type {
-                name: None,
-                inner: TypeInner::Array {
-                    base: self.types[&elem],
-                    size: ArraySize::Constant(NonZeroU32::new(count.max(1)).expect("positive")),
-                    stride: 4,
-                },
-            },
-            Span::UNDEFINED,
-        );
-        Some(self.m.global_variables.append(
-            GlobalVariable {
-                name: Some(name.into()),
-                space: AddressSpace::WorkGroup,
-                binding: None,
-                ty,
-                init: None,
-                memory_decorations: Default::default(),
-            },
-            Span::UNDEFINED,
+        let count = NonZeroU32::new(count.max(1)).expect("positive");
+        let base = (self.types[&elem], 4);
+        Some(super::bindings::workgroup_var(
+            &mut self.m,
+            name.into(),
+            base,
+            count,
         ))
     }
 

@@ -27,8 +27,7 @@ use super::{K_GROUP_BLOCKS, Lower, WARM_UP};
 use crate::LowerError;
 use crate::lower::H;
 use naga::{
-    AddressSpace, ArraySize, BinaryOperator as B, Block, Expression, GlobalVariable, Handle,
-    MathFunction, Span, Statement, Type, TypeInner,
+    BinaryOperator as B, Block, Expression, GlobalVariable, Handle, MathFunction, Statement,
 };
 use phobos_core::ir::analysis::{self, Slopes};
 use phobos_core::ir::{Builtin, ExprId, ExprKind, IdVec, Kernel, Place, Stmt};
@@ -241,29 +240,9 @@ pub(in crate::lower) fn draw_buffers(lw: &mut Lower<'_>) {
 
 /// A workgroup array of `words` u32 named `name`.
 fn word_buffer(lw: &mut Lower<'_>, name: &str, words: u32) -> Handle<GlobalVariable> {
-    let u32_ty = lw.u32_ty;
-    let arr = lw.m.types.insert(
-        Type {
-            name: None,
-            inner: TypeInner::Array {
-                base: u32_ty,
-                size: ArraySize::Constant(NonZeroU32::new(words).expect("positive")),
-                stride: 4,
-            },
-        },
-        Span::UNDEFINED,
-    );
-    lw.m.global_variables.append(
-        GlobalVariable {
-            name: Some(name.into()),
-            space: AddressSpace::WorkGroup,
-            binding: None,
-            ty: arr,
-            init: None,
-            memory_decorations: Default::default(),
-        },
-        Span::UNDEFINED,
-    )
+    let count = NonZeroU32::new(words).expect("positive");
+    let base = (lw.u32_ty, 4);
+    crate::lower::bindings::workgroup_var(&mut lw.m, name.into(), base, count)
 }
 
 /// The positions of a tile of constant extents, if it has them and they
