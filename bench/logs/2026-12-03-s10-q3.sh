@@ -1,5 +1,6 @@
 #!/bin/bash
-# NOT RUN YET: the tenth session had too little device time left to start it.
+# Not run: the tenth session had too little device time left to start it;
+# the eleventh ran the same checks in bench/logs/2026-12-03-s11-q1.sh (all pass).
 # Session 10, third call: the differential suite's kernels that lavapipe got
 # wrong in a release run over seeds 10000..50000 (18145, 38491, 41989: its
 # signed-zero and x * 0.0 folds, carried on through later operations), and
