@@ -21,7 +21,9 @@
 //! ```
 
 pub mod checks;
+pub mod fills;
 pub mod gpu;
+pub mod memory;
 /// Generated inputs (in the core, so that the playground shares them).
 pub use phobos_core::inputs;
 pub mod npy;
