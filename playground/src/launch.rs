@@ -300,6 +300,7 @@ pub fn build(source: &str, name: Option<&str>, config: &BTreeMap<String, i64>) -
                 "kernel": name,
                 "config": kernel.config.iter().cloned().collect::<BTreeMap<_, _>>(),
                 "wgsl": c.wgsl(),
+                "plan": c.explain(),
                 "workgroup_size": options.workgroup_size,
                 "grid": kernel.grid.clone().map(|g| g.display(&kernel.dims)),
                 "layout": c.layout,

@@ -49,9 +49,19 @@ pub struct BuildArgs {
     /// and write tuning.json and the winners' shaders beside the others.
     #[arg(long)]
     tuned: bool,
-    /// With --tuned: the extent of a symbolic dimension, NAME=N.
-    #[arg(long = "dim", value_name = "NAME=N", requires = "tuned")]
+    /// The extent of a symbolic dimension, NAME=N: the kernel is
+    /// specialised to it as a launch is (and --tuned tunes at it).
+    #[arg(long = "dim", value_name = "NAME=N")]
     dims: Vec<String>,
+    /// Print the plan of each configuration: where each value lives and
+    /// why, how Tandem draws are taken, and the workgroup memory item by
+    /// item.
+    #[arg(long)]
+    explain: bool,
+    /// The workgroup memory the target device has, in bytes (default:
+    /// WebGPU's default limit, which every WebGPU device accepts).
+    #[arg(long, value_name = "BYTES", default_value_t = phobos_gpu::WORKGROUP_MEMORY_LIMIT)]
+    workgroup_memory: u64,
     /// With --tuned: a scalar argument, NAME=VALUE (others are 0).
     #[arg(long = "arg", value_name = "NAME=VALUE", requires = "tuned")]
     args: Vec<String>,
@@ -65,9 +75,20 @@ struct Manifest {
     phobosc: &'static str,
     source: String,
     precision: &'static str,
+    /// The limits the kernels were planned within.
+    limits: Limits,
+    /// The dims the kernels were specialised to (`--dim`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    dims: BTreeMap<String, u64>,
     entry_point: &'static str,
     dispatch: &'static str,
     kernels: Vec<KernelEntry>,
+}
+
+#[derive(Serialize)]
+struct Limits {
+    max_compute_workgroup_storage_size: u64,
+    max_compute_invocations_per_workgroup: u32,
 }
 
 #[derive(Serialize)]
@@ -253,6 +274,25 @@ fn tuned(
     Ok(entry)
 }
 
+/// `kernel` specialised to the `--dim` values, as a launch specialises
+/// it (`phobos_gpu::specialize`); as it is where none are given.
+fn specialise(kernel: &Kernel, given: &BTreeMap<String, u64>) -> Result<Kernel> {
+    if given.is_empty() {
+        return Ok(kernel.clone());
+    }
+    let mut dims = Vec::new();
+    for n in &kernel.dims {
+        match given.get(n) {
+            Some(v) => dims.push(*v),
+            None => bail!(
+                "--dim: kernel `{}` also needs `--dim {n}=N` to be specialised",
+                kernel.name
+            ),
+        }
+    }
+    Ok(phobos_gpu::specialize(kernel, &dims).into_owned())
+}
+
 /// `dropout_rows.R16` for the configuration `[R=16]`.
 fn file_stem(kernel: &str, config: &[(String, i64)]) -> String {
     let mut s = kernel.to_string();
@@ -282,6 +322,16 @@ pub fn build(a: &BuildArgs) -> Result<ExitCode> {
             .map_err(|_| anyhow!("--config {n}: `{v}` is not an integer"))?;
         filters.push((n.to_string(), v));
     }
+    let mut given = BTreeMap::new();
+    for d in &a.dims {
+        let (n, v) = d
+            .split_once('=')
+            .ok_or_else(|| anyhow!("--dim `{d}`: expected NAME=N"))?;
+        let v: u64 = v
+            .parse()
+            .map_err(|_| anyhow!("--dim {n}: `{v}` is not a non-negative integer"))?;
+        given.insert(n.to_string(), v);
+    }
     let names: Vec<String> = match &a.kernel {
         Some(k) if program.kernel_def(k).is_none() => bail!(
             "--kernel {k}: {} defines {}",
@@ -298,6 +348,7 @@ pub fn build(a: &BuildArgs) -> Result<ExitCode> {
     if names.is_empty() {
         bail!("{} defines no kernel", a.file.display());
     }
+
     let precision = match a.precision {
         PrecisionArg::Exact => phobos_gpu::Precision::Exact,
         PrecisionArg::Fast => phobos_gpu::Precision::Fast,
@@ -305,6 +356,7 @@ pub fn build(a: &BuildArgs) -> Result<ExitCode> {
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     let mut kernels = Vec::new();
     let mut written = Vec::new();
+    let mut seen_dims = std::collections::BTreeSet::new();
     for name in &names {
         let mut entry = None::<KernelEntry>;
         for config in selected(&program, name, &filters)? {
@@ -317,11 +369,27 @@ pub fn build(a: &BuildArgs) -> Result<ExitCode> {
             };
             let options = phobos_gpu::GpuOptions {
                 precision,
+                workgroup_memory: a.workgroup_memory,
                 ..phobos_gpu::GpuOptions::for_kernel(&kernel)
             };
             let shown: Vec<String> = config.iter().map(|(n, v)| format!("{n}={v}")).collect();
-            let compiled = phobos_gpu::compile(&kernel, &options)
+            seen_dims.extend(kernel.dims.iter().cloned());
+            let specialised = specialise(&kernel, &given)?;
+            let compiled = phobos_gpu::compile(&specialised, &options)
                 .map_err(|e| anyhow!("kernel `{name}` [{}]: {e}", shown.join(", ")))?;
+            compiled
+                .check_workgroup_memory(a.workgroup_memory)
+                .map_err(|e| {
+                    anyhow!(
+                        "kernel `{name}` [{}]: {e} planned for (--workgroup-memory; WebGPU's default \
+                         is {})",
+                        shown.join(", "),
+                        phobos_gpu::WORKGROUP_MEMORY_LIMIT
+                    )
+                })?;
+            if a.explain {
+                print!("{}", compiled.explain());
+            }
             let stem = file_stem(name, &config);
             let mut ce = ConfigEntry {
                 config: config.iter().cloned().collect(),
@@ -363,6 +431,9 @@ pub fn build(a: &BuildArgs) -> Result<ExitCode> {
         }
         kernels.extend(entry);
     }
+    if let Some(n) = given.keys().find(|n| !seen_dims.contains(*n)) {
+        bail!("--dim {n}: no kernel built here has a dim `{n}`");
+    }
     let manifest = Manifest {
         phobosc: env!("CARGO_PKG_VERSION"),
         source: a.file.display().to_string(),
@@ -370,6 +441,11 @@ pub fn build(a: &BuildArgs) -> Result<ExitCode> {
             phobos_gpu::Precision::Exact => "exact",
             phobos_gpu::Precision::Fast => "fast",
         },
+        limits: Limits {
+            max_compute_workgroup_storage_size: a.workgroup_memory,
+            max_compute_invocations_per_workgroup: phobos_gpu::PORTABLE_WORKGROUP_SIZE,
+        },
+        dims: given,
         entry_point: phobos_gpu::ENTRY_POINT,
         dispatch: "workgroups [cdiv(W, rows), rows, 1] for W = cdiv(B, blocks_per_workgroup) of the \
                    B = grid.x * grid.y * grid.z blocks and rows = cdiv(W, 65535); bind group 0: the uniform block at `layout.uniform_fields`, tensors at their bindings",

@@ -70,6 +70,7 @@
 mod exact;
 mod layout;
 mod lower;
+pub mod plan;
 mod spirv;
 pub mod tandem;
 mod tandem_ops;
@@ -378,6 +379,11 @@ pub struct Compiled {
     /// runtime dispatches [`dispatch_size`] of the grid's blocks divided
     /// by this, rounded up.
     pub blocks_per_workgroup: u32,
+    /// What the lowering decided before emitting ([`plan`]): where each
+    /// value lives, and the kernel it lowered.
+    pub plan: plan::Plan,
+    /// The workgroup memory the module declares, item by item.
+    pub budget: plan::Budget,
 }
 
 impl Compiled {
@@ -390,6 +396,26 @@ impl Compiled {
     /// The module as SPIR-V words, post-processed in exact mode: see [`spirv`].
     pub fn spirv(&self) -> Vec<u32> {
         spirv(&self.module, &self.info, &self.options)
+    }
+
+    /// `Err` with a message naming every array where the module's
+    /// workgroup memory is more than `limit` bytes (the device's; a
+    /// runtime must check, since SPIR-V passthrough skips wgpu's check).
+    pub fn check_workgroup_memory(&self, limit: u64) -> Result<(), String> {
+        let used = self.budget.total();
+        if used <= limit {
+            return Ok(());
+        }
+        Err(format!(
+            "`{}` needs {used} bytes of workgroup memory ({}), more than the {limit} bytes",
+            self.plan.kernel.name,
+            self.budget.list()
+        ))
+    }
+
+    /// The plan as text ([`plan::explain`]).
+    pub fn explain(&self) -> String {
+        plan::explain(self)
     }
 }
 
@@ -406,14 +432,18 @@ pub fn compile_split(
     splits: &[Option<Split>],
 ) -> Result<Compiled, LowerError> {
     let lowered = lower::lower_noted(kernel, options, splits)?;
-    let info = validate(kernel, &lowered.module)?;
+    let planned = &lowered.plan.kernel;
+    let info = validate(planned, &lowered.module)?;
+    let budget = plan::Budget::of(planned, &lowered.module);
     Ok(Compiled {
+        layout: layout_split(planned, splits)?,
         module: lowered.module,
         info,
-        layout: layout_split(kernel, splits)?,
         options: *options,
         notes: lowered.notes,
         blocks_per_workgroup: lowered.blocks_per_workgroup,
+        budget,
+        plan: lowered.plan,
     })
 }
 

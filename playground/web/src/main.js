@@ -400,7 +400,8 @@ function updateWgsl(source) {
   const { json } = call({ op: 'build', source, kernel: k.name, config: state.config });
   const pane = $('wgsl');
   if (json.ok) {
-    pane.textContent = json.wgsl;
+    // The plan first (where each value lives, and why), then the WGSL.
+    pane.textContent = `${json.plan.replace(/^/gm, '// ')}\n${json.wgsl}`;
     const cfg = Object.entries(json.config).map(([n, v]) => `${n}=${v}`).join(', ');
     $('wgsl-info').textContent = `${k.name}${cfg ? ` [${cfg}]` : ''} · workgroup ${json.workgroup_size} · grid (${json.grid.join(', ')}) · ${json.wgsl.split('\n').length} lines, as phobosc build writes it`;
   } else {

@@ -84,7 +84,7 @@ impl Pipeline {
         if let Some(dir) = std::env::var_os("PHOBOS_DUMP_SPIRV") {
             dump_spirv(Path::new(&dir), kernel, workgroup_size, &compiled.spirv());
         }
-        check_workgroup_memory(gpu, kernel, &compiled.module)?;
+        check_workgroup_memory(gpu, &compiled)?;
         // The SPIR-V is the pipeline's key in the disk cache; fast mode
         // hands wgpu the module itself, whose SPIR-V stands for it there.
         let key_words = match precision {
@@ -197,67 +197,19 @@ impl Pipeline {
     }
 }
 
-/// A workgroup array as the message names it: a `let`/`var` tile by its
-/// declaration (the lowering names local `l`'s array `NAME_l`), anything
-/// else the compiler made (staging tiles, staged Tandem words, reduction
-/// results) by its array's name.
-fn workgroup_tile_name(kernel: &Kernel, array: &str) -> String {
-    let local = kernel
-        .locals
-        .iter()
-        .enumerate()
-        .find(|(l, local)| array == format!("{}_{l}", local.name));
-    match local {
-        Some((_, local)) => format!(
-            "`{} {}: tile<{}>{}`",
-            match local.kind {
-                phobos_core::ir::LocalKind::Let => "let",
-                phobos_core::ir::LocalKind::Var => "var",
-                phobos_core::ir::LocalKind::Loop => "for",
-            },
-            local.name,
-            local.elem,
-            kernel.shape_text(&local.shape)
-        ),
-        None => format!("`{array}` (made by the compiler)"),
-    }
-}
-
 /// Refuses a kernel whose workgroup memory (its `let`/`var` tiles, staging
-/// tiles and staged Tandem words) is more than the device has, naming the
-/// tiles: SPIR-V passthrough skips wgpu's own check, and some drivers then
-/// take minutes or run out of memory instead of failing (lavapipe).
-fn check_workgroup_memory(
-    gpu: &Gpu,
-    kernel: &Kernel,
-    module: &wgpu::naga::Module,
-) -> Result<(), GpuError> {
+/// tiles and staged Tandem words: the lowering's `Budget`) is more than the
+/// device has, naming the arrays: SPIR-V passthrough skips wgpu's own
+/// check, and some drivers then take minutes or run out of memory instead
+/// of failing (lavapipe).
+fn check_workgroup_memory(gpu: &Gpu, compiled: &phobos_gpu::Compiled) -> Result<(), GpuError> {
     let limit = u64::from(gpu.device.limits().max_compute_workgroup_storage_size);
-    let tiles: Vec<(String, u64)> = module
-        .global_variables
-        .iter()
-        .filter(|(_, g)| g.space == wgpu::naga::AddressSpace::WorkGroup)
-        .map(|(_, g)| {
-            let bytes = u64::from(module.types[g.ty].inner.size(module.to_ctx()));
-            let name = g.name.clone().unwrap_or_else(|| "(unnamed)".into());
-            (workgroup_tile_name(kernel, &name), bytes)
-        })
-        .collect();
-    let used: u64 = tiles.iter().map(|(_, b)| b).sum();
-    if used <= limit {
-        return Ok(());
-    }
-    let list: Vec<String> = tiles
-        .iter()
-        .map(|(name, bytes)| format!("{name} {bytes} bytes"))
-        .collect();
-    Err(GpuError::WorkgroupMemory(format!(
-        "`{}` needs {used} bytes of workgroup memory ({}), more than the {limit} bytes {} has \
-         per workgroup; use smaller `let`/`var` tiles, or another backend",
-        kernel.name,
-        list.join(", "),
-        gpu.describe()
-    )))
+    compiled.check_workgroup_memory(limit).map_err(|m| {
+        GpuError::WorkgroupMemory(format!(
+            "{m} {} has per workgroup; use smaller `let`/`var` tiles, or another backend",
+            gpu.describe()
+        ))
+    })
 }
 
 /// `PHOBOS_DUMP_SPIRV=DIR`, for profiling: each pipeline's SPIR-V as

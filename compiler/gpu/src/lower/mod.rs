@@ -295,6 +295,8 @@ pub(crate) struct Lowered {
     pub notes: Vec<String>,
     /// Blocks each workgroup runs ([`packing`]).
     pub blocks_per_workgroup: u32,
+    /// The plan the module follows.
+    pub plan: crate::plan::Plan,
 }
 
 /// [`lower_split`], with the notes and the blocks a workgroup runs.
@@ -309,16 +311,29 @@ pub(crate) fn lower_noted(
             options.workgroup_size
         )));
     }
+    let plan = crate::plan::plan(kernel, options)?;
+    let kernel = &plan.kernel;
     let packed = packing(kernel, options.workgroup_size);
-    match lower_packed(kernel, options, splits, packed)? {
-        Some(l) => Ok(l),
+    let lowered = match lower_packed(kernel, options, splits, packed)? {
+        Some(l) => l,
         // Blocks that share a workgroup would share its memory and its
         // barriers: one block a workgroup, its extra invocations idle.
-        None => {
-            Ok(lower_packed(kernel, options, splits, 1)?
-                .expect("one block a workgroup always lowers"))
-        }
-    }
+        None => lower_packed(kernel, options, splits, 1)?
+            .expect("one block a workgroup always lowers"),
+    };
+    Ok(Lowered {
+        module: lowered.module,
+        notes: lowered.notes,
+        blocks_per_workgroup: lowered.blocks_per_workgroup,
+        plan,
+    })
+}
+
+/// What one emission gives ([`Lowered`] but for the plan it followed).
+struct Emitted {
+    module: Module,
+    notes: Vec<String>,
+    blocks_per_workgroup: u32,
 }
 
 /// The lowering with `packed` blocks a workgroup, or `None` where they
@@ -328,7 +343,7 @@ fn lower_packed(
     options: &GpuOptions,
     splits: &[Option<crate::Split>],
     packed: u32,
-) -> Result<Option<Lowered>, LowerError> {
+) -> Result<Option<Emitted>, LowerError> {
     let mut m = Module::default();
     let mut types = HashMap::new();
     for s in [Scalar::Bool, Scalar::I32, Scalar::U32, Scalar::F32] {
@@ -475,7 +490,7 @@ fn lower_packed(
         task_payload: None,
         incoming_ray_payload: None,
     });
-    Ok(Some(Lowered {
+    Ok(Some(Emitted {
         module: m,
         notes,
         blocks_per_workgroup: packed,

@@ -1,0 +1,202 @@
+//! The plan: what the GPU lowering decides about a kernel before any naga
+//! exists, as plain data that a test can inspect and `phobosc build
+//! --explain` prints.
+//!
+//! [`plan`] reads the IR and the options and decides where every value
+//! lives ([`values`]: inlined into its uses, in registers, or in workgroup
+//! memory, each with its reason), and gives the kernel the emitter lowers:
+//! the user's kernel with the inlined `let`s substituted. The emitter
+//! (`lower/`) follows it. What the emitter then chose per statement (how
+//! Tandem draws were taken) and the workgroup memory it declared, item by
+//! item ([`Budget`]), complete the account in [`crate::Compiled`], and
+//! [`explain`] prints all of it: the answer to "why is my kernel slow"
+//! without a profiler.
+//!
+//! The plan changes where a value is computed, never its bits: a `let`
+//! cannot name `iota`, so its value at a position is the same wherever it
+//! is computed (`values.rs`).
+
+pub mod hoist;
+pub mod values;
+
+use crate::{GpuOptions, LowerError};
+use phobos_core::ir::{Kernel, LocalKind};
+pub use hoist::Hoisted;
+pub use values::{Home, ValuePlan};
+
+/// What the lowering decided before emitting.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The kernel the emitter lowers: the input with every `let` planned
+    /// [`Home::Inline`] substituted into its uses.
+    pub kernel: Kernel,
+    /// Every local of the input kernel, in order, and where it lives.
+    pub values: Vec<ValuePlan>,
+    /// The row-uniform values moved out of their statements
+    /// ([`hoist`]), computed once per row.
+    pub hoisted: Vec<Hoisted>,
+}
+
+/// Plans `kernel` for `options`. The result's kernel is verified: a
+/// failure is an internal compiler error, with the printed IR.
+pub fn plan(kernel: &Kernel, _options: &GpuOptions) -> Result<Plan, LowerError> {
+    let (values, inline) = values::place(kernel);
+    let (planned, hoisted) = hoist::hoist(&values::inline(kernel, &inline));
+    let errors = phobos_core::ir::verify(&planned);
+    if !errors.is_empty() {
+        let list: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        return Err(LowerError::Internal(format!(
+            "the plan's kernel `{}` does not verify: {}\n{}",
+            kernel.name,
+            list.join("; "),
+            planned.print()
+        )));
+    }
+    Ok(Plan {
+        kernel: planned,
+        values,
+        hoisted,
+    })
+}
+
+/// One array of workgroup memory the emitted module declares.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct BudgetItem {
+    /// What it holds: a `let`/`var` tile by its declaration, else the
+    /// compiler's own array by its name.
+    pub name: String,
+    pub bytes: u64,
+}
+
+/// The workgroup memory of a lowered module, item by item: the one account
+/// that the runtime's check, `phobosc build --explain` and the playground
+/// read.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Budget {
+    pub items: Vec<BudgetItem>,
+}
+
+impl Budget {
+    /// The arrays of `module` in workgroup memory, named for `kernel` (the
+    /// kernel that was lowered: the lowering names local `l`'s array
+    /// `NAME_l`).
+    pub fn of(kernel: &Kernel, module: &naga::Module) -> Budget {
+        let items = module
+            .global_variables
+            .iter()
+            .filter(|(_, g)| g.space == naga::AddressSpace::WorkGroup)
+            .map(|(_, g)| {
+                let bytes = u64::from(module.types[g.ty].inner.size(module.to_ctx()));
+                let array = g.name.clone().unwrap_or_else(|| "(unnamed)".into());
+                BudgetItem {
+                    name: array_name(kernel, &array),
+                    bytes,
+                }
+            })
+            .collect();
+        Budget { items }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.items.iter().map(|i| i.bytes).sum()
+    }
+
+    /// `` `let x: tile<f32>[4, 256]` 4096 bytes, ... `` for messages.
+    pub fn list(&self) -> String {
+        let v: Vec<String> = self
+            .items
+            .iter()
+            .map(|i| format!("{} {} bytes", i.name, i.bytes))
+            .collect();
+        v.join(", ")
+    }
+}
+
+/// A workgroup array as a message names it.
+fn array_name(kernel: &Kernel, array: &str) -> String {
+    let local = kernel
+        .locals
+        .iter_enumerated()
+        .find(|(l, local)| array == format!("{}_{l}", local.name));
+    match local {
+        Some((_, local)) => format!(
+            "`{} {}: tile<{}>{}`",
+            match local.kind {
+                LocalKind::Let => "let",
+                LocalKind::Var => "var",
+                LocalKind::Loop => "for",
+            },
+            local.name,
+            local.elem,
+            kernel.shape_text(&local.shape)
+        ),
+        None => format!("`{array}` (made by the compiler)"),
+    }
+}
+
+/// The plan of a compiled kernel as text: where each value lives and why,
+/// how each statement's Tandem draws were taken, and the workgroup memory
+/// item by item against the limit planned for.
+pub fn explain(compiled: &crate::Compiled) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let o = &compiled.options;
+    let k = &compiled.plan.kernel;
+    let cfg: Vec<String> = k.config.iter().map(|(n, v)| format!("{n}={v}")).collect();
+    let _ = writeln!(
+        out,
+        "kernel {} [{}]: {} invocations a workgroup, {} block{} each, {} mode",
+        k.name,
+        cfg.join(", "),
+        o.workgroup_size,
+        compiled.blocks_per_workgroup,
+        if compiled.blocks_per_workgroup == 1 {
+            ""
+        } else {
+            "s"
+        },
+        match o.precision {
+            crate::Precision::Exact => "exact",
+            crate::Precision::Fast => "fast",
+        }
+    );
+    let _ = writeln!(out, "values:");
+    for v in &compiled.plan.values {
+        let home = match v.home {
+            Home::Inline => "inline".to_string(),
+            Home::Registers => "registers".to_string(),
+            Home::Workgroup(Some(b)) => format!("workgroup memory ({b} bytes)"),
+            Home::Workgroup(None) => "workgroup memory (sized at launch)".to_string(),
+        };
+        let kind = match v.kind {
+            LocalKind::Let => "let",
+            LocalKind::Var => "var",
+            LocalKind::Loop => "for",
+        };
+        let _ = writeln!(out, "  {kind} {}: {}: {home}: {}", v.name, v.ty, v.why);
+    }
+    for h in &compiled.plan.hoisted {
+        let _ = writeln!(
+            out,
+            "  let {}: {}: workgroup memory: a value uniform along the rows of statement {}, \
+             computed once per row, not once per element",
+            h.name, h.ty, h.stmt
+        );
+    }
+    if !compiled.notes.is_empty() {
+        let _ = writeln!(out, "Tandem draws and packing:");
+        for n in &compiled.notes {
+            let _ = writeln!(out, "  {n}");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "workgroup memory: {} of {} bytes",
+        compiled.budget.total(),
+        o.workgroup_memory
+    );
+    for i in &compiled.budget.items {
+        let _ = writeln!(out, "  {} {} bytes", i.name, i.bytes);
+    }
+    out
+}

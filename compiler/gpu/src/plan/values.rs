@@ -1,0 +1,381 @@
+//! Where each `let` and `var` lives on the GPU, decided from the IR alone.
+//!
+//! `let` names a value; it does not place it. A tile bound by `let` is
+//! planned like the same expression written inline wherever that computes
+//! the same bits and costs no more:
+//!
+//! - **inline**: every use reads the tile whole, at the position of the
+//!   statement that uses it (`ExprKind::Local`), and nothing the value
+//!   reads is written between the `let` and its last use. The value is then
+//!   substituted into its uses, so the lowering sees the kernel as if the
+//!   user had written the expression there: its loads go 16 bytes at a
+//!   time, the row cache (`lower/row_cache.rs`) keeps the values that the
+//!   reductions and the store share in registers by value number, and
+//!   Tandem draws are stepped along the store. A `let` cannot name `iota`
+//!   (the checker refuses it), so its value at a position is the same
+//!   wherever it is computed: inlining moves work, never bits.
+//! - **workgroup memory**: a value that reduces (a row's `sum` is computed
+//!   once by the whole workgroup, `lower/coop_reduce.rs`), one broadcast
+//!   over a larger tile (a per-row value, such as `1.0 / s`, computed once
+//!   per row rather than once per element), one read through a slice or
+//!   from inside a loop it was not bound in (recomputed at every
+//!   iteration otherwise), one whose reads are overwritten before its last
+//!   use, and a Tandem draw used by several statements (each would step its
+//!   chunks again).
+//! - **registers**: scalars; each invocation computes and keeps its own.
+//!
+//! `var`s are mutable, so they always keep their home: workgroup memory
+//! for tiles, registers for scalars.
+
+use phobos_core::ir::{
+    Builtin, ExprId, ExprKind, IdVec, Kernel, LocalId, LocalKind, Place, Stmt, analysis,
+};
+use phobos_core::types::{Dim, Shape};
+
+/// Where the plan puts one `let`, `var` or loop variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Home {
+    /// Substituted into its uses and computed there (in registers, shared
+    /// through the row cache where the reductions and the store read it).
+    Inline,
+    /// A scalar in each invocation's own variable.
+    Registers,
+    /// A tile in workgroup memory, of this many bytes (`None` where the
+    /// extent depends on a dim that a launch fixes).
+    Workgroup(Option<u64>),
+}
+
+/// The plan of one local: where it lives, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValuePlan {
+    pub name: String,
+    pub kind: LocalKind,
+    /// The local's type as the source writes it (`f32[R, N]`).
+    pub ty: String,
+    pub home: Home,
+    pub why: String,
+}
+
+/// Decides every local's home; `inline[l]` is true for the `let`s that
+/// [`inline`] substitutes.
+pub fn place(k: &Kernel) -> (Vec<ValuePlan>, IdVec<LocalId, bool>) {
+    let uses = Uses::of(k);
+    let mut plans = Vec::new();
+    let mut inline = IdVec::<LocalId, bool>::from_elem(false, k.locals.len());
+    for (l, local) in k.locals.iter_enumerated() {
+        let (home, why) = decide(k, &uses, l);
+        inline[l] = home == Home::Inline;
+        plans.push(ValuePlan {
+            name: local.name.clone(),
+            kind: local.kind,
+            ty: format!("{}{}", local.elem, k.shape_text(&local.shape)),
+            home,
+            why,
+        });
+    }
+    (plans, inline)
+}
+
+fn workgroup(k: &Kernel, l: LocalId) -> Home {
+    let local = &k.locals[l];
+    let bytes = local.shape.iter().try_fold(local.elem.size().max(4) as u64, |n, d| match d {
+        Dim::Const(v) => Some(n.saturating_mul(*v)),
+        Dim::Sym(_) => None,
+    });
+    Home::Workgroup(bytes)
+}
+
+fn decide(k: &Kernel, uses: &Uses, l: LocalId) -> (Home, String) {
+    let local = &k.locals[l];
+    if local.kind == LocalKind::Loop {
+        return (Home::Registers, "a loop variable".into());
+    }
+    if local.shape.is_empty() {
+        return (
+            Home::Registers,
+            "a scalar: each invocation computes and keeps its own".into(),
+        );
+    }
+    if local.kind == LocalKind::Var {
+        return (
+            workgroup(k, l),
+            "a `var` tile: assigned in place, shared by the workgroup".into(),
+        );
+    }
+    let Some((at, value)) = uses.defs[l] else {
+        return (workgroup(k, l), "never bound (unreachable)".into());
+    };
+    let keep = |why: &str| (workgroup(k, l), why.to_string());
+    let nodes = k.reachable(value);
+    if nodes
+        .iter()
+        .any(|&n| matches!(k.exprs[n].kind, ExprKind::Reduce { .. }))
+    {
+        return keep("it reduces: the workgroup computes it once for every use");
+    }
+    if uses.sliced[l] {
+        return keep("read through a slice, not whole at each position");
+    }
+    let stmts = &uses.stmts[l];
+    if stmts.is_empty() {
+        return (Home::Inline, "never read: not computed at all".into());
+    }
+    if stmts.iter().any(|&s| uses.scope[s] != uses.scope[at]) {
+        return keep("read inside a loop it was not bound in: computed once, not at every iteration");
+    }
+    let cheap = nodes.len() <= 2
+        && nodes
+            .iter()
+            .all(|&n| !matches!(k.exprs[n].kind, ExprKind::Builtin(..)));
+    if !cheap && uses.broadcast[l] {
+        return keep("broadcast over a larger tile: computed once per row, not once per element");
+    }
+    let draws = nodes
+        .iter()
+        .any(|&n| matches!(k.exprs[n].kind, ExprKind::Builtin(Builtin::TandemWord, _)));
+    if draws && stmts.len() > 1 {
+        return keep("Tandem draws read by several statements: drawn once");
+    }
+    let reads = analysis::reads(k, value);
+    let last = *stmts.iter().max().expect("not empty");
+    for s in &k.body[at + 1..=last] {
+        if analysis::access(k, s)
+            .writes
+            .iter()
+            .any(|w| reads.contains(w))
+        {
+            return keep("what it reads is written before its last use");
+        }
+    }
+    // The substitution keeps the arena in topological order only where
+    // the value precedes every node that reads the local.
+    if uses.readers[l].iter().any(|&r| r <= value) {
+        return keep("its value follows a reader in the arena");
+    }
+    let n = stmts.len();
+    (
+        Home::Inline,
+        if n == 1 {
+            "computed where its one statement reads it".into()
+        } else {
+            format!(
+                "computed where each of its {n} statements reads it (a row's values are kept in registers)"
+            )
+        },
+    )
+}
+
+/// What the decisions need to know of each local's uses.
+struct Uses {
+    /// The statement that binds a `let` and its value.
+    defs: IdVec<LocalId, Option<(usize, ExprId)>>,
+    /// The statements that read it (sorted, each once).
+    stmts: IdVec<LocalId, Vec<usize>>,
+    /// The nodes that have a `Local(l)` node as an operand.
+    readers: IdVec<LocalId, Vec<ExprId>>,
+    /// Whether some reader broadcasts it to a larger shape.
+    broadcast: IdVec<LocalId, bool>,
+    /// Whether it is read through a slice (`Load` of the local).
+    sliced: IdVec<LocalId, bool>,
+    /// The innermost `for` around each statement.
+    scope: Vec<Option<usize>>,
+}
+
+impl Uses {
+    fn of(k: &Kernel) -> Uses {
+        let n = k.locals.len();
+        let mut u = Uses {
+            defs: IdVec::from_elem(None, n),
+            stmts: IdVec::from_elem(Vec::new(), n),
+            readers: IdVec::from_elem(Vec::new(), n),
+            broadcast: IdVec::from_elem(false, n),
+            sliced: IdVec::from_elem(false, n),
+            scope: scopes(k),
+        };
+        for (id, e) in k.exprs.iter_enumerated() {
+            if let ExprKind::Load {
+                place: Place::Local(l),
+                ..
+            } = e.kind
+            {
+                u.sliced[l] = true;
+            }
+            for x in e.kind.operands() {
+                if let ExprKind::Local(l) = k.exprs[x].kind {
+                    u.readers[l].push(id);
+                    // A reduction reads its operand over the operand's own
+                    // shape; every other node over its own.
+                    let over: &Shape = match e.kind {
+                        ExprKind::Reduce { .. } => &k.exprs[x].shape,
+                        _ => &e.shape,
+                    };
+                    if *over != k.locals[l].shape {
+                        u.broadcast[l] = true;
+                    }
+                }
+            }
+        }
+        for (s, stmt) in k.body.iter().enumerate() {
+            if let Stmt::Let { local, value } = stmt {
+                u.defs[*local] = Some((s, *value));
+            }
+            let mut roots: Vec<ExprId> = stmt.value().into_iter().collect();
+            if let Stmt::Store { index, .. } = stmt {
+                roots.extend(index.iter().filter_map(|i| i.expr()));
+            }
+            let mut read = Vec::new();
+            for r in roots {
+                for id in k.reachable(r) {
+                    if let ExprKind::Local(l) = k.exprs[id].kind
+                        && !read.contains(&l)
+                    {
+                        read.push(l);
+                    }
+                }
+            }
+            for l in read {
+                u.stmts[l].push(s);
+                // A statement's value that is the local itself reads it at
+                // the statement's tile.
+                if stmt.value().is_some_and(|v| k.exprs[v].kind == ExprKind::Local(l))
+                    && analysis::stmt_tile(k, stmt).as_ref() != Some(&k.locals[l].shape)
+                {
+                    u.broadcast[l] = true;
+                }
+            }
+        }
+        u
+    }
+}
+
+/// The innermost `for` (by statement index) around each statement.
+fn scopes(k: &Kernel) -> Vec<Option<usize>> {
+    let mut open: Vec<usize> = Vec::new();
+    let mut out = Vec::with_capacity(k.body.len());
+    for (n, s) in k.body.iter().enumerate() {
+        if let Stmt::EndFor = s {
+            open.pop();
+        }
+        out.push(open.last().copied());
+        if let Stmt::For { .. } = s {
+            open.push(n);
+        }
+    }
+    out
+}
+
+/// `k` with every `let` marked in `inline` substituted into its uses, its
+/// statement removed and its local dropped from the arena (the others
+/// renumbered in order, so a kernel with nothing inlined is unchanged).
+pub fn inline(k: &Kernel, inline: &IdVec<LocalId, bool>) -> Kernel {
+    if !inline.iter().any(|&b| b) {
+        return k.clone();
+    }
+    let mut value = IdVec::<LocalId, Option<ExprId>>::from_elem(None, k.locals.len());
+    for s in &k.body {
+        if let Stmt::Let { local, value: v } = s
+            && inline[*local]
+        {
+            value[*local] = Some(*v);
+        }
+    }
+    // The node that stands for each node: a `Local` node of an inlined
+    // `let` stands for its value (itself resolved, for chains of lets).
+    let mut to = IdVec::<ExprId, ExprId>::with_capacity(k.exprs.len());
+    for (id, e) in k.exprs.iter_enumerated() {
+        let target = match e.kind {
+            ExprKind::Local(l) => value[l].map_or(id, |v| to[v]),
+            _ => id,
+        };
+        to.push(target);
+    }
+    let mut renumber = IdVec::<LocalId, Option<LocalId>>::from_elem(None, k.locals.len());
+    let mut locals = IdVec::new();
+    for (l, local) in k.locals.iter_enumerated() {
+        if !inline[l] {
+            renumber[l] = Some(locals.push(local.clone()));
+        }
+    }
+    let new = |l: LocalId| renumber[l].expect("an inlined local is no longer read");
+    let place = |p: Place| match p {
+        Place::Local(l) => Place::Local(new(l)),
+        Place::Param(_) => p,
+    };
+    let mut out = k.clone();
+    out.locals = locals;
+    for (id, e) in k.exprs.iter_enumerated() {
+        let kind = match &e.kind {
+            // Nothing reads an inlined local's node any more (replaced
+            // below).
+            ExprKind::Local(l) if inline[*l] => e.kind.clone(),
+            ExprKind::Local(l) => ExprKind::Local(new(*l)),
+            ExprKind::Load { place: p, .. } => match e.kind.map_operands(|x| to[x]) {
+                ExprKind::Load { index, .. } => ExprKind::Load {
+                    place: place(*p),
+                    index,
+                },
+                _ => unreachable!("map_operands keeps the kind"),
+            },
+            other => other.map_operands(|x| to[x]),
+        };
+        out.exprs[id].kind = kind;
+    }
+    // Leftover `Local` nodes of inlined lets: point them at their value's
+    // local-free stand-in so no node names a dropped local.
+    for (id, e) in k.exprs.iter_enumerated() {
+        if let ExprKind::Local(l) = e.kind
+            && inline[l]
+        {
+            out.exprs[id] = out.exprs[to[id]].clone();
+            if to[id] > id {
+                // The value comes later in the arena; a constant of the
+                // node's type keeps the order (nothing reads this node).
+                out.exprs[id].kind = ExprKind::Const(e.ty.zero());
+            }
+        }
+    }
+    out.body = k
+        .body
+        .iter()
+        .filter(|s| !matches!(s, Stmt::Let { local, .. } if inline[*local]))
+        .map(|s| match s {
+            Stmt::Let { local, value } => Stmt::Let {
+                local: new(*local),
+                value: to[*value],
+            },
+            Stmt::Var { local, value } => Stmt::Var {
+                local: new(*local),
+                value: to[*value],
+            },
+            Stmt::Store {
+                place: p,
+                index,
+                value,
+            } => Stmt::Store {
+                place: place(*p),
+                index: index
+                    .iter()
+                    .map(|i| match i {
+                        phobos_core::ir::Index::Range { start, len } => {
+                            phobos_core::ir::Index::Range {
+                                start: start.map(|x| to[x]),
+                                len: *len,
+                            }
+                        }
+                        phobos_core::ir::Index::Single(x) => {
+                            phobos_core::ir::Index::Single(to[*x])
+                        }
+                    })
+                    .collect(),
+                value: to[*value],
+            },
+            Stmt::For { local, start, end } => Stmt::For {
+                local: new(*local),
+                start: to[*start],
+                end: to[*end],
+            },
+            Stmt::EndFor => Stmt::EndFor,
+        })
+        .collect();
+    out
+}

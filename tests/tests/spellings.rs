@@ -1,0 +1,136 @@
+//! Spellings of one computation (`tests/spellings/*.ph`, issue 28): the
+//! examples' fused softmax and layer norm written with `let` tiles of
+//! loads, `let` tiles of expressions, reciprocals written inside the store,
+//! and Triton's `e / sum(e)`.
+//!
+//! - Bits: every spelling gives the interpreter's bits on the CPU backend
+//!   and, where there is an adapter, on the GPU (lavapipe in CI); and
+//!   spellings of the same maths with the same roundings agree with each
+//!   other (`inv_*` and `ln_*` with the examples, `div_*` among
+//!   themselves).
+//! - Plan: the GPU keeps no tile of a row in workgroup memory for any of
+//!   them (only values of one element a row: reductions and per-row
+//!   scales), so a `let` places nothing; the workgroup memory stays within
+//!   WebGPU's default limit, and they build without a launch's dims.
+
+use phobos_core::Program;
+use phobos_core::launch::Arg;
+use phobos_core::types::{Dim, Value};
+use phobos_gpu::plan::Home;
+use phobos_tests::{make_args, program, root, run_on_every_backend, tensor};
+
+fn spellings(file: &str) -> (Program, Vec<String>) {
+    let path = root().join("tests/spellings").join(file);
+    let text = std::fs::read_to_string(&path).expect("readable");
+    let p = program(file, &text);
+    let names = p.kernel_names().into_iter().map(String::from).collect();
+    (p, names)
+}
+
+/// Runs every kernel of `file` at `R` over `[m, n]` on every backend and
+/// checks that kernels whose names start alike (`inv_`, `div_`, `ln_`)
+/// write the same `Y`.
+fn same_bits_within_groups(file: &str, m: usize, n: usize, r: i64) {
+    let (p, names) = spellings(file);
+    let mut groups: Vec<(String, String, Vec<u32>)> = Vec::new();
+    for name in &names {
+        let k = p
+            .kernel(name, &[("R".to_string(), r)])
+            .unwrap_or_else(|d| panic!("{name}: {d:?}"));
+        let dims = [("M".to_string(), m), ("N".to_string(), n)];
+        let inputs = make_args(&k, &dims, &[("seed", Value::I32(11))]);
+        let what = format!("{file} `{name}` R={r} [{m}, {n}]");
+        let out = run_on_every_backend(&k, &inputs, &what);
+        let y = k.params.iter().position(|q| q.name == "Y").expect("Y");
+        let t = tensor(&out[y]);
+        let bits: Vec<u32> = (0..t.len()).map(|j| t.get(j).bits() as u32).collect();
+        let group = name.split('_').next().expect("a prefix").to_string();
+        if let Some((_, first, want)) = groups.iter().find(|(g, ..)| *g == group) {
+            if let Some(j) = (0..bits.len()).find(|&j| bits[j] != want[j]) {
+                panic!("{what}: element {j} differs from `{first}`'s");
+            }
+        } else {
+            groups.push((group, name.clone(), bits));
+        }
+        assert!(
+            !matches!(out[y], Arg::Tensor(ref t) if (0..t.len()).all(|j| t.get(j).bits() == 0)),
+            "{what}: Y is all zeros"
+        );
+    }
+}
+
+#[test]
+fn softmax_spellings_agree_on_every_backend() {
+    for (m, n, r) in [(5, 1000, 1), (3, 2048, 2), (6, 256, 4)] {
+        same_bits_within_groups("softmax.ph", m, n, r);
+    }
+}
+
+#[test]
+fn layernorm_spellings_agree_on_every_backend() {
+    for (m, n, r) in [(5, 1000, 1), (3, 2048, 2), (6, 256, 4)] {
+        same_bits_within_groups("layernorm.ph", m, n, r);
+    }
+}
+
+/// Whether a shape holds one element a row (`[R, 1]`, or a scalar).
+fn one_a_row(shape: &[Dim]) -> bool {
+    shape.len() < 2 || shape[1] == Dim::Const(1)
+}
+
+#[test]
+fn the_plan_keeps_no_row_tile_in_workgroup_memory() {
+    for file in ["softmax.ph", "layernorm.ph"] {
+        let (p, names) = spellings(file);
+        for name in &names {
+            for r in [1, 2, 4] {
+                let k = p.kernel(name, &[("R".to_string(), r)]).expect("checks");
+                // As a launch specialises it, and as `phobosc build` takes
+                // it without dims: both must plan.
+                let specialised = phobos_gpu::specialize(&k, &[64, 1024]).into_owned();
+                for k in [specialised, k.clone()] {
+                    let options = phobos_gpu::GpuOptions::for_kernel(&k);
+                    let c = phobos_gpu::compile(&k, &options)
+                        .unwrap_or_else(|e| panic!("{file} `{name}` R={r}: {e}"));
+                    for v in &c.plan.values {
+                        if let Home::Workgroup(_) = v.home {
+                            let local = k.locals.iter().find(|l| l.name == v.name).expect("a local");
+                            assert!(
+                                one_a_row(&local.shape),
+                                "{file} `{name}` R={r}: `{}` ({}) in workgroup memory: {}",
+                                v.name,
+                                v.ty,
+                                v.why
+                            );
+                        }
+                    }
+                    let used = c.budget.total();
+                    assert!(
+                        used <= phobos_gpu::WORKGROUP_MEMORY_LIMIT,
+                        "{file} `{name}` R={r}: {used} bytes of workgroup memory: {}",
+                        c.budget.list()
+                    );
+                    assert!(c.explain().contains("values:"), "{}", c.explain());
+                }
+            }
+        }
+    }
+}
+
+/// The plan moves the per-row reciprocal that a store computes inline
+/// into a `let` of its own, and says so.
+#[test]
+fn a_row_uniform_division_in_a_store_is_computed_once_per_row() {
+    let (p, _) = spellings("softmax.ph");
+    let k = p.kernel("inv_mixed", &[("R".to_string(), 2)]).expect("checks");
+    let c = phobos_gpu::compile(&k, &phobos_gpu::GpuOptions::for_kernel(&k)).expect("lowers");
+    assert_eq!(c.plan.hoisted.len(), 1, "{}", c.explain());
+    assert_eq!(c.plan.hoisted[0].ty, "f32[2, 1]");
+    assert!(c.explain().contains("computed once per row"), "{}", c.explain());
+    // The Triton spelling divides each element: nothing is uniform there.
+    let k = p.kernel("div_triton", &[("R".to_string(), 2)]).expect("checks");
+    let c = phobos_gpu::compile(&k, &phobos_gpu::GpuOptions::for_kernel(&k)).expect("lowers");
+    assert!(c.plan.hoisted.is_empty(), "{}", c.explain());
+    let x = c.plan.values.iter().find(|v| v.name == "x").expect("x");
+    assert_eq!(x.home, Home::Inline, "{}", c.explain());
+}
