@@ -140,6 +140,10 @@ pub fn fill<'py>(
     }
 }
 
+// The fills write little-endian bytes straight into arrays of native
+// elements; a big-endian host would need them swapped.
+const _: () = assert!(cfg!(target_endian = "little"), "little-endian hosts only");
+
 /// A new array of `n` elements of `size` bytes that `fill` writes as
 /// little-endian bytes, without the GIL.
 fn filled<'py, T: Element>(
@@ -149,7 +153,6 @@ fn filled<'py, T: Element>(
     fill: impl FnOnce(&mut [u8]) -> Result<(), String> + Send,
 ) -> PyResult<Bound<'py, PyAny>> {
     debug_assert_eq!(size, std::mem::size_of::<T>());
-    debug_assert!(cfg!(target_endian = "little"));
     // Zeros from calloc: pages are touched first by the fill, on its threads.
     let array = PyArray1::<T>::zeros(py, [n], false);
     let ptr = array.data().cast::<u8>() as usize;

@@ -53,8 +53,15 @@ struct Memo {
     kernels: HashMap<Vec<(String, i64)>, Arc<ir::Kernel>>,
     /// The configuration chosen for a backend, precision, thread count
     /// and the dims' extents.
-    chosen: HashMap<(&'static str, Precision, Option<usize>, Vec<u64>), (Candidate, Tuning)>,
+    chosen: HashMap<ChoiceKey, (Candidate, Tuning)>,
 }
+
+/// What a choice of configuration depends on: the backend's name, the
+/// precision, the thread count and each dim's extent.
+type ChoiceKey = (&'static str, Precision, Option<usize>, Vec<u64>);
+
+/// The stored tensors of a call by parameter name, as Python arrays.
+type Outputs<'py> = Vec<(String, Bound<'py, PyAny>)>;
 
 /// A call's keyword arguments, sorted out.
 struct Call<'py> {
@@ -426,7 +433,7 @@ impl Kernel {
         &self,
         py: Python<'py>,
         kwargs: Option<&Bound<'py, PyDict>>,
-    ) -> PyResult<(Vec<(String, Bound<'py, PyAny>)>, Provenance)> {
+    ) -> PyResult<(Outputs<'py>, Provenance)> {
         let Call {
             mut args,
             written,
