@@ -237,6 +237,16 @@ class BadInput(unittest.TestCase):
             self.assert_refused(self.run_script("run-practrand.sh", pr, "x", "u32:1", "1GB", "soon"), "TIMEOUT_S must be")
             self.assert_refused(self.run_script("run-practrand.sh", pr, "x"), "usage")
 
+    def test_stream_unchanged_bad_arguments(self):
+        s = "run-stream-unchanged.sh"
+        self.assert_refused(self.run_script(s), "usage")
+        self.assert_refused(self.run_script(s, "HEAD", "../x"), "NAME may hold only")
+        self.assert_refused(self.run_script(s, "HEAD", "x", "6"), "BYTES must be a positive multiple of 4")
+        self.assert_refused(self.run_script(s, "HEAD", "x", "1GiB"), "BYTES must be a positive multiple of 4")
+        self.assert_refused(self.run_script(s, "HEAD", "x", env={"KEYS": "1;2"}), "KEYS must be")
+        self.assert_refused(self.run_script(s, "no-such-commit-here", "x"), "is not a commit")
+        self.assertFalse(os.path.exists(f"{HERE}/x.txt"))
+
     @unittest.skipUnless(find_phobosc() and subprocess.run(["which", "gcc", "g++"], capture_output=True).returncode == 0,
                          "needs phobosc and gcc/g++")
     def test_a_checkout_that_does_not_build(self):
