@@ -244,17 +244,13 @@ impl Kernel {
                 missing.join(", ")
             )));
         }
-        let (args, _) = binder
-            .finish(memory::available(), false)
-            .map_err(|e| match e {
-                BindError::Unbound { ref dim, .. } => PyValueError::new_err(format!(
-                    "{e}: pass dims={{'{dim}': N}}, or an array that has it"
-                )),
-                BindError::TooLarge { .. } => {
-                    pyo3::exceptions::PyMemoryError::new_err(e.to_string())
-                }
-                e => PyValueError::new_err(e.to_string()),
-            })?;
+        let (args, _) = binder.finish(budget(), false).map_err(|e| match e {
+            BindError::Unbound { ref dim, .. } => PyValueError::new_err(format!(
+                "{e}: pass dims={{'{dim}': N}}, or an array that has it"
+            )),
+            BindError::TooLarge { .. } => pyo3::exceptions::PyMemoryError::new_err(e.to_string()),
+            e => PyValueError::new_err(e.to_string()),
+        })?;
         call.args = args;
         call.written = k
             .params
@@ -814,4 +810,21 @@ fn threads(v: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
         ))),
         Ok(t) => Ok(t),
     }
+}
+
+/// The bytes the tensors a call makes may take: the host's available
+/// memory ([`memory::available`]), read at most once a second, since
+/// reading `/proc/meminfo` costs a good part of a small call's overhead
+/// and the budget only guards against absurd extents.
+fn budget() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::{Duration, Instant};
+    static READ: Mutex<Option<Instant>> = Mutex::new(None);
+    static BYTES: AtomicU64 = AtomicU64::new(0);
+    let mut read = READ.lock().unwrap_or_else(|e| e.into_inner());
+    if read.is_none_or(|at| at.elapsed() > Duration::from_secs(1)) {
+        BYTES.store(memory::available(), Ordering::Relaxed);
+        *read = Some(Instant::now());
+    }
+    BYTES.load(Ordering::Relaxed)
 }
