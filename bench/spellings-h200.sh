@@ -52,8 +52,8 @@ PY
     rm -rf "$cache"
 done
 [ "${BITS:-1}" = 1 ] || exit 0
-# Bits: the last binary given, every spelling and R, GPU against CPU.
-bin=${!#}; bin=${bin#*=}
+# Bits: the first binary given, every spelling and R, GPU against CPU.
+bin=$1; bin=${bin#*=}
 d=$(mktemp -d); bad=0; count=0
 for f in $files; do
     for k in $(names "$f"); do

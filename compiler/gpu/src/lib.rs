@@ -18,9 +18,11 @@
 //!   group 0, binding 1 + its position among the tensor parameters; scalar
 //!   parameters, dims and the grid live in one uniform struct at binding 0
 //!   ([`Layout`]);
-//! - `let`/`var` tiles of constant extent live in workgroup memory, scalar
-//!   ones in each invocation's own variable; barriers separate statements
-//!   whose places conflict;
+//! - where each `let`/`var` lives is [`plan`]ned first: a `let` tile is
+//!   computed where it is read unless the plan says why it lives in
+//!   workgroup memory; `var` tiles live there; scalars in each
+//!   invocation's own variable; barriers separate statements whose places
+//!   conflict;
 //! - a store whose value reads its own destination computes the value into
 //!   a workgroup staging tile, then (after a barrier) copies it, so every
 //!   element sees the old values as in the interpreter; its tile must have
@@ -64,8 +66,8 @@
 //!   than 16 KiB (with the `let`/`var` tiles): their value is staged in
 //!   workgroup memory before the destination is written (see [`specialize`]
 //!   for tiles whose extent depends on a dim, which a runtime must call);
-//! - `let`/`var` tiles whose extent depends on a dim (workgroup memory needs
-//!   a constant size).
+//! - `let`/`var` tiles that the plan keeps in workgroup memory and whose
+//!   extent depends on a dim (workgroup memory needs a constant size).
 
 mod exact;
 mod layout;
@@ -161,6 +163,46 @@ pub struct GpuOptions {
     /// [`WORKGROUP_MEMORY_LIMIT`], WebGPU's minimum). What does not fit
     /// is computed another way (reductions) or refused (staged stores).
     pub workgroup_memory: u64,
+    /// The lowering's measurement knobs ([`Knobs`]): part of the options,
+    /// so part of every cache key that holds them.
+    pub knobs: Knobs,
+}
+
+/// Choices of the lowering that exist to be measured, set from the
+/// environment ([`Knobs::from_env`]) when options are made: the runtime's
+/// tuning cache keys each measured time by them, so a time measured under
+/// one knob is never reused without it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Knobs {
+    /// The registers (32-bit words) a lane may keep for a row's values
+    /// (`lower/row_cache.rs`); 0 turns the row cache off
+    /// (`PHOBOS_ROW_CACHE_WORDS`, default 64). Same bits either way.
+    pub row_cache_words: u32,
+    /// The most positions a store over kept rows stages its Tandem words
+    /// for (`lower/tandem_draw/staged.rs`); 0 turns the path off
+    /// (`PHOBOS_ROW_WORDS_MAX`, default 32). Same bits either way.
+    pub row_words_max: u32,
+    /// Measurement only: the draws' stream step replaced by one addition,
+    /// to show what a kernel costs without the stream's arithmetic
+    /// (`PHOBOS_ABLATE_STREAM=1`). The bits are wrong.
+    pub ablate_stream: bool,
+}
+
+impl Knobs {
+    /// The knobs as the environment sets them, else their defaults.
+    pub fn from_env() -> Knobs {
+        let number = |name: &str, default: u32| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(default)
+        };
+        Knobs {
+            row_cache_words: number("PHOBOS_ROW_CACHE_WORDS", lower::ROW_CACHE_WORDS),
+            row_words_max: number("PHOBOS_ROW_WORDS_MAX", lower::ROW_WORDS_MAX),
+            ablate_stream: std::env::var("PHOBOS_ABLATE_STREAM").as_deref() == Ok("1"),
+        }
+    }
 }
 
 impl Default for GpuOptions {
@@ -175,6 +217,7 @@ impl Default for GpuOptions {
             subgroup_shuffle: false,
             subgroup_width: 0,
             workgroup_memory: lower::WORKGROUP_MEMORY_LIMIT,
+            knobs: Knobs::from_env(),
         }
     }
 }
@@ -191,6 +234,7 @@ impl GpuOptions {
             subgroup_shuffle: false,
             subgroup_width: 0,
             workgroup_memory: lower::WORKGROUP_MEMORY_LIMIT,
+            knobs: Knobs::from_env(),
         }
     }
 }

@@ -285,9 +285,11 @@ fn dropout_rows_spirv_passes_spirv_val() {
 
 #[test]
 fn symbolic_tiles_in_workgroup_memory_are_unsupported() {
+    // Read through a slice, the tile is kept in workgroup memory, which
+    // needs a constant size.
     let (program, diags) = Program::parse(
         "t.ph",
-        "kernel t(X: tensor<f32>[N], Y: tensor<f32>[N]) {\n  let t = X[:]\n  Y = t\n}",
+        "kernel t(X: tensor<f32>[N], Y: tensor<f32>[N]) {\n  let t = X[:]\n  Y[0 :+ 4] = t[0 :+ 4]\n}",
     );
     assert!(diags.is_empty(), "{diags:?}");
     let kernel = program.kernel("t", &[]).unwrap();
@@ -295,6 +297,22 @@ fn symbolic_tiles_in_workgroup_memory_are_unsupported() {
         Err(LowerError::Unsupported(m)) => assert!(m.contains("depends on dim N"), "{m}"),
         other => panic!("expected Unsupported, got {:?}", other.map(|_| ())),
     }
+}
+
+/// A `let` names a value and does not place it: read whole where it is
+/// used, a tile over a dim is computed there, with no workgroup memory.
+#[test]
+fn a_let_tile_read_whole_is_inlined_and_needs_no_workgroup_memory() {
+    let (program, diags) = Program::parse(
+        "t.ph",
+        "kernel t(X: tensor<f32>[N], Y: tensor<f32>[N]) {\n  let t = X[:] * 2.0\n  Y = t + 1.0\n}",
+    );
+    assert!(diags.is_empty(), "{diags:?}");
+    let kernel = program.kernel("t", &[]).unwrap();
+    let c = phobos_gpu::compile(&kernel, &GpuOptions::default()).expect("lowers");
+    assert_eq!(c.plan.values[0].home, phobos_gpu::plan::Home::Inline, "{}", c.explain());
+    assert_eq!(c.budget.total(), 0, "{}", c.explain());
+    assert!(c.plan.kernel.body.len() == 1, "{}", c.plan.kernel.print());
 }
 
 #[test]

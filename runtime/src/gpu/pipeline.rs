@@ -77,6 +77,7 @@ impl Pipeline {
             subgroup_shuffle: gpu.subgroup_shuffle(),
             subgroup_width: gpu.subgroup_width(),
             workgroup_memory: u64::from(gpu.device.limits().max_compute_workgroup_storage_size),
+            knobs: phobos_gpu::Knobs::from_env(),
         };
         let compiled = phobos_gpu::compile_split(kernel, &options, splits)
             .map_err(|e| GpuError::Lower(e.to_string()))?;

@@ -446,6 +446,9 @@ impl Keys {
                 "device": device_key,
                 "bucket": bucket.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
                 "workgroup_env": std::env::var("PHOBOS_WORKGROUP_SIZE").ok(),
+                // What changes the GPU's code without changing the IR: the
+                // lowering's knobs and its plan's revision.
+                "lowering": format!("{:?} plan {}", phobos_gpu::Knobs::from_env(), phobos_gpu::plan::REVISION),
             }),
         };
         Ok((keys, bucket, device))

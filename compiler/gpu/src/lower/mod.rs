@@ -26,6 +26,8 @@ mod split;
 mod stmt;
 mod tandem_draw;
 
+pub(crate) use row_cache::WORDS as ROW_CACHE_WORDS;
+pub(crate) use tandem_draw::staged::ROW_WORDS_MAX;
 pub(crate) use tandem_draw::{largest_stepped_tile, stepped_tasks};
 
 use crate::{ENTRY_POINT, GpuOptions, LowerError, MAX_WORKGROUP_SIZE, Precision};
@@ -114,6 +116,8 @@ struct Lower<'k> {
     /// Values of a row kept in registers across statements
     /// (`row_cache.rs`).
     rows: Option<row_cache::RowCache>,
+    /// `GpuOptions::knobs`.
+    knobs: crate::Knobs,
 }
 
 /// The lane of a group of 4 consecutive elements being computed, and the
@@ -421,6 +425,7 @@ fn lower_packed(
         tandem: Default::default(),
         consts: fold::constants(kernel),
         rows: None,
+        knobs: options.knobs,
     };
     for (elem, count) in bindings::staging(&lw)? {
         let g = bindings::staging_tile(&mut lw.m, &lw.types, elem, count);

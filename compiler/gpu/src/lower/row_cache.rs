@@ -32,15 +32,8 @@ use std::collections::{HashMap, HashSet};
 use std::num::NonZeroU32;
 
 /// The registers (32-bit words) a lane may keep for a row's values unless
-/// `PHOBOS_ROW_CACHE_WORDS` says otherwise (0 turns the cache off).
-const WORDS: u32 = 64;
-
-fn words_budget() -> u32 {
-    std::env::var("PHOBOS_ROW_CACHE_WORDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(WORDS)
-}
+/// `GpuOptions::knobs` says otherwise (0 turns the cache off).
+pub(crate) const WORDS: u32 = 64;
 
 /// The leaves every region of the kernel reduces or stores.
 #[derive(Clone, Debug, PartialEq)]
@@ -128,7 +121,7 @@ impl Lower<'_> {
     /// The kept values of this kernel, or `None` where nothing is shared
     /// (then nothing changes). Called once `subgroup_ok` is known.
     pub(super) fn plan_row_cache(&mut self) -> Option<RowCache> {
-        let budget = words_budget();
+        let budget = self.knobs.row_cache_words;
         if budget == 0 || self.subgroup_ok.is_none() {
             return None;
         }

@@ -12,11 +12,12 @@
 //! node is the same node, evaluated at the same positions of its own
 //! shape, so the bits do not change.
 //!
-//! Not moved: nodes below a reduction (evaluated over the reduction's
-//! operand, not the statement's tile), nodes with `iota` below (a position
-//! of the statement's tile), nodes that read what the statement writes,
-//! and nodes whose shape is not constant or is larger than
-//! [`HOIST_BYTES`].
+//! A reduction's operand is evaluated over its own shape, so below a
+//! reduction the same holds of nodes uniform along the operand's rows.
+//! Not moved: nodes with `iota` or a reduction below (a position of the
+//! statement's tile; a reduction is computed ahead already), nodes that
+//! read what the statement writes, and nodes whose shape is not constant
+//! or is larger than [`HOIST_BYTES`].
 
 use phobos_core::ir::{
     BinOp, Expr, ExprId, ExprKind, IdVec, Kernel, Local, LocalKind, Stmt, analysis,
@@ -45,8 +46,13 @@ pub fn hoist(k: &Kernel) -> (Kernel, Vec<Hoisted>) {
     let mut out = k.clone();
     let mut body = Vec::new();
     let mut moved = Vec::new();
+    // Nodes already moved, and the node that reads their local: a later
+    // statement reads the same local while nothing the node reads has been
+    // written and no loop bracket lies between.
+    let mut live: std::collections::HashMap<ExprId, ExprId> = std::collections::HashMap::new();
     for (n, s) in k.body.iter().enumerate() {
         let (Some(tile), Some(value)) = (analysis::stmt_tile(k, s), s.value()) else {
+            live.clear();
             body.push(s.clone());
             continue;
         };
@@ -55,6 +61,7 @@ pub fn hoist(k: &Kernel) -> (Kernel, Vec<Hoisted>) {
         let mut seen = IdVec::<ExprId, bool>::from_elem(false, k.exprs.len());
         candidates(k, value, &tile, &writes, &mut seen, &mut found);
         if found.is_empty() {
+            live.retain(|&id, _| !analysis::reads(k, id).iter().any(|p| writes.contains(p)));
             body.push(s.clone());
             continue;
         }
@@ -64,6 +71,10 @@ pub fn hoist(k: &Kernel) -> (Kernel, Vec<Hoisted>) {
         // arena stays in topological order.
         let mut to = std::collections::HashMap::new();
         for id in found {
+            if let Some(&read) = live.get(&id) {
+                to.insert(id, read);
+                continue;
+            }
             let e = &k.exprs[id];
             let name = format!("_row{}", moved.len());
             let local = out.locals.push(Local {
@@ -78,6 +89,7 @@ pub fn hoist(k: &Kernel) -> (Kernel, Vec<Hoisted>) {
                 shape: e.shape.clone(),
             });
             to.insert(id, read);
+            live.insert(id, read);
             body.push(Stmt::Let { local, value: id });
             moved.push(Hoisted {
                 name,
@@ -95,6 +107,7 @@ pub fn hoist(k: &Kernel) -> (Kernel, Vec<Hoisted>) {
             Stmt::For { .. } | Stmt::EndFor => unreachable!("loop brackets have no value"),
         }
         body.push(s);
+        live.retain(|&id, _| !analysis::reads(k, id).iter().any(|p| writes.contains(p)));
     }
     out.body = body;
     (out, moved)
@@ -146,7 +159,14 @@ fn candidates(
     }
     let e = &k.exprs[root];
     match e.kind {
-        ExprKind::Reduce { .. } => return,
+        // A reduction's operand is evaluated over its own shape: a node
+        // there that is uniform along the reduced rows (layer norm's
+        // `x - sum(x, axis = 1) / f32(N)` inside `sum(d * d, axis = 1)`)
+        // is per row too.
+        ExprKind::Reduce { arg, .. } => {
+            let over = k.exprs[arg].shape.clone();
+            return candidates(k, arg, &over, writes, seen, found);
+        }
         ExprKind::Local(_) | ExprKind::Load { .. } | ExprKind::Const(_) => return,
         _ => {}
     }

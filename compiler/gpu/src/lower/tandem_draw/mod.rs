@@ -25,7 +25,7 @@
 //! rare rejected elements pay for it.
 
 mod shuffled;
-mod staged;
+pub(crate) mod staged;
 mod stepped;
 
 pub(super) use staged::{draw_buffers, has_words};
@@ -203,7 +203,7 @@ impl Lower<'_> {
         let n = self.binary(B::Add, n, one);
         self.var_store(t, n);
         let s: [H; 4] = std::array::from_fn(|q| self.var_load(vars[q]));
-        let (next, out) = if ablate_stream() {
+        let (next, out) = if self.knobs.ablate_stream {
             // Measurement only: a step of two operations, wrong bits.
             let a = self.binary(B::Add, s[0], n);
             let next = [a, s[1], s[2], s[3]];
@@ -453,12 +453,4 @@ impl Lower<'_> {
         self.if_then(rejected, accept);
         Ok(self.var_load(result))
     }
-}
-
-/// `PHOBOS_ABLATE_STREAM=1`: the draws' stream step replaced by one
-/// addition, so a benchmark shows what a kernel costs without the stream's
-/// arithmetic (bench/RESULTS.md's ablations). The bits are wrong; never
-/// set it outside a benchmark.
-fn ablate_stream() -> bool {
-    std::env::var("PHOBOS_ABLATE_STREAM").as_deref() == Ok("1")
 }

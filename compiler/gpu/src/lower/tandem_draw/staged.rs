@@ -41,19 +41,14 @@ const MAX_WINDOW: u32 = 2048;
 /// The fewest positions a window is worth staging for.
 const MIN_WINDOW: u32 = 64;
 /// The most positions a store over kept rows stages its words for, unless
-/// `PHOBOS_ROW_WORDS_MAX` says otherwise (0 turns the path off): one group
+/// `GpuOptions::knobs` says otherwise (0 turns the path off): one group
 /// of eight chunks. On the H200, rows of 1024 ran 23 to 62% faster staged
 /// than stepped in exact mode and 0 to 18% in fast mode, while rows of
 /// 2048 to 8192 ran 4 to 36% slower: there the stepped loop has a lane for
 /// each of 16 to 64 chunks a row, and each lane's chain of steps overlaps
 /// the stores it feeds, where staging runs the chains before the stores
 /// (bench/RESULTS.md, eleventh session).
-fn row_words_max() -> u32 {
-    std::env::var("PHOBOS_ROW_WORDS_MAX")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(K_GROUP_BLOCKS * 4)
-}
+pub(crate) const ROW_WORDS_MAX: u32 = K_GROUP_BLOCKS * 4;
 
 /// Workgroup memory a row store's buffers leave for what the statements
 /// before it still make (the reductions' partials), in bytes.
@@ -286,7 +281,7 @@ impl Lower<'_> {
             return false;
         };
         groups > 0
-            && n <= row_words_max()
+            && n <= self.knobs.row_words_max
             && (u64::from(n) + u64::from(SLACK)) * 4 * groups <= self.tandem.row_room
     }
 
