@@ -68,6 +68,9 @@ def test_dims_override_and_provenance(dropout):
     assert k(dims={"N": 4}).tolist() == [1.0] * 4
     with pytest.raises(ValueError, match=r"dimension `N` of `ones` is not bound: pass dims="):
         k()
+    # An output too large for the host is refused by name, not allocated.
+    with pytest.raises(MemoryError, match=r"`Y` with shape \[4611686018427387904\]"):
+        k(dims={"N": 2**62})
 
 
 def test_config_and_tuning(dropout):
