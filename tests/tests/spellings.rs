@@ -94,7 +94,8 @@ fn the_plan_keeps_no_row_tile_in_workgroup_memory() {
                         .unwrap_or_else(|e| panic!("{file} `{name}` R={r}: {e}"));
                     for v in &c.plan.values {
                         if let Home::Workgroup(_) = v.home {
-                            let local = k.locals.iter().find(|l| l.name == v.name).expect("a local");
+                            let local =
+                                k.locals.iter().find(|l| l.name == v.name).expect("a local");
                             assert!(
                                 one_a_row(&local.shape),
                                 "{file} `{name}` R={r}: `{}` ({}) in workgroup memory: {}",
@@ -122,13 +123,21 @@ fn the_plan_keeps_no_row_tile_in_workgroup_memory() {
 #[test]
 fn a_row_uniform_division_in_a_store_is_computed_once_per_row() {
     let (p, _) = spellings("softmax.ph");
-    let k = p.kernel("inv_mixed", &[("R".to_string(), 2)]).expect("checks");
+    let k = p
+        .kernel("inv_mixed", &[("R".to_string(), 2)])
+        .expect("checks");
     let c = phobos_gpu::compile(&k, &phobos_gpu::GpuOptions::for_kernel(&k)).expect("lowers");
     assert_eq!(c.plan.hoisted.len(), 1, "{}", c.explain());
     assert_eq!(c.plan.hoisted[0].ty, "f32[2, 1]");
-    assert!(c.explain().contains("computed once per row"), "{}", c.explain());
+    assert!(
+        c.explain().contains("computed once per row"),
+        "{}",
+        c.explain()
+    );
     // The Triton spelling divides each element: nothing is uniform there.
-    let k = p.kernel("div_triton", &[("R".to_string(), 2)]).expect("checks");
+    let k = p
+        .kernel("div_triton", &[("R".to_string(), 2)])
+        .expect("checks");
     let c = phobos_gpu::compile(&k, &phobos_gpu::GpuOptions::for_kernel(&k)).expect("lowers");
     assert!(c.plan.hoisted.is_empty(), "{}", c.explain());
     let x = c.plan.values.iter().find(|v| v.name == "x").expect("x");

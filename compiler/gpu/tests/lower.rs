@@ -310,7 +310,12 @@ fn a_let_tile_read_whole_is_inlined_and_needs_no_workgroup_memory() {
     assert!(diags.is_empty(), "{diags:?}");
     let kernel = program.kernel("t", &[]).unwrap();
     let c = phobos_gpu::compile(&kernel, &GpuOptions::default()).expect("lowers");
-    assert_eq!(c.plan.values[0].home, phobos_gpu::plan::Home::Inline, "{}", c.explain());
+    assert_eq!(
+        c.plan.values[0].home,
+        phobos_gpu::plan::Home::Inline,
+        "{}",
+        c.explain()
+    );
     assert_eq!(c.budget.total(), 0, "{}", c.explain());
     assert!(c.plan.kernel.body.len() == 1, "{}", c.plan.kernel.print());
 }

@@ -322,8 +322,9 @@ pub(crate) fn lower_noted(
         Some(l) => l,
         // Blocks that share a workgroup would share its memory and its
         // barriers: one block a workgroup, its extra invocations idle.
-        None => lower_packed(kernel, options, splits, 1)?
-            .expect("one block a workgroup always lowers"),
+        None => {
+            lower_packed(kernel, options, splits, 1)?.expect("one block a workgroup always lowers")
+        }
     };
     Ok(Lowered {
         module: lowered.module,

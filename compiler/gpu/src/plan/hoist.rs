@@ -101,9 +101,9 @@ pub fn hoist(k: &Kernel) -> (Kernel, Vec<Hoisted>) {
         let value = rewrite(&mut out, value, &to, &mut memo);
         let mut s = s.clone();
         match &mut s {
-            Stmt::Let { value: v, .. } | Stmt::Var { value: v, .. } | Stmt::Store { value: v, .. } => {
-                *v = value
-            }
+            Stmt::Let { value: v, .. }
+            | Stmt::Var { value: v, .. }
+            | Stmt::Store { value: v, .. } => *v = value,
             Stmt::For { .. } | Stmt::EndFor => unreachable!("loop brackets have no value"),
         }
         body.push(s);
@@ -135,7 +135,9 @@ fn rewrite(
     }
     let out = if changed {
         let mut next = ops.into_iter();
-        let kind = e.kind.map_operands(|_| next.next().expect("one per operand"));
+        let kind = e
+            .kind
+            .map_operands(|_| next.next().expect("one per operand"));
         k.exprs.push(Expr { kind, ..e })
     } else {
         id
@@ -203,9 +205,7 @@ fn movable(k: &Kernel, id: ExprId, writes: &[phobos_core::ir::Place]) -> bool {
     for &n in &nodes {
         match &k.exprs[n].kind {
             ExprKind::Iota(_) | ExprKind::Reduce { .. } => return false,
-            ExprKind::Binary(BinOp::Div | BinOp::Rem, ..) | ExprKind::Builtin(..) => {
-                costly = true
-            }
+            ExprKind::Binary(BinOp::Div | BinOp::Rem, ..) | ExprKind::Builtin(..) => costly = true,
             _ => {}
         }
     }

@@ -20,8 +20,8 @@ pub mod hoist;
 pub mod values;
 
 use crate::{GpuOptions, LowerError};
-use phobos_core::ir::{Kernel, LocalKind};
 pub use hoist::Hoisted;
+use phobos_core::ir::{Kernel, LocalKind};
 pub use values::{Home, ValuePlan};
 
 /// The plan's revision: bumped whenever a plan may emit other code for
@@ -197,7 +197,10 @@ pub fn explain(compiled: &crate::Compiled) -> String {
         );
     }
     if !compiled.notes.is_empty() {
-        let _ = writeln!(out, "how statements are emitted (reductions, Tandem draws, packing):");
+        let _ = writeln!(
+            out,
+            "how statements are emitted (reductions, Tandem draws, packing):"
+        );
         for n in &compiled.notes {
             let _ = writeln!(out, "  {n}");
         }

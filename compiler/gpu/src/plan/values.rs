@@ -78,10 +78,13 @@ pub fn place(k: &Kernel) -> (Vec<ValuePlan>, IdVec<LocalId, bool>) {
 
 fn workgroup(k: &Kernel, l: LocalId) -> Home {
     let local = &k.locals[l];
-    let bytes = local.shape.iter().try_fold(local.elem.size().max(4) as u64, |n, d| match d {
-        Dim::Const(v) => Some(n.saturating_mul(*v)),
-        Dim::Sym(_) => None,
-    });
+    let bytes = local
+        .shape
+        .iter()
+        .try_fold(local.elem.size().max(4) as u64, |n, d| match d {
+            Dim::Const(v) => Some(n.saturating_mul(*v)),
+            Dim::Sym(_) => None,
+        });
     Home::Workgroup(bytes)
 }
 
@@ -121,7 +124,9 @@ fn decide(k: &Kernel, uses: &Uses, l: LocalId) -> (Home, String) {
         return (Home::Inline, "never read: not computed at all".into());
     }
     if stmts.iter().any(|&s| uses.scope[s] != uses.scope[at]) {
-        return keep("read inside a loop it was not bound in: computed once, not at every iteration");
+        return keep(
+            "read inside a loop it was not bound in: computed once, not at every iteration",
+        );
     }
     let cheap = nodes.len() <= 2
         && nodes
@@ -237,7 +242,9 @@ impl Uses {
                 u.stmts[l].push(s);
                 // A statement's value that is the local itself reads it at
                 // the statement's tile.
-                if stmt.value().is_some_and(|v| k.exprs[v].kind == ExprKind::Local(l))
+                if stmt
+                    .value()
+                    .is_some_and(|v| k.exprs[v].kind == ExprKind::Local(l))
                     && analysis::stmt_tile(k, stmt).as_ref() != Some(&k.locals[l].shape)
                 {
                     u.broadcast[l] = true;
@@ -362,9 +369,7 @@ pub fn inline(k: &Kernel, inline: &IdVec<LocalId, bool>) -> Kernel {
                                 len: *len,
                             }
                         }
-                        phobos_core::ir::Index::Single(x) => {
-                            phobos_core::ir::Index::Single(to[*x])
-                        }
+                        phobos_core::ir::Index::Single(x) => phobos_core::ir::Index::Single(to[*x]),
                     })
                     .collect(),
                 value: to[*value],
