@@ -349,6 +349,18 @@ pub fn build(a: &BuildArgs) -> Result<ExitCode> {
         bail!("{} defines no kernel", a.file.display());
     }
 
+    // Every --dim names a dim of some kernel built here.
+    let mut known = std::collections::BTreeSet::new();
+    for name in &names {
+        if let Some(config) = program.configs(name).first()
+            && let Ok(k) = program.kernel(name, config)
+        {
+            known.extend(k.dims);
+        }
+    }
+    if let Some(n) = given.keys().find(|n| !known.contains(*n)) {
+        bail!("--dim {n}: no kernel built here has a dim `{n}`");
+    }
     let precision = match a.precision {
         PrecisionArg::Exact => phobos_gpu::Precision::Exact,
         PrecisionArg::Fast => phobos_gpu::Precision::Fast,
@@ -356,7 +368,6 @@ pub fn build(a: &BuildArgs) -> Result<ExitCode> {
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     let mut kernels = Vec::new();
     let mut written = Vec::new();
-    let mut seen_dims = std::collections::BTreeSet::new();
     for name in &names {
         let mut entry = None::<KernelEntry>;
         for config in selected(&program, name, &filters)? {
@@ -373,7 +384,6 @@ pub fn build(a: &BuildArgs) -> Result<ExitCode> {
                 ..phobos_gpu::GpuOptions::for_kernel(&kernel)
             };
             let shown: Vec<String> = config.iter().map(|(n, v)| format!("{n}={v}")).collect();
-            seen_dims.extend(kernel.dims.iter().cloned());
             let specialised = specialise(&kernel, &given)?;
             let compiled = phobos_gpu::compile(&specialised, &options)
                 .map_err(|e| anyhow!("kernel `{name}` [{}]: {e}", shown.join(", ")))?;
@@ -430,9 +440,6 @@ pub fn build(a: &BuildArgs) -> Result<ExitCode> {
                 .push(ce);
         }
         kernels.extend(entry);
-    }
-    if let Some(n) = given.keys().find(|n| !seen_dims.contains(*n)) {
-        bail!("--dim {n}: no kernel built here has a dim `{n}`");
     }
     let manifest = Manifest {
         phobosc: env!("CARGO_PKG_VERSION"),

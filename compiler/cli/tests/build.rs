@@ -158,11 +158,20 @@ fn every_configuration_is_built_and_config_filters() {
 fn bad_build_requests_name_what_is_wrong() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 7] = [
         (&["--config", "R=8"], "`R` takes the values [16]"),
         (&["--config", "Q=8"], "no @autotune parameter `Q`"),
         (&["--kernel", "nope"], "--kernel nope"),
         (&["--target", "ptx"], "invalid value 'ptx'"),
+        (
+            &["--dim", "Q=8"],
+            "--dim Q: no kernel built here has a dim `Q`",
+        ),
+        (
+            &["--dim", "M=x"],
+            "--dim M: `x` is not a non-negative integer",
+        ),
+        (&["--dim", "M"], "--dim `M`: expected NAME=N"),
     ];
     for (extra, want) in cases {
         let mut args = vec!["build", "examples/dropout_rows.ph", "-o", out];
@@ -176,4 +185,72 @@ fn bad_build_requests_name_what_is_wrong() {
     let o = phobosc(&["build", "tests/fixtures/err/type_mismatch.ph", "-o", out]);
     assert_eq!(o.status.code(), Some(1));
     assert!(!dir.path().join("manifest.json").exists());
+}
+
+/// `--explain` prints where each value lives and why, and the workgroup
+/// memory item by item; `--dim` specialises as a launch does and the
+/// manifest records it with the limits planned for; a kernel that cannot
+/// fit them is refused with its arrays named.
+#[test]
+fn explain_dims_and_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = phobosc(&[
+        "build",
+        "tests/spellings/softmax.ph",
+        "-o",
+        out,
+        "--kernel",
+        "div_triton",
+        "--config",
+        "R=4",
+        "--dim",
+        "M=64",
+        "--dim",
+        "N=1024",
+        "--explain",
+    ]);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{stderr}");
+    for want in [
+        "kernel div_triton [R=4]",
+        "let x: f32[4, 1024]: inline",
+        "let e: f32[4, 1024]: inline",
+        "let _sum: f32[4, 1]: workgroup memory (16 bytes): it reduces",
+        "workgroup memory: ",
+        " of 16384 bytes",
+    ] {
+        assert!(stdout.contains(want), "{want:?} not in:\n{stdout}");
+    }
+    let manifest = std::fs::read_to_string(dir.path().join("manifest.json")).unwrap();
+    let m: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+    assert_eq!(m["limits"]["max_compute_workgroup_storage_size"], 16384);
+    assert_eq!(m["dims"]["N"], 1024);
+    // Beyond the limit planned for: refused, naming the array and the limit.
+    let o = phobosc(&[
+        "build",
+        "tests/spellings/softmax.ph",
+        "-o",
+        out,
+        "--kernel",
+        "inv_inline",
+        "--config",
+        "R=4",
+        "--dim",
+        "M=64",
+        "--dim",
+        "N=1024",
+        "--workgroup-memory",
+        "32",
+    ]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        stderr.contains("`let m: tile<f32>[4, 1]` 16 bytes")
+            && stderr.contains("more than the 32 bytes"),
+        "{stderr}"
+    );
 }
