@@ -11,7 +11,7 @@
 
 use super::builder::{Fb, H};
 use super::f64div::{self, F64Ops};
-use naga::{BinaryOperator, Expression, Literal, ScalarKind};
+use naga::{Expression, Literal, ScalarKind};
 // The constants of SPEC.md section 6, from the reference crate: one copy.
 use phobos_tandem::math::{
     EXP_SERIES_F64, INV_LN2_F64, LN_SERIES_F64, LN2_HI_F64, LN2_LO_F64, SQRT2_MANT_F64,
@@ -43,9 +43,6 @@ impl F64Ops for Fb {
     }
     fn dsel(&mut self, c: H, yes: H, no: H) -> H {
         self.select(c, yes, no)
-    }
-    fn band(&mut self, a: H, b: H) -> H {
-        self.land(a, b)
     }
     /// `x` narrowed to f32 (rounded in any direction: the result is
     /// within an f32 ulp), that value's exponent as a power of two widened
@@ -171,9 +168,8 @@ impl Fb {
     pub(super) fn ln_core_f64(&mut self, k: H, t: H) -> H {
         let two = self.dc(2.0);
         let den = self.add(two, t);
-        let estimate = self.bin(BinaryOperator::Divide, t, den);
         let y = f64div::recip(self, den);
-        let s = f64div::div(self, t, den, y, estimate);
+        let s = f64div::div(self, t, den, y);
         let z = self.mul(s, s);
         let p = self.horner64(z, &LN_SERIES_F64);
         let ss = self.add(s, s);

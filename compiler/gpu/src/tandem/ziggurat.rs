@@ -245,8 +245,7 @@ fn consume(b: &mut Fb, g: &Globals, neg_ln: Handle<Function>, s: Vars, d: W) {
                             // a = neg_ln_u64(d) / R, correctly rounded.
                             let r = f64div::F64Ops::dc(b, R);
                             let y = f64div::F64Ops::dc(b, 1.0 / R);
-                            let est = b.bin(naga::BinaryOperator::Divide, n, r);
-                            let a = f64div::div(b, n, r, y, est);
+                            let a = f64div::div(b, n, r, y);
                             b.store(s.a, a);
                             let next = b.c(TAIL_B);
                             b.store(s.state, next);
