@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.." || exit 1
 rows=${ROWS:-1024 4096}
 log2=${LOG2:-26}
 precisions=${PRECISIONS:-exact fast}
-files="tests/spellings/softmax.ph tests/spellings/layernorm.ph"
+files=${FILES:-"tests/spellings/softmax.ph tests/spellings/layernorm.ph"}
 names() { grep -o '^kernel [a-z_0-9]*' "$1" | cut -d' ' -f2; }
 echo "# spellings (issue 28) — $(date -u +%Y-%m-%dT%H:%MZ), commit ${PHOBOS_COMMIT:-?}"
 command -v nvidia-smi >/dev/null && echo "driver: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"

@@ -573,7 +573,7 @@ fn bind_args(a: &RunArgs, kernel: &Kernel, placeholders: bool) -> Result<(Vec<Ar
         })?;
     }
     // Tensors must fit in memory: refuse rather than be killed mid-run.
-    let budget = available_memory();
+    let budget = phobos_runtime::memory::available();
     bind.finish(budget, placeholders).map_err(|e| match e {
         BindError::Unbound { ref dim, .. } => {
             anyhow!("{e}: pass --dim {dim}=N, or a tensor that has it with --input")
@@ -676,19 +676,6 @@ fn list_or_none(items: &[String]) -> String {
     } else {
         items.join(", ")
     }
-}
-
-/// Bytes of memory available for new tensors: Linux's `MemAvailable`, or
-/// no limit where it cannot be read.
-fn available_memory() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| {
-            let line = m.lines().find(|l| l.starts_with("MemAvailable:"))?;
-            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-            kib.checked_mul(1024)
-        })
-        .unwrap_or(u64::MAX)
 }
 
 /// `--verbose`'s table: each phase the runtime recorded (`phases`), with

@@ -147,11 +147,12 @@ pub const WORKGROUP_SIZE_CHOICES: [u32; 6] = [32, 64, 128, 256, 512, 1024];
 /// fewer, so the winner is still cached when it runs.
 pub const PIPELINES_KEPT: usize = 256;
 
-/// A kernel's printed IR and local shapes, precision, splits, whether `/`
-/// and `sqrt` are checked in f64, the workgroup size and the subgroup width
-/// reductions are compiled for.
+/// A kernel's fingerprint (`Kernel::fingerprint`), the lowering's knobs,
+/// precision, splits, whether `/` and `sqrt` are checked in f64, the
+/// workgroup size and the subgroup width reductions are compiled for.
 type PipelineKey = (
     String,
+    phobos_gpu::Knobs,
     Precision,
     Vec<Option<phobos_gpu::Split>>,
     bool,
@@ -471,12 +472,9 @@ impl Gpu {
         splits: &[Option<phobos_gpu::Split>],
         workgroup_size: u32,
     ) -> Result<(Arc<Pipeline>, bool), GpuError> {
-        let mut key = kernel.print();
-        for l in &kernel.locals {
-            key.push_str(&format!("\nlocal {}: {:?}", l.name, l.shape));
-        }
         let key = (
-            key,
+            kernel.fingerprint(),
+            phobos_gpu::Knobs::from_env(),
             precision,
             splits.to_vec(),
             self.wide_checks(),

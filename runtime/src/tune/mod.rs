@@ -465,10 +465,7 @@ impl Keys {
     }
 
     fn trial(&self, kernel: &Kernel, workgroup_size: Option<u32>) -> Value {
-        let mut ir = kernel.print();
-        for l in &kernel.locals {
-            ir.push_str(&format!("\nlocal {}: {:?}", l.name, l.shape));
-        }
+        let ir = kernel.fingerprint();
         json!({
             "kind": "trial",
             "common": self.common,

@@ -360,6 +360,17 @@ impl Kernel {
         format!("[{}]", v.join(", "))
     }
 
+    /// The kernel's identity, for caches keyed by what a backend compiles:
+    /// its printed form and every local's shape (which the printed form
+    /// leaves out), so two kernels with one fingerprint lower alike.
+    pub fn fingerprint(&self) -> String {
+        let mut key = self.print();
+        for l in &self.locals {
+            key.push_str(&format!("\nlocal {}: {:?}", l.name, l.shape));
+        }
+        key
+    }
+
     /// The printed form of the kernel, one line per expression node.
     pub fn print(&self) -> String {
         let mut out = String::new();
