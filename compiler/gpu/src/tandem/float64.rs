@@ -11,7 +11,7 @@
 
 use super::builder::{Fb, H};
 use super::f64div::{self, F64Ops};
-use naga::{Expression, Literal, ScalarKind};
+use naga::{BinaryOperator, Expression, Literal, ScalarKind};
 // The constants of SPEC.md section 6, from the reference crate: one copy.
 use phobos_tandem::math::{
     EXP_SERIES_F64, INV_LN2_F64, LN_SERIES_F64, LN2_HI_F64, LN2_LO_F64, SQRT2_MANT_F64,
@@ -228,8 +228,12 @@ impl Fb {
     }
 
     /// `neg_ln_u64(x)` (SPEC.md 6.2): `-ln((x + 1) 2^-64)` as an f64, with
-    /// the reduction on 32-bit integer pairs.
+    /// the reduction on 32-bit integer pairs (on u64 values where the
+    /// device has them, [`Fb::neg_ln_u64_wide`]).
     pub(super) fn neg_ln_u64(&mut self, x: W) -> H {
+        if self.tys.int64 {
+            return self.neg_ln_u64_wide(x);
+        }
         let all = self.c(u32::MAX);
         let lo_max = self.eq(x.0, all);
         let hi_max = self.eq(x.1, all);
@@ -288,6 +292,12 @@ impl Fb {
         let p_short = self.sub(zero, den_exp);
         let p = self.select(long, p_long, p_short);
         let int_f = self.u53_to_f64(int);
+        self.neg_ln_finish(int_f, p, neg, k, is_max)
+    }
+
+    /// `t = ±int_f 2^p` (minus when `neg`), then `-ln_core(k, t)`, or 0
+    /// when `is_max`: the end of `neg_ln_u64` (SPEC.md 6.2).
+    fn neg_ln_finish(&mut self, int_f: H, p: H, neg: H, k: H, is_max: H) -> H {
         let pow2 = self.pow2_f64(p);
         let t = self.mul(int_f, pow2);
         let dzero = self.dc(0.0);
@@ -296,5 +306,105 @@ impl Fb {
         let ln = self.ln_core_f64(k, t);
         let r = self.sub(dzero, ln);
         self.select(is_max, dzero, r)
+    }
+
+    /// A u32 expression zero-extended to u64.
+    fn widen(&mut self, x: H) -> H {
+        self.expr(Expression::As {
+            expr: x,
+            kind: ScalarKind::Uint,
+            convert: Some(8),
+        })
+    }
+
+    /// The low 32 bits of a u64 expression.
+    fn narrow(&mut self, x: H) -> H {
+        self.expr(Expression::As {
+            expr: x,
+            kind: ScalarKind::Uint,
+            convert: Some(4),
+        })
+    }
+
+    /// `x >> n` or `x << n` of a u64 expression for `n` masked to
+    /// `[0, 63]` (a larger count is undefined in SPIR-V).
+    fn shift64(&mut self, op: BinaryOperator, x: H, n: H) -> H {
+        let n = self.and_c(n, 63);
+        let n = self.widen(n);
+        self.bin(op, x, n)
+    }
+
+    /// Leading zeros of a u64 expression (64 for 0), from its halves:
+    /// `countLeadingZeros` has no 64-bit form in SPIR-V's GLSL.std.450.
+    fn clz_u64(&mut self, x: H) -> H {
+        let lo = self.narrow(x);
+        let c32 = self.c(32);
+        let c32 = self.widen(c32);
+        let hi = self.bin(BinaryOperator::ShiftRight, x, c32);
+        let hi = self.narrow(hi);
+        self.clz64((lo, hi))
+    }
+
+    /// [`Fb::neg_ln_u64`] with the reduction on u64 values, where the
+    /// device has 64-bit integers (`GpuOptions::int64`): the same integer
+    /// results, so the same bits, in native 64-bit shifts and subtractions
+    /// instead of the 32-bit pairs' dozen operations per variable shift
+    /// (five of them per element).
+    fn neg_ln_u64_wide(&mut self, x: W) -> H {
+        let all = self.c(u32::MAX);
+        let lo_max = self.eq(x.0, all);
+        let hi_max = self.eq(x.1, all);
+        let is_max = self.land(lo_max, hi_max);
+        let one = self.c(1);
+        let zero = self.c(0);
+        // m = x + 1 (0 only when x is the maximum, returned as 0 below;
+        // every shift count is masked, so that case stays defined).
+        let m_pair = self.add64(x, (one, zero));
+        let lz = self.clz64(m_pair);
+        let lo = self.widen(m_pair.0);
+        let hi = self.widen(m_pair.1);
+        let c32 = self.c(32);
+        let c32 = self.widen(c32);
+        let hi = self.bin(BinaryOperator::ShiftLeft, hi, c32);
+        let m = self.or(hi, lo);
+        let c63 = self.c(63);
+        let e = self.sub(c63, lz);
+        let one64 = self.expr(Expression::Literal(Literal::U64(1)));
+        let top = self.shift64(BinaryOperator::ShiftLeft, one64, e);
+        let below = self.xor(m, top);
+        // frac: the M = 52 bits after the leading one.
+        let c52 = self.c(52);
+        let big = self.ge(e, c52);
+        let r = self.sub(e, c52);
+        let fr_r = self.shift64(BinaryOperator::ShiftRight, below, r);
+        let l = self.sub(c52, e);
+        let fr_l = self.shift64(BinaryOperator::ShiftLeft, below, l);
+        let frac = self.select(big, fr_r, fr_l);
+        let sq = self.expr(Expression::Literal(Literal::U64(SQRT2_MANT_F64)));
+        let below_sq = self.lt(frac, sq);
+        let neg = self.not(below_sq);
+        // neg: num = 2^(e+1) - m (wrapping: e = 63 gives 2^64 - m),
+        // den_exp = e + 1; else num = below, den_exp = e.
+        let top2 = self.shift64(BinaryOperator::ShiftLeft, top, one);
+        let num_neg = self.sub(top2, m);
+        let num = self.select(neg, num_neg, below);
+        let e1 = self.add_c(e, 1);
+        let den_exp = self.select(neg, e1, e);
+        let c64 = self.c(64);
+        let k = self.sub(den_exp, c64);
+        // Keep num's top 53 bits: t = int * 2^p.
+        let nlz = self.clz_u64(num);
+        let len = self.sub(c64, nlz);
+        let c53 = self.c(53);
+        let long = self.lt(c53, len);
+        let drop = self.sub(len, c53);
+        let int_long = self.shift64(BinaryOperator::ShiftRight, num, drop);
+        let int = self.select(long, int_long, num);
+        let p_long = self.sub(drop, den_exp);
+        let p_short = self.sub(zero, den_exp);
+        let p = self.select(long, p_long, p_short);
+        // int < 2^53: the conversion is exact.
+        let int_f = self.convert_f64(int);
+        self.neg_ln_finish(int_f, p, neg, k, is_max)
     }
 }
