@@ -153,7 +153,7 @@ fn decide(k: &Kernel, uses: &Uses, l: LocalId) -> (Home, String) {
         }
     }
     // The substitution keeps the arena in topological order only where
-    // the value precedes every node that reads the local.
+    // the value precedes every node that names or reads the local.
     if uses.readers[l].iter().any(|&r| r <= value) {
         return keep("its value follows a reader in the arena");
     }
@@ -176,7 +176,7 @@ struct Uses {
     defs: IdVec<LocalId, Option<(usize, ExprId)>>,
     /// The statements that read it (sorted, each once).
     stmts: IdVec<LocalId, Vec<usize>>,
-    /// The nodes that have a `Local(l)` node as an operand.
+    /// The `Local(l)` nodes, and the nodes that have one as an operand.
     readers: IdVec<LocalId, Vec<ExprId>>,
     /// Whether some reader broadcasts it to a larger shape.
     broadcast: IdVec<LocalId, bool>,
@@ -204,6 +204,9 @@ impl Uses {
             } = e.kind
             {
                 u.sliced[l] = true;
+            }
+            if let ExprKind::Local(l) = e.kind {
+                u.readers[l].push(id);
             }
             for x in e.kind.operands() {
                 if let ExprKind::Local(l) = k.exprs[x].kind {
