@@ -584,7 +584,7 @@ const QUAD_EXACT_CALLS: usize = 1;
 /// `place` is a tensor of a 32-bit type whose rows (last axis) have a
 /// constant length that is a multiple of 4, and the slice's last axis is a
 /// range of a constant, positive multiple of 4 starting at a multiple of 4
-/// (see [`quad_offset`]). Then the 4 elements of a group of the tile (4
+/// (`ir::range::zero_low_bits_at_origin`). Then the 4 elements of a group of the tile (4
 /// consecutive positions from a multiple of 4 along the last axis) are
 /// consecutive in memory from a flat index that is a multiple of 4, and lie
 /// all inside the tensor or all outside.
@@ -609,44 +609,11 @@ pub(crate) fn quad_slice(k: &Kernel, place: Place, index: &[Index]) -> bool {
             row % 4 == 0
                 && *len > 0
                 && len % 4 == 0
-                && start.is_none_or(|s| quad_offset(k, s))
+                // A start known to be a multiple of 4 (`ir::range`: a slice start
+                // has no `iota`, so its value at the origin is its value).
+                && start.is_none_or(|s| phobos_core::ir::range::zero_low_bits_at_origin(k, s) >= 2)
                 // A row of other ranges: the same positions in every group.
                 && index.len() == shape.len()
-        }
-        _ => false,
-    }
-}
-
-/// Whether an integer node is a multiple of 4 (modulo 2^32, which keeps the
-/// property since 4 divides 2^32): a constant, a product with such a
-/// factor, a sum or difference of two, or a scalar `let` of one (written
-/// by its one `let` statement and nothing else).
-pub(crate) fn quad_offset(k: &Kernel, id: ExprId) -> bool {
-    match &k.exprs[id].kind {
-        ExprKind::Local(l) => {
-            let mut writes = k.body.iter().filter_map(|s| match s {
-                Stmt::Let { local, value } if local == l => Some(Some(*value)),
-                Stmt::Var { local, .. } if local == l => Some(None),
-                Stmt::Store { place, .. } if *place == Place::Local(*l) => Some(None),
-                _ => None,
-            });
-            match (writes.next(), writes.next()) {
-                (Some(Some(value)), None) => quad_offset(k, value),
-                _ => false,
-            }
-        }
-        ExprKind::Const(v) => match v {
-            phobos_core::types::Value::I32(x) => x % 4 == 0,
-            phobos_core::types::Value::U32(x) => x % 4 == 0,
-            _ => false,
-        },
-        ExprKind::Binary(op, a, b) => {
-            use phobos_core::ir::BinOp;
-            match op {
-                BinOp::Mul => quad_offset(k, *a) || quad_offset(k, *b),
-                BinOp::Add | BinOp::Sub => quad_offset(k, *a) && quad_offset(k, *b),
-                _ => false,
-            }
         }
         _ => false,
     }
