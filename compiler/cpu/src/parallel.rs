@@ -7,7 +7,6 @@
 //! tiled along every block axis the kernel uses: some index of it starts at
 //! `n * ctx.block.a + c` with length `n`.
 
-use phobos_core::ir::BinOp;
 use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, LocalId, ParamKind, Place, Stmt};
 use phobos_core::types::{Dim, Value};
 use std::collections::HashMap;
@@ -59,25 +58,13 @@ pub fn blocks_independent(k: &Kernel) -> bool {
 }
 
 fn affine(k: &Kernel, id: ExprId, lets: &HashMap<LocalId, ExprId>) -> Option<([i64; 3], i64)> {
-    match &k.exprs[id].kind {
-        ExprKind::Const(Value::I32(v)) => Some(([0; 3], *v as i64)),
-        ExprKind::BlockId(a) => {
-            let mut c = [0; 3];
-            c[*a as usize] = 1;
-            Some((c, 0))
-        }
-        ExprKind::Local(l) => affine(k, *lets.get(l)?, lets),
-        ExprKind::Binary(op, a, b) => {
-            let (ca, oa) = affine(k, *a, lets)?;
-            let (cb, ob) = affine(k, *b, lets)?;
-            match op {
-                BinOp::Add => Some(([ca[0] + cb[0], ca[1] + cb[1], ca[2] + cb[2]], oa + ob)),
-                BinOp::Sub => Some(([ca[0] - cb[0], ca[1] - cb[1], ca[2] - cb[2]], oa - ob)),
-                BinOp::Mul if ca == [0; 3] => Some((cb.map(|x| x * oa), ob * oa)),
-                BinOp::Mul if cb == [0; 3] => Some((ca.map(|x| x * ob), oa * ob)),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
+    phobos_core::ir::analysis::block_affine(
+        k,
+        id,
+        &|x| match k.exprs[x].kind {
+            ExprKind::Const(Value::I32(v)) => Some(i64::from(v)),
+            _ => None,
+        },
+        &|l| lets.get(&l).copied(),
+    )
 }

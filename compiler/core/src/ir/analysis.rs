@@ -381,6 +381,57 @@ impl<'k> Slopes<'k> {
     }
 }
 
+/// The node `id` as an affine form of the block id, `coef · ctx.block +
+/// offset`, where it is one: constants (`konst`, the caller's idea of a
+/// constant node), `ctx.block`, `let`s (`lets`, a local's value) and sums,
+/// differences and products by a constant of those. The checker infers the
+/// grid from it (`sema/grid.rs`) and the CPU backend sees blocks that write
+/// disjoint rows (`phobos-cpu`'s `parallel.rs`).
+pub fn block_affine(
+    k: &Kernel,
+    id: ExprId,
+    konst: &dyn Fn(ExprId) -> Option<i64>,
+    lets: &dyn Fn(super::LocalId) -> Option<ExprId>,
+) -> Option<([i64; 3], i64)> {
+    if let Some(v) = konst(id) {
+        return Some(([0; 3], v));
+    }
+    match &k.exprs[id].kind {
+        ExprKind::BlockId(a) => {
+            let mut coef = [0; 3];
+            coef[*a as usize] = 1;
+            Some((coef, 0))
+        }
+        ExprKind::Local(l) => block_affine(k, lets(*l)?, konst, lets),
+        ExprKind::Binary(op, a, b) => {
+            let (ca, oa) = block_affine(k, *a, konst, lets)?;
+            let (cb, ob) = block_affine(k, *b, konst, lets)?;
+            let add = |x: [i64; 3], y: [i64; 3], s: i64| -> Option<[i64; 3]> {
+                Some([
+                    x[0].checked_add(s.checked_mul(y[0])?)?,
+                    x[1].checked_add(s.checked_mul(y[1])?)?,
+                    x[2].checked_add(s.checked_mul(y[2])?)?,
+                ])
+            };
+            let scale = |x: [i64; 3], s: i64| -> Option<[i64; 3]> {
+                Some([
+                    x[0].checked_mul(s)?,
+                    x[1].checked_mul(s)?,
+                    x[2].checked_mul(s)?,
+                ])
+            };
+            match op {
+                BinOp::Add => Some((add(ca, cb, 1)?, oa.checked_add(ob)?)),
+                BinOp::Sub => Some((add(ca, cb, -1)?, oa.checked_sub(ob)?)),
+                BinOp::Mul if ca == [0; 3] => Some((scale(cb, oa)?, ob.checked_mul(oa)?)),
+                BinOp::Mul if cb == [0; 3] => Some((scale(ca, ob)?, oa.checked_mul(ob)?)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 /// Value numbering: for each node, the first node with the same kind, type
 /// and shape whose operands have the same numbers. Two nodes with one
 /// number compute the same value at the same position of tiles of one

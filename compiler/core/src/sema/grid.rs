@@ -6,7 +6,7 @@
 
 use super::check::Checker;
 use crate::diag::{Diagnostic, code};
-use crate::ir::{ExprId, ExprKind, GridExpr, Index, Place, Stmt};
+use crate::ir::{ExprId, GridExpr, Index, Place, Stmt};
 use crate::span::Span;
 use crate::syntax::ast::{self, AnnArg, BinOp, ExprKind as AK};
 use crate::types::Dim;
@@ -97,30 +97,9 @@ fn axis_name(a: usize) -> &'static str {
 
 /// `start` as `coef . block + offset`, when it is affine in the block index.
 fn affine(c: &Checker<'_>, id: ExprId) -> Option<([i64; 3], i64)> {
-    if let Some(v) = c.const_value(id) {
-        return Some(([0; 3], i64::try_from(v).ok()?));
-    }
-    match &c.k.exprs[id].kind {
-        ExprKind::BlockId(a) => {
-            let mut coef = [0; 3];
-            coef[*a as usize] = 1;
-            Some((coef, 0))
-        }
-        ExprKind::Local(l) => affine(c, *c.let_values.get(l)?),
-        ExprKind::Binary(op, a, b) => {
-            let (ca, oa) = affine(c, *a)?;
-            let (cb, ob) = affine(c, *b)?;
-            use crate::ir::BinOp as Op;
-            match op {
-                Op::Add => Some(([ca[0] + cb[0], ca[1] + cb[1], ca[2] + cb[2]], oa + ob)),
-                Op::Sub => Some(([ca[0] - cb[0], ca[1] - cb[1], ca[2] - cb[2]], oa - ob)),
-                Op::Mul if ca == [0; 3] => Some((cb.map(|x| x * oa), ob * oa)),
-                Op::Mul if cb == [0; 3] => Some((ca.map(|x| x * ob), oa * ob)),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
+    crate::ir::analysis::block_affine(&c.k, id, &|x| i64::try_from(c.const_value(x)?).ok(), &|l| {
+        c.let_values.get(&l).copied()
+    })
 }
 
 fn explicit(c: &mut Checker<'_>, a: &ast::Annotation) {
