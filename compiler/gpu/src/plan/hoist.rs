@@ -160,17 +160,17 @@ fn candidates(
         return;
     }
     let e = &k.exprs[root];
-    match e.kind {
-        // A reduction's operand is evaluated over its own shape: a node
-        // there that is uniform along the reduced rows (layer norm's
-        // `x - sum(x, axis = 1) / f32(N)` inside `sum(d * d, axis = 1)`)
-        // is per row too.
-        ExprKind::Reduce { arg, .. } => {
-            let over = k.exprs[arg].shape.clone();
-            return candidates(k, arg, &over, writes, seen, found);
-        }
-        ExprKind::Local(_) | ExprKind::Load { .. } | ExprKind::Const(_) => return,
-        _ => {}
+    // A reduction's operand is evaluated over its own shape: a node there
+    // that is uniform along the reduced rows (layer norm's `x - sum(x, axis
+    // = 1) / f32(N)` inside `sum(d * d, axis = 1)`) is per row too.
+    if let ExprKind::Reduce { arg, .. } = e.kind {
+        let over = k.exprs[arg].shape.clone();
+        return candidates(k, arg, &over, writes, seen, found);
+    }
+    // Leaves and loads are read where they are (a load's index is
+    // computed once per statement already).
+    if e.kind.operands().is_empty() || matches!(e.kind, ExprKind::Load { .. }) {
+        return;
     }
     if e.shape.len() == tile.len() && uniform_along(&e.shape, tile) && movable(k, root, writes) {
         found.push(root);
@@ -201,13 +201,15 @@ fn uniform_along(shape: &Shape, tile: &Shape) -> bool {
 /// statement writes.
 fn movable(k: &Kernel, id: ExprId, writes: &[phobos_core::ir::Place]) -> bool {
     let nodes = k.reachable(id);
-    let mut costly = false;
-    for &n in &nodes {
-        match &k.exprs[n].kind {
-            ExprKind::Iota(_) | ExprKind::Reduce { .. } => return false,
-            ExprKind::Binary(BinOp::Div | BinOp::Rem, ..) | ExprKind::Builtin(..) => costly = true,
-            _ => {}
-        }
-    }
-    costly && !analysis::reads(k, id).iter().any(|p| writes.contains(p))
+    let kind = |n: &ExprId| &k.exprs[*n].kind;
+    let fixed = nodes
+        .iter()
+        .any(|n| matches!(kind(n), ExprKind::Iota(_) | ExprKind::Reduce { .. }));
+    let costly = nodes.iter().any(|n| {
+        matches!(
+            kind(n),
+            ExprKind::Binary(BinOp::Div | BinOp::Rem, ..) | ExprKind::Builtin(..)
+        )
+    });
+    costly && !fixed && !analysis::reads(k, id).iter().any(|p| writes.contains(p))
 }
