@@ -314,9 +314,7 @@ pub fn build(a: &BuildArgs) -> Result<ExitCode> {
     }
     let mut filters = Vec::new();
     for c in &a.config {
-        let (n, v) = c
-            .split_once('=')
-            .ok_or_else(|| anyhow!("--config `{c}`: expected NAME=VALUE"))?;
+        let (n, v) = crate::run::split("config", c)?;
         let v: i64 = v
             .parse()
             .map_err(|_| anyhow!("--config {n}: `{v}` is not an integer"))?;
@@ -324,9 +322,7 @@ pub fn build(a: &BuildArgs) -> Result<ExitCode> {
     }
     let mut given = BTreeMap::new();
     for d in &a.dims {
-        let (n, v) = d
-            .split_once('=')
-            .ok_or_else(|| anyhow!("--dim `{d}`: expected NAME=N"))?;
+        let (n, v) = crate::run::split("dim", d)?;
         let v: u64 = v
             .parse()
             .map_err(|_| anyhow!("--dim {n}: `{v}` is not a non-negative integer"))?;

@@ -92,7 +92,8 @@ impl RunArgs {
     }
 }
 
-fn split<'a>(flag: &str, s: &'a str) -> Result<(&'a str, &'a str)> {
+/// `NAME=VALUE` of flag `--flag`, both sides non-empty and trimmed.
+pub(crate) fn split<'a>(flag: &str, s: &'a str) -> Result<(&'a str, &'a str)> {
     match s.split_once('=') {
         Some((n, v)) if !n.is_empty() && !v.is_empty() => Ok((n.trim(), v.trim())),
         _ => bail!("--{flag} `{s}`: expected NAME=VALUE"),

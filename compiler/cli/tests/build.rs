@@ -171,7 +171,7 @@ fn bad_build_requests_name_what_is_wrong() {
             &["--dim", "M=x"],
             "--dim M: `x` is not a non-negative integer",
         ),
-        (&["--dim", "M"], "--dim `M`: expected NAME=N"),
+        (&["--dim", "M"], "--dim `M`: expected NAME=VALUE"),
     ];
     for (extra, want) in cases {
         let mut args = vec!["build", "examples/dropout_rows.ph", "-o", out];

@@ -315,9 +315,11 @@ pub fn inline(k: &Kernel, inline: &IdVec<LocalId, bool>) -> Kernel {
     out.locals = locals;
     for (id, e) in k.exprs.iter_enumerated() {
         let kind = match &e.kind {
-            // Nothing reads an inlined local's node any more (replaced
-            // below).
-            ExprKind::Local(l) if inline[*l] => e.kind.clone(),
+            // Nothing reads an inlined local's node any more; it becomes a
+            // copy of its value's (already mapped: `place` keeps every
+            // value before the nodes that name its local), so no node names
+            // a dropped local.
+            ExprKind::Local(l) if inline[*l] => out.exprs[to[id]].kind.clone(),
             ExprKind::Local(l) => ExprKind::Local(new(*l)),
             ExprKind::Load { place: p, .. } => match e.kind.map_operands(|x| to[x]) {
                 ExprKind::Load { index, .. } => ExprKind::Load {
@@ -329,20 +331,6 @@ pub fn inline(k: &Kernel, inline: &IdVec<LocalId, bool>) -> Kernel {
             other => other.map_operands(|x| to[x]),
         };
         out.exprs[id].kind = kind;
-    }
-    // Leftover `Local` nodes of inlined lets: point them at their value's
-    // local-free stand-in so no node names a dropped local.
-    for (id, e) in k.exprs.iter_enumerated() {
-        if let ExprKind::Local(l) = e.kind
-            && inline[l]
-        {
-            out.exprs[id] = out.exprs[to[id]].clone();
-            if to[id] > id {
-                // The value comes later in the arena; a constant of the
-                // node's type keeps the order (nothing reads this node).
-                out.exprs[id].kind = ExprKind::Const(e.ty.zero());
-            }
-        }
     }
     out.body = k
         .body
