@@ -247,7 +247,8 @@ fn reduced_elements(kernel: &Kernel, root: ExprId, extent: &dyn Fn(&Dim) -> u64)
 }
 
 /// The 32-bit little-endian words of a tensor's data (a bool as one word, 0
-/// or 1; a 64-bit element as two words, low first).
+/// or 1; a 64-bit element as two words, low first; two 16-bit elements a
+/// word, padded with zeros).
 pub fn words(t: &Tensor) -> Vec<u8> {
     let mut out = Vec::with_capacity(t.len() * 4);
     match &t.data {
@@ -272,7 +273,16 @@ pub fn words(t: &Tensor) -> Vec<u8> {
         Data::F64(v) => v
             .iter()
             .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        // Two 16-bit elements a word, as the shader binds them; an odd
+        // count ends in a padded word.
+        Data::F16(v) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        Data::BF16(v) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
     }
+    out.resize(out.len().next_multiple_of(4), 0);
     out
 }
 

@@ -24,6 +24,9 @@ pub fn numpy_name(s: Scalar) -> &'static str {
         Scalar::U64 => "uint64",
         Scalar::F32 => "float32",
         Scalar::F64 => "float64",
+        Scalar::F16 => "float16",
+        // NumPy has none: ml_dtypes' `bfloat16`, or its bits as uint16.
+        Scalar::BF16 => "bfloat16",
     }
 }
 
@@ -59,8 +62,36 @@ macro_rules! with_elem {
                 type $t = f64;
                 $body
             }
+            Scalar::F16 => {
+                type $t = half::f16;
+                $body
+            }
+            // Its bits, through a uint16 view of the array ([`bits_view`]).
+            Scalar::BF16 => {
+                type $t = u16;
+                $body
+            }
         }
     };
+}
+
+/// A bf16 tensor's array as uint16 (the same memory): an array of
+/// ml_dtypes' `bfloat16` or of uint16 bits. Other element types as they are.
+fn bits_view<'py>(
+    elem: Scalar,
+    a: &Bound<'py, PyUntypedArray>,
+) -> PyResult<Bound<'py, PyUntypedArray>> {
+    if elem != Scalar::BF16 || a.dtype().is_equiv_to(&dtype::<u16>(a.py())) {
+        return Ok(a.clone());
+    }
+    Ok(a.call_method1("view", ("uint16",))?
+        .cast_into::<PyUntypedArray>()?)
+}
+
+/// Whether `a` holds bf16: ml_dtypes' `bfloat16`, or uint16 bits.
+fn is_bf16(a: &Bound<'_, PyUntypedArray>) -> bool {
+    a.dtype().is_equiv_to(&dtype::<u16>(a.py()))
+        || a.dtype().str().is_ok_and(|s| s.to_string() == "bfloat16")
 }
 
 /// `obj` as a NumPy array without copying where it can: a NumPy array as
@@ -115,7 +146,11 @@ pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
 /// Refuses `a` unless it holds `elem`, naming the parameter.
 pub fn check_dtype(name: &str, elem: Scalar, a: &Bound<'_, PyUntypedArray>) -> PyResult<()> {
     let py = a.py();
-    let same = with_elem!(elem, T => a.dtype().is_equiv_to(&dtype::<T>(py)));
+    let same = if elem == Scalar::BF16 {
+        is_bf16(a)
+    } else {
+        with_elem!(elem, T => a.dtype().is_equiv_to(&dtype::<T>(py)))
+    };
     if same {
         return Ok(());
     }
@@ -131,6 +166,7 @@ pub fn check_dtype(name: &str, elem: Scalar, a: &Bound<'_, PyUntypedArray>) -> P
 /// order whatever its strides.
 pub fn to_tensor(name: &str, elem: Scalar, a: &Bound<'_, PyUntypedArray>) -> PyResult<Tensor> {
     let shape = a.shape().to_vec();
+    let a = &bits_view(elem, a)?;
     let data = with_elem!(elem, T => {
         let typed = a.cast::<PyArrayDyn<T>>()?;
         let ro = typed.try_readonly().map_err(|e| {
@@ -148,6 +184,7 @@ pub fn to_tensor(name: &str, elem: Scalar, a: &Bound<'_, PyUntypedArray>) -> PyR
 /// Refuses an array the launch would write into but cannot: read-only or
 /// borrowed elsewhere.
 pub fn check_writable(name: &str, elem: Scalar, a: &Bound<'_, PyUntypedArray>) -> PyResult<()> {
+    let a = &bits_view(elem, a)?;
     with_elem!(elem, T => {
         let typed = a.cast::<PyArrayDyn<T>>()?;
         typed.try_readwrite().map(drop).map_err(|e| {
@@ -161,6 +198,7 @@ pub fn check_writable(name: &str, elem: Scalar, a: &Bound<'_, PyUntypedArray>) -
 /// Copies `t` into the given array `a` (same dtype and shape, checked
 /// before the launch), whatever its strides.
 pub fn write_into(name: &str, t: Tensor, a: &Bound<'_, PyUntypedArray>) -> PyResult<()> {
+    let a = &bits_view(t.elem(), a)?;
     with_elem!(t.elem(), T => {
         let v: Vec<T> = unwrap::<T>(t.data);
         let typed = a.cast::<PyArrayDyn<T>>()?;
@@ -182,10 +220,18 @@ pub fn write_into(name: &str, t: Tensor, a: &Bound<'_, PyUntypedArray>) -> PyRes
 /// `t` as a new NumPy array, taking its buffer without copying.
 pub fn to_numpy<'py>(py: Python<'py>, t: Tensor) -> PyResult<Bound<'py, PyAny>> {
     let shape = t.shape.clone();
-    with_elem!(t.elem(), T => {
+    let elem = t.elem();
+    let array = with_elem!(elem, T => {
         let flat = PyArray1::<T>::from_vec(py, unwrap::<T>(t.data));
-        Ok(flat.reshape(shape)?.into_any())
-    })
+        flat.reshape(shape)?.into_any()
+    });
+    // bf16 as ml_dtypes' `bfloat16` where it is installed, else its bits.
+    if elem == Scalar::BF16
+        && let Ok(ml) = py.import("ml_dtypes")
+    {
+        return array.call_method1("view", (ml.getattr("bfloat16")?,));
+    }
+    Ok(array)
 }
 
 /// Element types and `Data`'s variants, both ways.
@@ -217,6 +263,20 @@ stored!(i64, I64);
 stored!(u64, U64);
 stored!(f32, F32);
 stored!(f64, F64);
+stored!(half::f16, F16);
+
+/// bf16 tensors cross as their bits.
+impl Stored for u16 {
+    fn wrap(v: Vec<Self>) -> Data {
+        Data::BF16(v.into_iter().map(half::bf16::from_bits).collect())
+    }
+    fn unwrap(d: Data) -> Option<Vec<Self>> {
+        match d {
+            Data::BF16(v) => Some(v.into_iter().map(half::bf16::to_bits).collect()),
+            _ => None,
+        }
+    }
+}
 
 fn wrap<T: Stored>(v: Vec<T>) -> Data {
     T::wrap(v)

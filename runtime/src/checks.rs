@@ -391,5 +391,7 @@ fn nonzero(t: &Tensor) -> usize {
         Data::U64(v) => v.iter().filter(|&&x| x != 0).count(),
         Data::F32(v) => v.iter().filter(|&&x| x != 0.0).count(),
         Data::F64(v) => v.iter().filter(|&&x| x != 0.0).count(),
+        Data::F16(v) => v.iter().filter(|x| x.to_bits() & 0x7fff != 0).count(),
+        Data::BF16(v) => v.iter().filter(|x| x.to_bits() & 0x7fff != 0).count(),
     }
 }

@@ -24,9 +24,14 @@ impl fmt::Display for NpyError {
 
 impl std::error::Error for NpyError {}
 
-/// The numpy type string of an element type.
+/// The numpy type string of an element type. NumPy has no bfloat16: a
+/// bf16 tensor is written as its bits, `<u2` (view it with
+/// `ml_dtypes.bfloat16`), and read from `<u2` or from the `V2` that
+/// `np.save` writes for an `ml_dtypes.bfloat16` array ([`accepts`]).
 pub fn descr(elem: Scalar) -> &'static str {
     match elem {
+        Scalar::F16 => "<f2",
+        Scalar::BF16 => "<u2",
         Scalar::Bool => "|b1",
         Scalar::I32 => "<i4",
         Scalar::U32 => "<u4",
@@ -35,6 +40,11 @@ pub fn descr(elem: Scalar) -> &'static str {
         Scalar::F32 => "<f4",
         Scalar::F64 => "<f8",
     }
+}
+
+/// Whether a file of type string `got` may fill a tensor of `elem`.
+fn accepts(elem: Scalar, got: &str) -> bool {
+    got == descr(elem) || elem == Scalar::BF16 && matches!(got, "<V2" | "|V2")
 }
 
 /// Reads the tensor for parameter `param`, which must hold `elem`.
@@ -51,7 +61,7 @@ pub fn read(param: &str, path: &Path, elem: Scalar) -> Result<Tensor, NpyError> 
         npyz::DType::Plain(ts) => ts.to_string(),
         other => other.descr(),
     };
-    if got != descr(elem) {
+    if !accepts(elem, &got) {
         return Err(err(format!(
             "expected dtype {} ({elem}), but the file holds {got}",
             descr(elem)
@@ -71,6 +81,21 @@ pub fn read(param: &str, path: &Path, elem: Scalar) -> Result<Tensor, NpyError> 
         Scalar::U64 => Data::U64(npy.into_vec().map_err(|e| err(e.to_string()))?),
         Scalar::F32 => Data::F32(npy.into_vec().map_err(|e| err(e.to_string()))?),
         Scalar::F64 => Data::F64(npy.into_vec().map_err(|e| err(e.to_string()))?),
+        Scalar::F16 => Data::F16(npy.into_vec().map_err(|e| err(e.to_string()))?),
+        Scalar::BF16 if got.ends_with("V2") => Data::BF16(
+            npy.into_vec::<npyz::FixedSizeBytes<2>>()
+                .map_err(|e| err(e.to_string()))?
+                .into_iter()
+                .map(|b| half::bf16::from_le_bytes(b.0))
+                .collect(),
+        ),
+        Scalar::BF16 => Data::BF16(
+            npy.into_vec::<u16>()
+                .map_err(|e| err(e.to_string()))?
+                .into_iter()
+                .map(half::bf16::from_bits)
+                .collect(),
+        ),
     };
     Ok(Tensor { shape, data })
 }
@@ -212,6 +237,8 @@ pub fn write(param: &str, path: &Path, t: &Tensor) -> Result<(), NpyError> {
         Data::U64(v) => put!(v, u64::to_le_bytes),
         Data::F32(v) => put!(v, f32::to_le_bytes),
         Data::F64(v) => put!(v, f64::to_le_bytes),
+        Data::F16(v) => put!(v, half::f16::to_le_bytes),
+        Data::BF16(v) => put!(v, half::bf16::to_le_bytes),
     }
     w.finish()
 }
@@ -236,6 +263,8 @@ mod tests {
             Scalar::U64,
             Scalar::F32,
             Scalar::F64,
+            Scalar::F16,
+            Scalar::BF16,
         ] {
             for shape in [&[][..], &[70_000][..], &[2, 3, 5][..]] {
                 let t = Tensor::from_fn(elem, shape, |i| Value::I64(i as i64 * 7 - 3));

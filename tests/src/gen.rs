@@ -381,6 +381,10 @@ fn value(ty: Scalar, rng: &mut Rng) -> Value {
                 }
             }
         }),
+        // An element of a 16-bit tensor: any bit pattern, as its f32.
+        Scalar::F16 | Scalar::BF16 => {
+            Value::F32(phobos_core::types::half_value(ty, rng.next_u64() as u16))
+        }
     }
 }
 
@@ -488,6 +492,7 @@ fn literals(ty: Scalar) -> &'static [&'static str] {
             "4294967295",
             "2147483647",
         ],
+        Scalar::F16 | Scalar::BF16 => unreachable!("no value is 16-bit, so no literal is"),
         Scalar::F64 => &[
             "0.0",
             "1.0",

@@ -105,6 +105,8 @@ impl Stats {
             Data::U64(v) => partials(v, |x| x as f64),
             Data::F32(v) => partials(v, f64::from),
             Data::F64(v) => partials(v, |x| x),
+            Data::F16(v) => partials(v, f64::from),
+            Data::BF16(v) => partials(v, f64::from),
         };
         let count = t.len();
         Stats {

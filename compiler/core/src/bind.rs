@@ -404,6 +404,8 @@ fn parse_scalar(text: &str, ty: Scalar) -> Result<Value, BindError> {
         Scalar::U64 => Value::U64(text.parse().map_err(|_| bad())?),
         Scalar::F32 => Value::F32(text.parse().map_err(|_| bad())?),
         Scalar::F64 => Value::F64(text.parse().map_err(|_| bad())?),
+        // The checker refuses 16-bit scalar parameters.
+        Scalar::F16 | Scalar::BF16 => return Err(bad()),
     })
 }
 

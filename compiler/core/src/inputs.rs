@@ -40,6 +40,21 @@ pub fn tensor(elem: Scalar, shape: &[usize]) -> Tensor {
         Scalar::U64 => typed!(U64, 0),
         Scalar::F32 => typed!(F32, 0.0),
         Scalar::F64 => typed!(F64, 0.0),
+        // The f32 element rounded to the 16-bit format, as a store does.
+        Scalar::F16 => {
+            let mut v = vec![half::f16::ZERO; n];
+            fill(&mut v, |i| {
+                half::f16::from_f64(element(elem, i).as_f64() as f32 as f64)
+            });
+            Data::F16(v)
+        }
+        Scalar::BF16 => {
+            let mut v = vec![half::bf16::ZERO; n];
+            fill(&mut v, |i| {
+                half::bf16::from_f32(element(elem, i).as_f64() as f32)
+            });
+            Data::BF16(v)
+        }
     };
     Tensor {
         shape: shape.to_vec(),
@@ -78,7 +93,7 @@ fn fill<T: Send>(v: &mut [T], f: impl Fn(usize) -> T + Sync) {
 
 fn element(elem: Scalar, i: usize) -> Value {
     match elem {
-        Scalar::F32 | Scalar::F64 => {
+        Scalar::F32 | Scalar::F64 | Scalar::F16 | Scalar::BF16 => {
             let h = (i as u64).wrapping_mul(2_654_435_761) & 0xFFFF_FFFF;
             Value::F64(1.0 + h as f64 / 4_294_967_296.0)
         }

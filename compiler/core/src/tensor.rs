@@ -11,6 +11,8 @@ pub enum Data {
     U64(Vec<u64>),
     F32(Vec<f32>),
     F64(Vec<f64>),
+    F16(Vec<half::f16>),
+    BF16(Vec<half::bf16>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -29,6 +31,8 @@ macro_rules! each_data {
             Data::U64($v) => $body,
             Data::F32($v) => $body,
             Data::F64($v) => $body,
+            Data::F16($v) => $body,
+            Data::BF16($v) => $body,
         }
     };
 }
@@ -45,6 +49,8 @@ impl Tensor {
             Scalar::U64 => Data::U64(vec![0; n]),
             Scalar::F32 => Data::F32(vec![0.0; n]),
             Scalar::F64 => Data::F64(vec![0.0; n]),
+            Scalar::F16 => Data::F16(vec![half::f16::ZERO; n]),
+            Scalar::BF16 => Data::BF16(vec![half::bf16::ZERO; n]),
         };
         Tensor {
             shape: shape.to_vec(),
@@ -56,7 +62,7 @@ impl Tensor {
     pub fn from_fn(elem: Scalar, shape: &[usize], f: impl Fn(usize) -> Value) -> Tensor {
         let mut t = Tensor::zeros(elem, shape);
         for i in 0..t.len() {
-            t.set(i, crate::interp::ops::cast(f(i), elem));
+            t.set(i, crate::interp::ops::cast(f(i), elem.value_type()));
         }
         t
     }
@@ -70,6 +76,8 @@ impl Tensor {
             Data::U64(_) => Scalar::U64,
             Data::F32(_) => Scalar::F32,
             Data::F64(_) => Scalar::F64,
+            Data::F16(_) => Scalar::F16,
+            Data::BF16(_) => Scalar::BF16,
         }
     }
 
@@ -81,6 +89,7 @@ impl Tensor {
         self.len() == 0
     }
 
+    /// Element `i`; a 16-bit float is widened exactly to f32.
     pub fn get(&self, i: usize) -> Value {
         match &self.data {
             Data::Bool(v) => Value::Bool(v[i]),
@@ -90,10 +99,14 @@ impl Tensor {
             Data::U64(v) => Value::U64(v[i]),
             Data::F32(v) => Value::F32(v[i]),
             Data::F64(v) => Value::F64(v[i]),
+            Data::F16(v) => Value::F32(v[i].to_f32()),
+            Data::BF16(v) => Value::F32(v[i].to_f32()),
         }
     }
 
-    /// Writes one element; the value must have the tensor's element type.
+    /// Writes one element; the value must have the tensor's element type
+    /// ([`Scalar::value_type`]: an f32 into a 16-bit tensor, rounded to
+    /// nearest even).
     pub fn set(&mut self, i: usize, value: Value) {
         match (&mut self.data, value) {
             (Data::Bool(v), Value::Bool(x)) => v[i] = x,
@@ -103,6 +116,8 @@ impl Tensor {
             (Data::U64(v), Value::U64(x)) => v[i] = x,
             (Data::F32(v), Value::F32(x)) => v[i] = x,
             (Data::F64(v), Value::F64(x)) => v[i] = x,
+            (Data::F16(v), Value::F32(x)) => v[i] = half::f16::from_f32(x),
+            (Data::BF16(v), Value::F32(x)) => v[i] = half::bf16::from_f32(x),
             (_, x) => panic!("stored {} into a {} tensor", x.scalar(), self.elem()),
         }
     }

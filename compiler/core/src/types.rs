@@ -13,10 +13,15 @@ pub enum Scalar {
     U64,
     F32,
     F64,
+    /// IEEE binary16, a storage type: tensors hold it, values are f32
+    /// (see [`Scalar::value_type`]).
+    F16,
+    /// bfloat16 (the top half of an f32), a storage type like `F16`.
+    BF16,
 }
 
 impl Scalar {
-    pub const ALL: [Scalar; 7] = [
+    pub const ALL: [Scalar; 9] = [
         Scalar::Bool,
         Scalar::I32,
         Scalar::U32,
@@ -24,6 +29,8 @@ impl Scalar {
         Scalar::U64,
         Scalar::F32,
         Scalar::F64,
+        Scalar::F16,
+        Scalar::BF16,
     ];
 
     pub fn from_name(name: &str) -> Option<Scalar> {
@@ -39,7 +46,23 @@ impl Scalar {
             Scalar::U64 => "u64",
             Scalar::F32 => "f32",
             Scalar::F64 => "f64",
+            Scalar::F16 => "f16",
+            Scalar::BF16 => "bf16",
         }
+    }
+
+    /// Whether this is a 16-bit float, a storage type: a tensor of it
+    /// holds 2-byte elements, a load widens each exactly to f32, and a
+    /// store or a conversion `f16(x)`/`bf16(x)` rounds an f32 to nearest
+    /// even. No IR value has this type.
+    pub fn is_half(self) -> bool {
+        matches!(self, Scalar::F16 | Scalar::BF16)
+    }
+
+    /// The type a value read from a tensor of this element type has:
+    /// f32 for the 16-bit floats, the type itself otherwise.
+    pub fn value_type(self) -> Scalar {
+        if self.is_half() { Scalar::F32 } else { self }
     }
 
     pub fn is_int(self) -> bool {
@@ -58,6 +81,7 @@ impl Scalar {
     pub fn size(self) -> usize {
         match self {
             Scalar::Bool => 1,
+            Scalar::F16 | Scalar::BF16 => 2,
             Scalar::I32 | Scalar::U32 | Scalar::F32 => 4,
             Scalar::I64 | Scalar::U64 | Scalar::F64 => 8,
         }
@@ -81,7 +105,7 @@ impl Scalar {
             Scalar::U32 => Value::U32(0),
             Scalar::I64 => Value::I64(0),
             Scalar::U64 => Value::U64(0),
-            Scalar::F32 => Value::F32(0.0),
+            Scalar::F32 | Scalar::F16 | Scalar::BF16 => Value::F32(0.0),
             Scalar::F64 => Value::F64(0.0),
         }
     }
@@ -90,6 +114,29 @@ impl Scalar {
 impl fmt::Display for Scalar {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// The bits of `x` rounded to the 16-bit float `elem` (`F16` or `BF16`),
+/// to nearest, ties to even; a NaN keeps its sign and the top bits of its
+/// payload, quieted. The `half` crate's conversion is the meaning, which
+/// every backend's code reproduces: a store to a 16-bit tensor, and with
+/// [`half_value`], `f16(x)` and `bf16(x)`.
+pub fn half_bits(elem: Scalar, x: f32) -> u16 {
+    match elem {
+        Scalar::F16 => half::f16::from_f32(x).to_bits(),
+        Scalar::BF16 => half::bf16::from_f32(x).to_bits(),
+        other => unreachable!("{other} is not a 16-bit float"),
+    }
+}
+
+/// The f32 of the 16-bit float `elem` with these bits: exact (a NaN is
+/// quieted, keeping its payload), as a load from a 16-bit tensor gives.
+pub fn half_value(elem: Scalar, bits: u16) -> f32 {
+    match elem {
+        Scalar::F16 => half::f16::from_bits(bits).to_f32(),
+        Scalar::BF16 => half::bf16::from_bits(bits).to_f32(),
+        other => unreachable!("{other} is not a 16-bit float"),
     }
 }
 

@@ -14,7 +14,7 @@ use crate::ops;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, InstBuilder, MemFlagsData, Value, types};
 use cranelift_frontend::FunctionBuilder;
-use phobos_core::ir::{ExprId, ExprKind, IdVec, Index, Kernel, Place, Stmt};
+use phobos_core::ir::{Builtin, ExprId, ExprKind, IdVec, Index, Kernel, Place, Stmt};
 use phobos_core::types::{Dim, Scalar};
 
 pub(crate) struct PlaceInfo {
@@ -243,7 +243,7 @@ impl<'a, 'b> Gen<'a, 'b> {
             base,
             strides,
             elem,
-            canon: matches!(place, Place::Param(_)) && elem.is_float(),
+            canon: matches!(place, Place::Param(_)) && (elem.is_float() || elem.is_half()),
             value,
             pre,
         };
@@ -259,13 +259,13 @@ impl<'a, 'b> Gen<'a, 'b> {
             self.loops(&lo, &hi, &mut |g, pos| {
                 let mut cache = st.pre.clone();
                 let v = g.emit(st.value, pos, &mut cache);
+                let v = g.stored(&st, v);
                 let addr = g.address(temp, &tstrides, pos, elem);
                 g.b.ins().store(TRUSTED, v, addr, 0);
             });
             self.loops(&lo, &hi, &mut |g, pos| {
                 let from = g.address(temp, &tstrides, pos, elem);
                 let v = g.b.ins().load(ops::ty(elem), TRUSTED, from, 0);
-                let v = g.canonical_if(&st, v);
                 let to = g.store_address(&st, pos);
                 g.b.ins().store(TRUSTED, v, to, 0);
             });
@@ -285,15 +285,21 @@ impl<'a, 'b> Gen<'a, 'b> {
     pub(crate) fn store_elem(&mut self, st: &StoreCtx, pos: &[Value]) {
         let mut cache = st.pre.clone();
         let v = self.emit(st.value, pos, &mut cache);
-        let v = self.canonical_if(st, v);
+        let v = self.stored(st, v);
         let addr = self.store_address(st, pos);
         self.b.ins().store(TRUSTED, v, addr, 0);
     }
 
-    /// The value a store writes: NaNs canonical when it goes to a float tensor.
-    pub(crate) fn canonical_if(&mut self, st: &StoreCtx, v: Value) -> Value {
-        if st.canon {
-            ops::canonical_nan(self.b, st.elem, v)
+    /// What a store writes for the value `v`: NaNs canonical when it goes
+    /// to a float tensor, rounded to bits for a 16-bit one.
+    pub(crate) fn stored(&mut self, st: &StoreCtx, v: Value) -> Value {
+        let v = if st.canon {
+            ops::canonical_nan(self.b, st.elem.value_type(), v)
+        } else {
+            v
+        };
+        if st.elem.is_half() {
+            self.half_store(st.elem, v)
         } else {
             v
         }
@@ -454,7 +460,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             }
             ExprKind::Load { place, index } => {
                 let q = self.aligned(&shape, pos);
-                self.load(*place, index, &q, ty, cache)
+                let elem = self.k.place_elem(*place);
+                self.load(*place, index, &q, elem, cache)
             }
             ExprKind::Unary(op, a) => {
                 let x = self.emit(*a, pos, cache);
@@ -486,6 +493,8 @@ impl<'a, 'b> Gen<'a, 'b> {
                 let vals: Vec<Value> = xs.iter().map(|x| self.emit(*x, pos, cache)).collect();
                 if f.is_tandem() {
                     self.tandem(id, *f, &vals)
+                } else if matches!(f, Builtin::RoundF16 | Builtin::RoundBF16) {
+                    self.round_half(*f, vals[0])
                 } else {
                     ops::builtin(self.b, *f, ty, &vals)
                 }
@@ -537,6 +546,10 @@ impl<'a, 'b> Gen<'a, 'b> {
             .iadd_imm_s(self.frame, (self.lay.zero * 8) as i64);
         let safe = self.b.ins().select(inside, addr, zero_addr);
         let v = self.b.ins().load(ops::ty(elem), TRUSTED, safe, 0);
+        if elem.is_half() {
+            // The zero slot reads as the bits of +0.0.
+            return self.half_load(elem, v);
+        }
         let zero = ops::constant(self.b, elem.zero());
         self.b.ins().select(inside, v, zero)
     }

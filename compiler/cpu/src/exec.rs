@@ -107,6 +107,8 @@ fn data_ptr(t: &mut Tensor) -> u64 {
         Data::U64(v) => v.as_mut_ptr() as *mut u8,
         Data::F32(v) => v.as_mut_ptr() as *mut u8,
         Data::F64(v) => v.as_mut_ptr() as *mut u8,
+        Data::F16(v) => v.as_mut_ptr() as *mut u8,
+        Data::BF16(v) => v.as_mut_ptr() as *mut u8,
     }) as u64
 }
 

@@ -25,6 +25,7 @@
 mod codegen;
 mod compile;
 mod exec;
+mod half;
 mod layout;
 mod ops;
 mod parallel;

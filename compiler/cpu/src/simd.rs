@@ -67,8 +67,9 @@ impl Gen<'_, '_> {
                     && match &e.kind {
                         ExprKind::Iota(_) => true,
                         ExprKind::Local(l) => is32(self.k.locals[*l].elem),
-                        ExprKind::Load { index, .. } => {
-                            is32(e.ty) && matches!(index.last(), Some(Index::Range { .. }))
+                        ExprKind::Load { place, index } => {
+                            is32(self.k.place_elem(*place))
+                                && matches!(index.last(), Some(Index::Range { .. }))
                         }
                         ExprKind::Unary(_, a) => kids_ok(self, &[*a], memo),
                         ExprKind::Binary(op, a, b) => {
@@ -98,6 +99,7 @@ impl Gen<'_, '_> {
                         ExprKind::Select(c, a, b) => kids_ok(self, &[*c, *a, *b], memo),
                         ExprKind::Builtin(f, xs) => {
                             !f.is_tandem()
+                                && !matches!(f, Builtin::RoundF16 | Builtin::RoundBF16)
                                 && (*f != Builtin::Abs || e.ty != Scalar::U32)
                                 && kids_ok(self, xs, memo)
                         }

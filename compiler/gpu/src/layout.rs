@@ -320,6 +320,12 @@ pub fn layout_split(kernel: &Kernel, splits: &[Option<Split>]) -> Result<Layout,
             }
             crate::lower::nscalar(elem)?;
             let split = splits.get(i).copied().flatten();
+            if elem.is_half() && split.is_some() {
+                return Err(LowerError::Unsupported(format!(
+                    "{elem} tensor `{}` larger than the device's largest storage binding (16-bit tensors are not split across bindings yet)",
+                    p.name
+                )));
+            }
             tensors.push(TensorBinding {
                 param_index: i,
                 name: p.name.clone(),

@@ -70,6 +70,7 @@
 //!   extent depends on a dim (workgroup memory needs a constant size).
 
 mod exact;
+mod half;
 mod layout;
 mod lower;
 pub mod plan;

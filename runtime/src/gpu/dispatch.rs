@@ -81,6 +81,8 @@ pub(crate) fn bytes_of(data: &Data) -> Option<&[u8]> {
         Data::U64(v) => bytemuck::cast_slice(v),
         Data::F32(v) => bytemuck::cast_slice(v),
         Data::F64(v) => bytemuck::cast_slice(v),
+        Data::F16(v) => bytemuck::cast_slice(v),
+        Data::BF16(v) => bytemuck::cast_slice(v),
     })
 }
 
@@ -93,6 +95,8 @@ pub(crate) fn bytes_of_mut(data: &mut Data) -> Option<&mut [u8]> {
         Data::U64(v) => bytemuck::cast_slice_mut(v),
         Data::F32(v) => bytemuck::cast_slice_mut(v),
         Data::F64(v) => bytemuck::cast_slice_mut(v),
+        Data::F16(v) => bytemuck::cast_slice_mut(v),
+        Data::BF16(v) => bytemuck::cast_slice_mut(v),
     })
 }
 

@@ -207,6 +207,15 @@ impl Gpu {
         if crate::phases::time("zero check", || all_zero(&t.data)) {
             return Ok(buffer);
         }
+        // Copies move multiples of 4 bytes: an odd count of 16-bit
+        // elements ends in a padded word.
+        let padded_bytes;
+        let bytes = if bytes.len() % 4 == 0 {
+            bytes
+        } else {
+            padded_bytes = [bytes, &[0; 3][..4 - bytes.len() % 4]].concat();
+            &padded_bytes[..]
+        };
         if bytes.len() <= TRANSFER_PIECE {
             self.queue.write_buffer(&buffer, 0, bytes);
             return Ok(buffer);

@@ -26,7 +26,7 @@
 //!   input all store and bitcast as the same bits on every backend.
 
 use crate::ir::{BinOp, Builtin, ReduceOp, UnOp};
-use crate::types::{Scalar, Value};
+use crate::types::{Scalar, Value, half_bits, half_value};
 
 pub fn unary(op: UnOp, a: Value) -> Value {
     use Value::*;
@@ -177,6 +177,7 @@ fn from_i128(v: i128, to: Scalar) -> Value {
         Scalar::F32 => Value::F32(v as f32),
         Scalar::F64 => Value::F64(v as f64),
         Scalar::Bool => Value::Bool(v != 0),
+        Scalar::F16 | Scalar::BF16 => unreachable!("no value is 16-bit (Scalar::value_type)"),
     }
 }
 
@@ -205,6 +206,7 @@ pub fn bitcast(a: Value, to: Scalar) -> Value {
         Scalar::U64 => Value::U64(bits),
         Scalar::F64 => Value::F64(f64::from_bits(bits)),
         Scalar::Bool => unreachable!("the checker rejects bitcasts to bool"),
+        Scalar::F16 | Scalar::BF16 => unreachable!("no value is 16-bit (Scalar::value_type)"),
     }
 }
 
@@ -219,6 +221,21 @@ pub fn sqrt(f: Builtin, args: &[Value]) -> Value {
     match args {
         [F32(x)] => F32(x.sqrt()),
         [F64(x)] => F64(x.sqrt()),
+        _ => unreachable!("the checker rejects {f:?} on {args:?}"),
+    }
+}
+
+/// `_round_f16(x)`, `_round_bf16(x)`: `x` rounded to the 16-bit format,
+/// ties to even, widened back (exactly) to f32. The `half` crate's
+/// conversions are the meaning: NaN keeps its sign and the top bits of its
+/// payload, quieted.
+pub fn round_half(f: Builtin, args: &[Value]) -> Value {
+    let elem = match f {
+        Builtin::RoundF16 => Scalar::F16,
+        _ => Scalar::BF16,
+    };
+    match args {
+        [Value::F32(x)] => Value::F32(half_value(elem, half_bits(elem, *x))),
         _ => unreachable!("the checker rejects {f:?} on {args:?}"),
     }
 }

@@ -39,6 +39,12 @@ pub enum Builtin {
     /// by the driver's own function of `x` (`std/math.ph`'s `exp`, `log`,
     /// `cos`, `tanh` and `rsqrt`). Every exact backend computes `exact`.
     Native(Native),
+    /// `(x: f32) -> f32`: `x` rounded to the nearest IEEE binary16, ties
+    /// to even, as f32 (what `f16(x)` and a store to a `tensor<f16>` do).
+    RoundF16,
+    /// `(x: f32) -> f32`: `x` rounded to the nearest bfloat16, ties to
+    /// even, as f32 (`bf16(x)`, a store to a `tensor<bf16>`).
+    RoundBF16,
 }
 
 /// The driver functions fast mode may call in place of the standard
@@ -116,7 +122,7 @@ pub struct Def {
     pub eval: fn(Builtin, &[Value]) -> Value,
 }
 
-use Scalar::{Bool, U32};
+use Scalar::{Bool, F32, U32};
 
 /// Every builtin, in the order of [`Builtin`]'s variants.
 pub static TABLE: &[Def] = &[
@@ -216,6 +222,22 @@ pub static TABLE: &[Def] = &[
         word: None,
         eval: ops::native,
     },
+    Def {
+        builtin: Builtin::RoundF16,
+        name: "_round_f16",
+        arity: 1,
+        typing: Typing::Fixed(&[F32], F32),
+        word: None,
+        eval: ops::round_half,
+    },
+    Def {
+        builtin: Builtin::RoundBF16,
+        name: "_round_bf16",
+        arity: 1,
+        typing: Typing::Fixed(&[F32], F32),
+        word: None,
+        eval: ops::round_half,
+    },
 ];
 
 impl Builtin {
@@ -230,6 +252,8 @@ impl Builtin {
             Builtin::TandemWord => 5,
             Builtin::TandemBelowRetry => 6,
             Builtin::Native(n) => 7 + n as usize,
+            Builtin::RoundF16 => 12,
+            Builtin::RoundBF16 => 13,
         };
         &TABLE[row]
     }

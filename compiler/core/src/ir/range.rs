@@ -59,7 +59,13 @@ fn low_bits_at(k: &Kernel, e: ExprId, depth: u32) -> u32 {
         ExprKind::Select(_, a, b) => sub(*a).min(sub(*b)),
         ExprKind::Cast(a) | ExprKind::Bitcast(a) => match k.exprs[*a].ty {
             Scalar::U32 | Scalar::I32 => sub(*a),
-            Scalar::Bool | Scalar::I64 | Scalar::U64 | Scalar::F32 | Scalar::F64 => 0,
+            Scalar::Bool
+            | Scalar::I64
+            | Scalar::U64
+            | Scalar::F32
+            | Scalar::F64
+            | Scalar::F16
+            | Scalar::BF16 => 0,
         },
         ExprKind::Binary(
             BinOp::Div

@@ -217,6 +217,9 @@ impl Verifier<'_> {
         for d in &e.shape {
             self.dim(&me, *d);
         }
+        if e.ty.is_half() {
+            self.err(&me, format!("a node of the storage type {}", e.ty));
+        }
         let want_i32 = |this: &mut Self| {
             if e.ty != Scalar::I32 || !e.shape.is_empty() && !matches!(e.kind, ExprKind::Iota(_)) {
                 this.err(
@@ -275,7 +278,7 @@ impl Verifier<'_> {
             ExprKind::Load { place, index } => {
                 if let Some((elem, shape, _)) = self.place(&me, *place) {
                     let got = self.index(&me, id.index(), index, &shape);
-                    if elem != e.ty || got != e.shape {
+                    if elem.value_type() != e.ty || got != e.shape {
                         self.err(
                             &me,
                             format!(
@@ -557,7 +560,7 @@ impl Verifier<'_> {
                             self.err(&me, format!("stores to local {l} before it is defined"));
                         }
                         let target = self.index(&me, value.index() + 1, index, &shape);
-                        if v.ty != elem {
+                        if v.ty != elem.value_type() {
                             self.err(&me, format!("stores {} into {elem}", v.ty));
                         }
                         if broadcast(&v.shape, &target).as_ref() != Some(&target) {

@@ -402,6 +402,10 @@ impl<'p> Checker<'p> {
             let index = self.k.params.len();
             let (kind, binding) = match &p.ty {
                 TypeExpr::Scalar(t) => match self.scalar_type(t) {
+                    Some(s) if s.is_half() => {
+                        self.half_value(s, t.span, "a scalar parameter");
+                        continue;
+                    }
                     Some(s) => (ParamKind::Scalar(s), Binding::Scalar(index)),
                     None => continue,
                 },
@@ -448,10 +452,25 @@ impl<'p> Checker<'p> {
             self.error(
                 Diagnostic::error(code::UNKNOWN_TYPE, format!("unknown type `{}`", t.name))
                     .label(t.span, "not a type")
-                    .help("element types are bool, i32, u32, i64, u64, f32 and f64"),
+                    .help("element types are bool, i32, u32, i64, u64, f32, f64, and f16 and bf16 for tensors"),
             );
         }
         s
+    }
+
+    /// Refuses a 16-bit float type where a value would have it: `f16` and
+    /// `bf16` are storage types, which only tensors hold.
+    pub fn half_value(&mut self, s: Scalar, at: Span, what: &str) {
+        self.error(
+            Diagnostic::error(
+                code::UNKNOWN_TYPE,
+                format!("{what} cannot be {s}: {s} is a storage type"),
+            )
+            .label(at, format!("{s} is for tensors"))
+            .help(format!(
+                "a load from a tensor<{s}> gives f32, arithmetic is f32, and a store to it (or `{s}(x)`) rounds to nearest even: use f32 here"
+            )),
+        );
     }
 
     /// A tensor's dims: literals and tuning parameters are constants, other
@@ -690,9 +709,21 @@ impl<'p> Checker<'p> {
 
     fn var_type(&mut self, ty: &TypeExpr) -> Option<(Scalar, Shape)> {
         match ty {
-            TypeExpr::Scalar(t) => Some((self.scalar_type(t)?, Vec::new())),
+            TypeExpr::Scalar(t) => {
+                let s = self.scalar_type(t)?;
+                if s.is_half() {
+                    self.half_value(s, t.span, "a `var`");
+                    return None;
+                }
+                Some((s, Vec::new()))
+            }
             TypeExpr::Tile { elem, dims, .. } => {
+                let span = elem.span;
                 let elem = self.scalar_type(elem)?;
+                if elem.is_half() {
+                    self.half_value(elem, span, "a `var` tile");
+                    return None;
+                }
                 let mut shape = Vec::new();
                 for d in dims {
                     shape.push(self.const_dim(d)?);
@@ -841,7 +872,8 @@ impl<'p> Checker<'p> {
             Some(args) => self.slice(place, args, base.span)?,
             None => self.full_slice(place),
         };
-        let elem = self.place_elem(place);
+        // A 16-bit tensor takes f32 values, rounded on store.
+        let elem = self.place_elem(place).value_type();
         Some((place, index, elem, shape))
     }
 

@@ -92,7 +92,7 @@ impl Checker<'_> {
             Some(Binding::Tensor(i)) => {
                 let (index, shape) = self.full_slice(Place::Param(i));
                 self.mark_read(Place::Param(i));
-                let elem = self.place_elem(Place::Param(i));
+                let elem = self.place_elem(Place::Param(i)).value_type();
                 Some(self.concrete(
                     ExprKind::Load {
                         place: Place::Param(i),
@@ -197,7 +197,7 @@ impl Checker<'_> {
         };
         let (index, shape) = self.slice(place, args, base.span)?;
         self.mark_read(place);
-        let elem = self.place_elem(place);
+        let elem = self.place_elem(place).value_type();
         Some(self.concrete(ExprKind::Load { place, index }, elem, shape, span))
     }
 
@@ -573,6 +573,9 @@ impl Checker<'_> {
     }
 
     fn cast(&mut self, to: Scalar, a: &ast::Expr, span: Span) -> Option<Val> {
+        if to.is_half() {
+            return self.round_half(to, a, span);
+        }
         let v = self.expr(a)?;
         let v = match v.ty {
             Ty::AbsInt if to != Scalar::Bool => self.concretize(&v, to)?,
@@ -583,6 +586,46 @@ impl Checker<'_> {
             return Some(Val { span, ..v });
         }
         Some(self.concrete(ExprKind::Cast(v.id), to, v.shape, span))
+    }
+
+    /// `f16(x)` and `bf16(x)`: `x` rounded to the nearest 16-bit float
+    /// (ties to even), an f32 value (16-bit types are storage types). `x`
+    /// is an f32; integers are accepted by `f16`, through an f32 that is
+    /// exact wherever the f16 is finite, so one rounding happens; an f64,
+    /// or an integer for `bf16`, would round twice and is refused.
+    fn round_half(&mut self, to: Scalar, a: &ast::Expr, span: Span) -> Option<Val> {
+        let v = self.expr(a)?;
+        let v = match v.ty {
+            Ty::AbsInt | Ty::AbsFloat => self.concretize(&v, Scalar::F32)?,
+            _ => self.default_type(v)?,
+        };
+        let Ty::S(from) = v.ty else { return None };
+        let v = match from {
+            Scalar::F32 => v,
+            t if t.is_int() && to == Scalar::F16 => {
+                self.concrete(ExprKind::Cast(v.id), Scalar::F32, v.shape.clone(), span)
+            }
+            t => {
+                self.error(
+                    Diagnostic::error(code::TYPE_MISMATCH, format!("cannot convert {t} to {to}"))
+                        .label(v.span, format!("this is {t}"))
+                        .help(format!(
+                            "`{to}(x)` rounds an f32 once; write `{to}(f32(x))` to round twice, knowingly"
+                        )),
+                );
+                return None;
+            }
+        };
+        let round = match to {
+            Scalar::F16 => Builtin::RoundF16,
+            _ => Builtin::RoundBF16,
+        };
+        Some(self.concrete(
+            ExprKind::Builtin(round, vec![v.id]),
+            Scalar::F32,
+            v.shape,
+            span,
+        ))
     }
 
     fn iota(&mut self, a: &ast::Expr, span: Span) -> Option<Val> {

@@ -164,6 +164,7 @@ impl Checker<'_> {
             }),
             Scalar::F32 => Value::F32(v as f32),
             Scalar::F64 => Value::F64(v as f64),
+            Scalar::F16 | Scalar::BF16 => unreachable!("no value is 16-bit (Scalar::value_type)"),
             Scalar::Bool => {
                 self.error(
                     Diagnostic::error(code::TYPE_MISMATCH, "an integer literal cannot be a bool")

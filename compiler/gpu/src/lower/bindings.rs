@@ -131,7 +131,22 @@ pub(super) fn tensors(
     let mut tensors = vec![None; kernel.params.len()];
     let mut pieces = vec![Vec::new(); kernel.params.len()];
     for t in &layout.tensors {
-        let (base, stride) = if quad[t.param_index] {
+        let (base, stride) = if t.elem.is_half() {
+            // Two elements a u32 word, atomic where written (`half_io.rs`).
+            let word = types[&Scalar::U32];
+            let ty = if t.read_only {
+                word
+            } else {
+                m.types.insert(
+                    Type {
+                        name: None,
+                        inner: TypeInner::Atomic(naga::Scalar::U32),
+                    },
+                    Span::UNDEFINED,
+                )
+            };
+            (ty, 4)
+        } else if quad[t.param_index] {
             (vec4_type(m, t.elem), 4 * t.elem.size() as u32)
         } else {
             (types[&t.elem], t.elem.size() as u32)
@@ -293,7 +308,8 @@ pub(super) fn staging(lw: &Lower<'_>) -> Result<Vec<(Scalar, u32)>, LowerError> 
                 k.shape_text(&tile)
             )));
         };
-        let elem = lw.place_elem(*place);
+        // A 16-bit tensor's value is staged as f32, rounded when stored.
+        let elem = lw.place_elem(*place).value_type();
         match need.iter_mut().find(|(e, _)| *e == elem) {
             Some((_, n)) => *n = (*n).max(count),
             None => need.push((elem, count)),

@@ -17,6 +17,8 @@ use phobos_core::types::{Scalar, Value};
 pub(super) struct ExactFns {
     div: Option<Handle<Function>>,
     sqrt: Option<Handle<Function>>,
+    /// The 16-bit float conversions (`half_io.rs`), by format and kind.
+    pub(super) half: std::collections::HashMap<(Scalar, super::half_io::HalfFn), Handle<Function>>,
 }
 
 impl<'k> Lower<'k> {
@@ -71,41 +73,66 @@ impl<'k> Lower<'k> {
     }
 
     /// Builds a function of `arity` f32 arguments returning f32, whose body
-    /// `body` computes the result's bits from the arguments' bits. It is
-    /// built with this lowering's own helpers, on a swapped-in function.
+    /// `body` computes the result's bits from the arguments' bits.
     fn exact_fn(
         &mut self,
         name: &str,
         arity: u32,
         body: impl FnOnce(&mut Self, &[H]) -> H,
     ) -> Handle<Function> {
-        let f32_ty = self.types[&Scalar::F32];
+        let args = [Scalar::F32; 2];
+        self.bits_fn(name, &args[..arity as usize], Scalar::F32, body)
+    }
+
+    /// Builds a function of arguments of the types `args` (f32 or u32)
+    /// returning `ret` (f32 or u32), whose body `body` computes the
+    /// result's bits from the arguments' bits (u32 values). It is built
+    /// with this lowering's own helpers, on a swapped-in function.
+    pub(super) fn bits_fn(
+        &mut self,
+        name: &str,
+        args: &[Scalar],
+        ret: Scalar,
+        body: impl FnOnce(&mut Self, &[H]) -> H,
+    ) -> Handle<Function> {
         let names = ["a", "b"];
         let func = Function {
             name: Some(name.into()),
-            arguments: (0..arity)
-                .map(|i| FunctionArgument {
-                    name: Some(names[i as usize].into()),
-                    ty: f32_ty,
+            arguments: args
+                .iter()
+                .enumerate()
+                .map(|(i, s)| FunctionArgument {
+                    name: Some(names[i].into()),
+                    ty: self.types[s],
                     binding: None,
                 })
                 .collect(),
             result: Some(FunctionResult {
-                ty: f32_ty,
+                ty: self.types[&ret],
                 binding: None,
             }),
             ..Default::default()
         };
         let outer_f = std::mem::replace(&mut self.f, func);
         let outer_cur = std::mem::take(&mut self.cur);
-        let args: Vec<H> = (0..arity)
-            .map(|i| {
-                let a = self.expr(Expression::FunctionArgument(i));
-                self.bitcast(a, ScalarKind::Uint)
+        let bits: Vec<H> = args
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let a = self.expr(Expression::FunctionArgument(i as u32));
+                if *s == Scalar::F32 {
+                    self.bitcast(a, ScalarKind::Uint)
+                } else {
+                    a
+                }
             })
             .collect();
-        let bits = body(self, &args);
-        let value = self.bitcast(bits, ScalarKind::Float);
+        let bits = body(self, &bits);
+        let value = if ret == Scalar::F32 {
+            self.bitcast(bits, ScalarKind::Float)
+        } else {
+            bits
+        };
         self.cur.push(Statement::Return { value: Some(value) });
         let mut func = std::mem::replace(&mut self.f, outer_f);
         func.body = Block::from_vec(std::mem::replace(&mut self.cur, outer_cur));

@@ -391,7 +391,7 @@ impl<'k> Lower<'k> {
         q: &[H],
         cache: &mut HashMap<ExprId, H>,
     ) -> Result<H, LowerError> {
-        let elem = self.place_elem(place);
+        let elem = self.place_elem(place).value_type();
         if self.is_private(place) {
             let ptr = self.element_ptr(place, None);
             return Ok(self.var_load(ptr));

@@ -19,6 +19,7 @@ mod coop_warp;
 mod exact;
 mod expr;
 mod fold;
+mod half_io;
 mod ops;
 mod reduce;
 mod row_cache;
@@ -145,6 +146,8 @@ pub(crate) fn nscalar(s: Scalar) -> Result<NScalar, LowerError> {
         Scalar::I32 => NScalar::I32,
         Scalar::U32 => NScalar::U32,
         Scalar::F32 => NScalar::F32,
+        // No value is 16-bit: their tensors hold u32 words (`half_io.rs`).
+        Scalar::F16 | Scalar::BF16 => NScalar::U32,
         Scalar::I64 | Scalar::U64 | Scalar::F64 => {
             return Err(unsupported(format!(
                 "{s} values (64-bit types need device features; only bool, i32, u32 and f32 are lowered)"
@@ -551,7 +554,7 @@ fn kind(s: Scalar) -> ScalarKind {
     match s {
         Scalar::Bool => ScalarKind::Bool,
         Scalar::I32 | Scalar::I64 => ScalarKind::Sint,
-        Scalar::U32 | Scalar::U64 => ScalarKind::Uint,
+        Scalar::U32 | Scalar::U64 | Scalar::F16 | Scalar::BF16 => ScalarKind::Uint,
         Scalar::F32 | Scalar::F64 => ScalarKind::Float,
     }
 }

@@ -159,6 +159,7 @@ impl<'k> Lower<'k> {
                 let c = self.binary(B::Greater, args[1], args[0]);
                 self.select(c, args[1], args[0])
             }
+            Builtin::RoundF16 | Builtin::RoundBF16 => self.round_half(f, args[0]),
             f => unreachable!("{f:?} is lowered by tandem_draw.rs"),
         }
     }

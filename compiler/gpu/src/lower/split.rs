@@ -26,6 +26,9 @@ impl Lower<'_> {
 
     /// Loads element `flat` of a tensor or workgroup tile `p`.
     pub(super) fn load_at(&mut self, p: Place, flat: H) -> H {
+        if self.place_elem(p).is_half() {
+            return self.half_load(p, flat);
+        }
         let Some(i) = self.split_param(p) else {
             let ptr = self.element_ptr(p, Some(flat));
             return self.load_element(p, ptr);
@@ -46,6 +49,9 @@ impl Lower<'_> {
 
     /// Stores `v` to element `flat` of a tensor or workgroup tile `p`.
     pub(super) fn store_at(&mut self, p: Place, flat: H, v: H) {
+        if self.place_elem(p).is_half() {
+            return self.half_store(p, flat, v);
+        }
         let Some(i) = self.split_param(p) else {
             let ptr = self.element_ptr(p, Some(flat));
             return self.store_element(p, ptr, v);

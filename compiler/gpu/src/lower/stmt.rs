@@ -394,7 +394,7 @@ impl<'k> Lower<'k> {
         lens: &[H],
         pre: &HashMap<ExprId, H>,
     ) -> Result<(), LowerError> {
-        let elem = self.place_elem(place);
+        let elem = self.place_elem(place).value_type();
         let tile = *self
             .staging
             .get(&elem)
@@ -450,7 +450,7 @@ impl<'k> Lower<'k> {
     /// NaN stored to an f32 tensor is the canonical quiet NaN (ops.rs).
     pub(super) fn stored(&mut self, place: Place, value: ExprId, v: H) -> H {
         if matches!(place, Place::Param(_))
-            && self.place_elem(place) == Scalar::F32
+            && self.place_elem(place).value_type() == Scalar::F32
             && !self.nan_canonical(value)
         {
             let bits = self.canonical_bits(v);
