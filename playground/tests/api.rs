@@ -68,11 +68,17 @@ fn the_figure_of_a_run_is_the_seed_figure() {
     // the tile (a rect a cell) and give the seed's caption.
     let r = tile(1, 8, 32);
     for out in r.json["outputs"].as_array().unwrap() {
-        let blob: Vec<u8> = words(&r, out).iter().flat_map(|w| w.to_le_bytes()).collect();
+        let blob: Vec<u8> = words(&r, out)
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
         let request = json!({"op": "figure", "name": out["name"], "shape": out["shape"], "elem": out["elem"]});
         let fig = handle_with(&request.to_string(), &blob).json;
         assert_eq!(fig["ok"], true, "{fig}");
-        assert_eq!(fig["shading"], out["name"], "the seed's names shade as themselves");
+        assert_eq!(
+            fig["shading"], out["name"],
+            "the seed's names shade as themselves"
+        );
         let svg = fig["svg"].as_str().unwrap();
         assert_eq!(svg.matches("<rect ").count(), 256);
         assert!(svg.contains(r#"data-rows="8" data-cols="32""#));
@@ -86,11 +92,26 @@ fn the_figure_of_a_run_is_the_seed_figure() {
     // Words that do not fill the shape, an unknown type or shading, and a
     // request without its blob are refused.
     for (request, blob) in [
-        (json!({"op": "figure", "name": "y", "shape": [2, 2], "elem": "f32"}), vec![0u8; 12]),
-        (json!({"op": "figure", "name": "y", "shape": [1], "elem": "f16"}), vec![0u8; 4]),
-        (json!({"op": "figure", "name": "y", "shape": [1], "elem": "f32", "shading": "x"}), vec![0u8; 4]),
-        (json!({"op": "figure", "name": "y", "shape": [1], "elem": "f32"}), vec![0u8; 3]),
-        (json!({"op": "figure", "name": "y", "shape": [1], "elem": "f32"}), vec![]),
+        (
+            json!({"op": "figure", "name": "y", "shape": [2, 2], "elem": "f32"}),
+            vec![0u8; 12],
+        ),
+        (
+            json!({"op": "figure", "name": "y", "shape": [1], "elem": "f16"}),
+            vec![0u8; 4],
+        ),
+        (
+            json!({"op": "figure", "name": "y", "shape": [1], "elem": "f32", "shading": "x"}),
+            vec![0u8; 4],
+        ),
+        (
+            json!({"op": "figure", "name": "y", "shape": [1], "elem": "f32"}),
+            vec![0u8; 3],
+        ),
+        (
+            json!({"op": "figure", "name": "y", "shape": [1], "elem": "f32"}),
+            vec![],
+        ),
     ] {
         let answer = handle_with(&request.to_string(), &blob).json;
         assert_eq!(answer["ok"], false, "{request}: {answer}");
