@@ -2,7 +2,7 @@
 //! JSON request (plus a binary blob for tensor data) and returns a JSON
 //! answer (plus a blob), so that the page drives the compiler core through a string in and
 //! a string out. The same function is the wasm export (`wasm.rs`, raw
-//! `extern "C"` functions and 40 lines of JavaScript glue in
+//! `extern "C"` functions and 60 lines of JavaScript glue in
 //! `web/src/wasm.js`; no wasm-bindgen, see `playground/README.md`) and the
 //! host API the tests call.
 //!
