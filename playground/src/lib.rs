@@ -153,7 +153,7 @@ fn figure(name: &str, shape: &[u64], elem: &str, shading: Option<&str>, blob: &[
     let Some(elem) = phobos_core::types::Scalar::from_name(elem) else {
         return Response::fail(format!("unknown element type `{elem}`"));
     };
-    if blob.len() % 4 != 0 {
+    if !blob.len().is_multiple_of(4) {
         return Response::fail("the figure's data is not whole 32-bit words");
     }
     let words: Vec<u32> = blob

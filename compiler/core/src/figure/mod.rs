@@ -123,13 +123,16 @@ impl<'a> Figure<'a> {
     pub fn new(name: &'a str, shape: &[u64], values: &'a [f64]) -> Result<Figure<'a>, String> {
         let (rows, cols) = match shape.split_last() {
             None => (1, 1),
-            Some((&cols, rest)) => (rest.iter().product::<u64>(), cols),
+            Some((&cols, rest)) => (rest.iter().fold(1u64, |a, &b| a.saturating_mul(b)), cols),
         };
-        if rows.checked_mul(cols) != Some(values.len() as u64) {
+        let elements = rows.saturating_mul(cols);
+        if elements != values.len() as u64 || elements == u64::MAX {
             return Err(format!(
                 "`{name}` has {} values, but its shape {shape:?} holds {}",
                 values.len(),
-                rows.saturating_mul(cols)
+                shape
+                    .iter()
+                    .fold(1u128, |a, &b| a.saturating_mul(u128::from(b)))
             ));
         }
         Ok(Figure {
@@ -440,7 +443,7 @@ fn display_size(w: f64, h: f64, image: bool) -> (f64, f64) {
     } else {
         1.0
     };
-    (w * k, h * k)
+    ((w * k).max(1.0), (h * k).max(1.0))
 }
 
 /// Where `v` lies between `lo` and `hi` (0.5 when they are equal).

@@ -94,6 +94,12 @@ fn shapes_flatten_to_rows_of_the_last_axis() {
         Figure::new("y", &[0, 4], &[]).unwrap().caption(),
         "y: no elements."
     );
+    // A shape whose product overflows is refused, not a panic.
+    let err = Figure::new("y", &[1 << 40, 1 << 40, 1 << 40], &vals).unwrap_err();
+    assert!(
+        err.contains("holds 1329227995784915872903807060280344576"),
+        "{err}"
+    );
 }
 
 #[test]
