@@ -1,8 +1,8 @@
 //! The web playground's compiler: one entry point, [`handle`], that takes a
-//! JSON request and returns a JSON answer (plus a binary blob for tensor
-//! data), so that the page drives the compiler core through a string in and
+//! JSON request (plus a binary blob for tensor data) and returns a JSON
+//! answer (plus a blob), so that the page drives the compiler core through a string in and
 //! a string out. The same function is the wasm export (`wasm.rs`, raw
-//! `extern "C"` functions and 40 lines of JavaScript glue in
+//! `extern "C"` functions and 60 lines of JavaScript glue in
 //! `web/src/wasm.js`; no wasm-bindgen, see `playground/README.md`) and the
 //! host API the tests call.
 //!
@@ -18,7 +18,11 @@
 //!   words in the blob (`launch.rs`);
 //! - `plan { ... }` (the same fields): everything the page needs to run the
 //!   kernel on WebGPU: the WGSL, the uniform block, the buffers and their
-//!   initial contents, and the workgroups to dispatch.
+//!   initial contents, and the workgroups to dispatch;
+//! - `figure { name, shape, elem, shading? }`, with the tensor's 32-bit
+//!   words as the request's blob: the tile figure (`phobos_core::figure`,
+//!   which Python's `phobos.figure` draws with too) as SVG text, its legend
+//!   and its caption.
 //!
 //! Nothing here panics on any input: malformed requests, sources that do not
 //! compile and launches over the bounds (`phobos_core::bounds::playground`)
@@ -86,6 +90,13 @@ enum Request {
     },
     Run(LaunchRequest),
     Plan(LaunchRequest),
+    Figure {
+        name: String,
+        shape: Vec<u64>,
+        elem: String,
+        #[serde(default)]
+        shading: Option<String>,
+    },
 }
 
 /// A launch: the kernel, its configuration, the extent of each symbolic dim
@@ -106,6 +117,12 @@ pub struct LaunchRequest {
 
 /// Answers one JSON request (see the crate documentation).
 pub fn handle(request: &str) -> Response {
+    handle_with(request, &[])
+}
+
+/// Answers one JSON request whose tensor data (a `figure`'s words) is
+/// `blob`, 32-bit little-endian words.
+pub fn handle_with(request: &str, blob: &[u8]) -> Response {
     let request: Request = match serde_json::from_str(request) {
         Ok(r) => r,
         Err(e) => return Response::fail(format!("malformed request: {e}")),
@@ -122,6 +139,50 @@ pub fn handle(request: &str) -> Response {
         } => launch::build(&source, kernel.as_deref(), &config),
         Request::Run(r) => launch::run(&r),
         Request::Plan(r) => launch::plan(&r),
+        Request::Figure {
+            name,
+            shape,
+            elem,
+            shading,
+        } => figure(&name, &shape, &elem, shading.as_deref(), blob),
+    }
+}
+
+/// The tile figure of a tensor given as words.
+fn figure(name: &str, shape: &[u64], elem: &str, shading: Option<&str>, blob: &[u8]) -> Response {
+    let Some(elem) = phobos_core::types::Scalar::from_name(elem) else {
+        return Response::fail(format!("unknown element type `{elem}`"));
+    };
+    if !blob.len().is_multiple_of(4) {
+        return Response::fail("the figure's data is not whole 32-bit words");
+    }
+    let words: Vec<u32> = blob
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    let vals = phobos_core::figure::values(elem, &words);
+    let mut fig = match phobos_core::figure::Figure::new(name, shape, &vals) {
+        Ok(f) => f,
+        Err(e) => return Response::fail(e),
+    };
+    if let Some(s) = shading {
+        match phobos_core::figure::Shading::from_name(s) {
+            Some(s) => fig = fig.with_shading(s),
+            None => return Response::fail(format!("unknown shading `{s}`")),
+        }
+    }
+    let (rows, cols) = fig.grid();
+    Response {
+        json: json!({
+            "ok": true,
+            "svg": fig.tile_svg(),
+            "legend": fig.legend_svg(),
+            "caption": fig.caption(),
+            "shading": fig.shading().name(),
+            "rows": rows,
+            "cols": cols,
+        }),
+        blob: Vec::new(),
     }
 }
 

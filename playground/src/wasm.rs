@@ -1,8 +1,10 @@
 //! The wasm exports: raw `extern "C"` functions over linear memory, which
 //! `web/src/wasm.js` wraps. The page allocates a buffer with
-//! [`phobos_alloc`], writes the UTF-8 request into it, calls
-//! [`phobos_handle`], and reads [`phobos_response_len`] bytes at the
-//! returned pointer (`Response::encode`'s layout). The response stays
+//! [`phobos_alloc`], writes the request into it in `Response::encode`'s
+//! layout (the UTF-8 JSON's length as a little-endian u32, the JSON,
+//! padding to a multiple of 4 bytes, then the blob: a `figure`'s words),
+//! calls [`phobos_handle`], and reads [`phobos_response_len`] bytes at the
+//! returned pointer (the same layout). The response stays
 //! valid until the next call. A panic (which the compiler promises never
 //! to raise) traps; the panic hook first keeps its message for
 //! [`phobos_panic_message`], so the page can say what went wrong.
@@ -56,14 +58,23 @@ pub unsafe extern "C" fn phobos_handle(ptr: *mut u8, len: usize) -> *const u8 {
     // SAFETY: as documented, the caller wrote len bytes into a buffer of
     // capacity len.max(1) from phobos_alloc; ownership passes here.
     let bytes = unsafe { Vec::from_raw_parts(ptr, len, len.max(1)) };
-    let encoded = match std::str::from_utf8(&bytes) {
-        Ok(text) => crate::handle(text).encode(),
-        Err(_) => crate::Response::fail("the request is not UTF-8").encode(),
+    let encoded = match split_request(&bytes) {
+        Some((Ok(text), blob)) => crate::handle_with(text, blob).encode(),
+        Some((Err(_), _)) => crate::Response::fail("the request is not UTF-8").encode(),
+        None => crate::Response::fail("the request is shorter than its header says").encode(),
     };
     RESPONSE.with(|r| {
         *r.borrow_mut() = encoded;
         r.borrow().as_ptr()
     })
+}
+
+/// A request's JSON text and its blob, from `Response::encode`'s layout.
+fn split_request(bytes: &[u8]) -> Option<(Result<&str, std::str::Utf8Error>, &[u8])> {
+    let len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
+    let text = bytes.get(4..4 + len)?;
+    let blob = bytes.get((4 + len).next_multiple_of(4)..).unwrap_or(&[]);
+    Some((std::str::from_utf8(text), blob))
 }
 
 /// The length of the last response.

@@ -2,7 +2,7 @@
 //! exports.
 
 use phobos_core::bounds::playground::{MAX_GPU_WORK, MAX_TENSOR_BYTES, MAX_WORK};
-use phobos_playground::{LaunchRequest, Response, handle, handle_json, prepare};
+use phobos_playground::{LaunchRequest, Response, handle, handle_json, handle_with, prepare};
 use serde_json::{Value as Json, json};
 
 const RANDOM_TILE: &str = include_str!("../examples/random_tile.ph");
@@ -60,6 +60,62 @@ fn the_seed_caption_holds_for_seed_1() {
         words(&tile(2, 8, 32), &tile(2, 8, 32).json["outputs"][0]),
         words(&r, wide_out)
     );
+}
+
+#[test]
+fn the_figure_of_a_run_is_the_seed_figure() {
+    // A run's output words, given back as a `figure` request's blob, draw
+    // the tile (a rect a cell) and give the seed's caption.
+    let r = tile(1, 8, 32);
+    for out in r.json["outputs"].as_array().unwrap() {
+        let blob: Vec<u8> = words(&r, out)
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        let request = json!({"op": "figure", "name": out["name"], "shape": out["shape"], "elem": out["elem"]});
+        let fig = handle_with(&request.to_string(), &blob).json;
+        assert_eq!(fig["ok"], true, "{fig}");
+        assert_eq!(
+            fig["shading"], out["name"],
+            "the seed's names shade as themselves"
+        );
+        let svg = fig["svg"].as_str().unwrap();
+        assert_eq!(svg.matches("<rect ").count(), 256);
+        assert!(svg.contains(r#"data-rows="8" data-cols="32""#));
+        if out["name"] == "uniform" {
+            assert_eq!(
+                fig["caption"],
+                "uniform: 256 counters, mean 0.513; each a multiple of 2^-23 in [0, 1)."
+            );
+        }
+    }
+    // Words that do not fill the shape, an unknown type or shading, and a
+    // request without its blob are refused.
+    for (request, blob) in [
+        (
+            json!({"op": "figure", "name": "y", "shape": [2, 2], "elem": "f32"}),
+            vec![0u8; 12],
+        ),
+        (
+            json!({"op": "figure", "name": "y", "shape": [1], "elem": "f16"}),
+            vec![0u8; 4],
+        ),
+        (
+            json!({"op": "figure", "name": "y", "shape": [1], "elem": "f32", "shading": "x"}),
+            vec![0u8; 4],
+        ),
+        (
+            json!({"op": "figure", "name": "y", "shape": [1], "elem": "f32"}),
+            vec![0u8; 3],
+        ),
+        (
+            json!({"op": "figure", "name": "y", "shape": [1], "elem": "f32"}),
+            vec![],
+        ),
+    ] {
+        let answer = handle_with(&request.to_string(), &blob).json;
+        assert_eq!(answer["ok"], false, "{request}: {answer}");
+    }
 }
 
 #[test]

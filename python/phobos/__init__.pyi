@@ -31,6 +31,46 @@ class Run:
         """backend, device, threads, precision, config, dims, grid,
         tuning_cache, tuning, workgroup_size, compile_ms,
         compile_cache_hit, lowering."""
+    def figure(self, name: Optional[str] = None) -> Figure:
+        """`figure(self.outputs[name], name)`; `name` may be left out when
+        the kernel stores one tensor."""
+
+Shading = Literal["uniform", "randn", "dropout", "heat"]
+
+class Figure:
+    """The tile figure of an array (`figure`, `Run.figure`), drawn by the
+    same code as the web playground's figure. A notebook shows it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def shape(self) -> List[int]: ...
+    @property
+    def shading(self) -> Shading: ...
+    @property
+    def grid(self) -> Tuple[int, int]:
+        """Rows and columns of the tile: the last axis across, the others down."""
+    @property
+    def svg(self) -> str:
+        """The tile as SVG text: a `<rect>` a cell (with a `<title>` giving
+        its index and value), or one PNG `<image>` for a heat map of more
+        than 4,096 cells."""
+    @property
+    def legend(self) -> str:
+        """The value scale (or the kept and dropped swatches) as SVG text."""
+    @property
+    def caption(self) -> str:
+        """The sentence under the figure, from the values."""
+    @property
+    def html(self) -> str:
+        """Tile, legend and caption as one HTML fragment."""
+    def _repr_html_(self) -> str: ...
+    def _repr_svg_(self) -> str: ...
+
+def figure(array: Any, name: str = "out", shading: Optional[Shading] = None) -> Figure:
+    """The tile figure of an array (bools, integers or floats), shaded by
+    `shading` or, left out, by `name` as the playground shades: `uniform`,
+    `randn` and `dropout` as themselves, any other name as a heat map."""
 
 class Kernel:
     """One kernel of a module. Call it with keyword arguments: the kernel's

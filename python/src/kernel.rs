@@ -645,6 +645,31 @@ pub struct Run {
 
 #[pymethods]
 impl Run {
+    /// The tile figure of an output (`phobos.figure` of its array under its
+    /// name); `name` may be left out when the kernel stores one tensor.
+    #[pyo3(signature = (name = None))]
+    fn figure<'py>(&self, py: Python<'py>, name: Option<&str>) -> PyResult<Bound<'py, PyAny>> {
+        let outputs = self.outputs.bind(py);
+        let name = match name {
+            Some(n) => n.to_string(),
+            None if outputs.len() == 1 => outputs.keys().get_item(0)?.extract()?,
+            None => {
+                return Err(PyTypeError::new_err(format!(
+                    "Run.figure: the kernel stores {} tensors {}; name one",
+                    outputs.len(),
+                    outputs.keys().repr()?
+                )));
+            }
+        };
+        let Some(array) = outputs.get_item(&name)? else {
+            return Err(PyValueError::new_err(format!(
+                "Run.figure: no output named {name:?}; the outputs are {}",
+                outputs.keys().repr()?
+            )));
+        };
+        py.import("phobos")?.getattr("figure")?.call1((array, name))
+    }
+
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         Ok(format!(
             "<phobos.Run outputs={} provenance={}>",

@@ -14,11 +14,13 @@
 //! (`module.rs`), arrays to and from `Tensor`s (`array.rs`), keyword
 //! arguments to the core's binder and a launch through `phobos_runtime`
 //! with the GIL released (`kernel.rs`), fills through
-//! `phobos_runtime::fills` and Tandem keys (`fill.rs`), and diagnostics to
+//! `phobos_runtime::fills` and Tandem keys (`fill.rs`), the tile figure
+//! through `phobos_core::figure` (`figure.rs`), and diagnostics to
 //! `CompileError` (`errors.rs`). No semantics live in this crate.
 
 mod array;
 mod errors;
+mod figure;
 mod fill;
 mod kernel;
 mod module;
@@ -33,6 +35,8 @@ fn _phobos(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<kernel::Kernel>()?;
     m.add_class::<kernel::Run>()?;
     m.add_class::<fill::Key>()?;
+    m.add_class::<figure::Figure>()?;
+    m.add_function(wrap_pyfunction!(figure::draw_figure, m)?)?;
     m.add_function(wrap_pyfunction!(module::compile_source, m)?)?;
     m.add_function(wrap_pyfunction!(fill::fill, m)?)?;
     m.add("PURPOSE_USER", phobos_tandem::PURPOSE_USER)?;

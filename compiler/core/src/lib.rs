@@ -4,6 +4,7 @@
 
 pub mod bounds;
 pub mod diag;
+pub mod figure;
 pub mod ir;
 pub mod sema;
 pub mod span;

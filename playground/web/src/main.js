@@ -4,7 +4,9 @@
 // the kernel on WebGPU with that WGSL when the browser has it and on the
 // wasm interpreter (in a worker) always, draws the figure, and says whether
 // the two agree bit for bit. Nothing here builds HTML from text: every
-// string from the source or the URL goes in through textContent.
+// string from the source or the URL goes in through textContent, and the
+// figure's SVG, which the compiler writes with every name escaped, is
+// parsed as XML (figure.js).
 import { EditorState } from '@codemirror/state';
 import {
   EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection,
@@ -19,7 +21,7 @@ import { searchKeymap } from '@codemirror/search';
 import { phobos } from './lang.js';
 import { Compiler, loadModule } from './wasm.js';
 import { openGpu, runPlan, abandonGpu } from './gpu.js';
-import { values, caption, draw, kindOf } from './figure.js';
+import { values, draw, figureOf } from './figure.js';
 import randomTile from '../../examples/random_tile.ph';
 import tandemNoise from '../../examples/tandem_noise.ph';
 import dropoutRows from '../../../examples/dropout_rows.ph';
@@ -65,7 +67,7 @@ const state = {
   config: {},
   dimsEdited: new Set(),
   seed: 1,
-  last: null, // the last good run: { outputs: [{ name, shape, elem, vals }], ... }
+  last: null, // the last good run: { outputs: [{ name, shape, elem, words, figure }], ... }
   shown: null, // the output the figure shows
   view: null,
   running: false,
@@ -210,9 +212,9 @@ async function interpret(request) {
 
 // ---------------------------------------------------------------- compiler
 
-function call(request) {
+function call(request, data = null) {
   try {
-    return state.compiler.call(request);
+    return state.compiler.call(request, data);
   } catch (err) {
     // A trap leaves the instance unusable: start a fresh one.
     Compiler.create(state.module).then((c) => {
@@ -503,7 +505,6 @@ async function runOnce() {
       o.elem = b.elem;
     }
   }
-  for (const o of outputs) o.vals = values(o, o.words);
   state.last = { outputs, seed: state.seed };
   if (!outputs.some((o) => o.name === state.shown)) state.shown = outputs.length ? outputs[0].name : null;
   renderFigure();
@@ -677,11 +678,12 @@ function renderFigure() {
     tabs.appendChild(b);
   }
   const o = last.outputs.find((x) => x.name === state.shown) || last.outputs[0];
-  const random = last.outputs.every((x) => kindOf(x.name) !== 'heat');
+  const random = last.outputs.every((x) => figureOf(call, x).shading !== 'heat');
   $('fig-kicker').textContent = random ? 'FIG / STDLIB / RANDOM' : `FIG / OUTPUT / ${o.name.toUpperCase()}`;
   $('fig-formula').textContent = statementOf(o.name);
-  draw($('fig-tile'), $('fig-legend'), o.name, o.shape, o.vals);
-  $('fig-caption').textContent = caption(o.name, o.vals);
+  const figure = figureOf(call, o);
+  draw($('fig-tile'), $('fig-legend'), figure);
+  $('fig-caption').textContent = figure.ok ? figure.caption : '';
   $('figure').dataset.output = o.name;
   $('figure').dataset.seed = String(last.seed);
 }

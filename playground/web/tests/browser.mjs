@@ -170,14 +170,15 @@ test('every example of the menu runs on WebGPU and agrees with the interpreter',
     assert.equal(await page.getAttribute('#host', 'data-identical'), String(total));
     assert.equal(await page.getAttribute('body', 'data-state'), 'done', `${example}: ${await page.textContent('#status')}`);
     if (example !== 'random_tile') {
-      // A heat map with a value scale, on a canvas past 4,096 cells
+      // A heat map with a value scale, one image past 4,096 cells
       // (64 rows of 256, the dims the page gives a kernel without a
       // `// dims:` line).
       const text = await caption(page);
       const n = Number(/^[A-Z]+: (\d+) values, mean -?\d/.exec(text)?.[1]);
       assert.ok(n > 0, `${example}: ${text}`);
-      const canvas = await page.locator('#fig-tile canvas.heat-canvas').count();
-      assert.equal(canvas, n > 4096 ? 1 : 0, `${example}: ${n} cells`);
+      const image = await page.locator('#fig-tile svg.heat-map image').count();
+      assert.equal(image, n > 4096 ? 1 : 0, `${example}: ${n} cells`);
+      assert.equal(await page.locator('#fig-tile rect').count(), n > 4096 ? 0 : n, `${example}: a rect a cell`);
       assert.equal(await page.locator('#fig-legend .bar-heat').count(), 1);
       assert.doesNotMatch(await page.textContent('#checks'), /not run/);
     }
