@@ -160,7 +160,12 @@ fn figure(name: &str, shape: &[u64], elem: &str, shading: Option<&str>, blob: &[
         .chunks_exact(4)
         .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
         .collect();
-    let vals = phobos_core::figure::values(elem, &words);
+    let mut vals = phobos_core::figure::values(elem, &words);
+    // An odd count of 16-bit elements ends in a padded half.
+    let count = shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
+    if elem.is_half() && count.is_some_and(|n| vals.len() as u64 == n + 1) {
+        vals.pop();
+    }
     let mut fig = match phobos_core::figure::Figure::new(name, shape, &vals) {
         Ok(f) => f,
         Err(e) => return Response::fail(e),

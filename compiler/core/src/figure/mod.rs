@@ -87,7 +87,8 @@ impl Shading {
 
 /// The values of a tensor of `elem` from its 32-bit little-endian words
 /// (the playground's transfer form: a bool as one word, a 64-bit element as
-/// two, low first). 64-bit integers become the nearest `f64`.
+/// two, low first; two 16-bit elements a word, so an odd count has one
+/// value too many). 64-bit integers become the nearest `f64`.
 pub fn values(elem: Scalar, words: &[u32]) -> Vec<f64> {
     let pairs = || {
         words
@@ -104,6 +105,12 @@ pub fn values(elem: Scalar, words: &[u32]) -> Vec<f64> {
         Scalar::I64 => pairs().map(|w| w as i64 as f64).collect(),
         Scalar::U64 => pairs().map(|w| w as f64).collect(),
         Scalar::U32 | Scalar::Bool => words.iter().map(|&w| f64::from(w)).collect(),
+        // Two elements a word, low half first (a padded last half too).
+        Scalar::F16 | Scalar::BF16 => words
+            .iter()
+            .flat_map(|&w| [w as u16, (w >> 16) as u16])
+            .map(|h| f64::from(crate::types::half_value(elem, h)))
+            .collect(),
     }
 }
 
