@@ -606,6 +606,7 @@ fn bind_notes(kernel: &Kernel, inputs: &[String], args: &[String]) -> Vec<String
                 p.name,
                 match elem {
                     Scalar::F32 | Scalar::F64 => "1 + frac(i * 2654435761 / 2^32)",
+                    Scalar::F16 | Scalar::BF16 => "1 + frac(i * 2654435761 / 2^32), rounded",
                     Scalar::Bool => "whether i is odd",
                     _ => "i",
                 }

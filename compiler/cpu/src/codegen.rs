@@ -502,6 +502,8 @@ impl<'a, 'b> Gen<'a, 'b> {
             ExprKind::Reduce { op, arg, axis } => {
                 self.reduce(id, *op, *arg, *axis as usize, pos, cache)
             }
+            ExprKind::Dot { a, b, acc } => self.dot(id, (*a, *b, *acc), pos, cache),
+            ExprKind::Transpose(x) => self.transpose(id, *x, pos, cache),
         };
         cache.insert(id, v);
         v

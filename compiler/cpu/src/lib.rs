@@ -24,6 +24,7 @@
 
 mod codegen;
 mod compile;
+mod dot;
 mod exec;
 mod half;
 mod layout;

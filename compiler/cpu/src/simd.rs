@@ -110,7 +110,9 @@ impl Gen<'_, '_> {
                         | ExprKind::DimValue(_)
                         | ExprKind::BlockId(_)
                         | ExprKind::GridSize(_)
-                        | ExprKind::Reduce { .. } => false,
+                        | ExprKind::Reduce { .. }
+                        | ExprKind::Dot { .. }
+                        | ExprKind::Transpose(_) => false,
                     }
             }
         };

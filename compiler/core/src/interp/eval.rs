@@ -7,7 +7,7 @@
 
 use super::{locate, ops};
 use crate::ir::reduce::pairwise;
-use crate::ir::{ExprId, ExprKind, IdVec, Index, Kernel, LocalId, Place, ReduceOp};
+use crate::ir::{BinOp, ExprId, ExprKind, IdVec, Index, Kernel, LocalId, Place, ReduceOp};
 use crate::launch::{Arg, Bound};
 use crate::tensor::Tensor;
 use crate::types::{Dim, Value};
@@ -120,6 +120,19 @@ impl<'k> Block<'k> {
             ExprKind::Reduce { op, arg, axis } => {
                 self.reduce(id, *op, *arg, *axis as usize, pos, args)
             }
+            ExprKind::Dot { a, b, acc } => self.dot(id, (*a, *b, *acc), pos, args),
+            ExprKind::Transpose(x) => {
+                // `x` at the position with the last two axes swapped, under
+                // fresh stamps (its nodes differ there).
+                let q = aligned(&e.shape, pos, self);
+                let n = pos.len();
+                let mut p = pos.to_vec();
+                (p[n - 2], p[n - 1]) = (q[1], q[0]);
+                self.stamp += 1;
+                let v = self.node(*x, &p, args);
+                self.stamp += 1;
+                v
+            }
         };
         self.memo[id] = v;
         self.memo_stamp[id] = self.stamp;
@@ -173,6 +186,46 @@ impl<'k> Block<'k> {
         };
         self.reduced.insert(key, v);
         v
+    }
+
+    /// The matrix product `id` at position `pos` (`ExprKind::Dot`'s
+    /// definition): the accumulator's element, or `+0.0`, plus
+    /// `a(i, k) * b(k, j)` for `k` in order, each operation rounded.
+    fn dot(
+        &mut self,
+        id: ExprId,
+        (a, b, acc): (ExprId, ExprId, Option<ExprId>),
+        pos: &[usize],
+        args: &[Arg],
+    ) -> Value {
+        let shape = &self.kernel.exprs[id].shape;
+        let key = (id, aligned(shape, pos, self));
+        if let Some(v) = self.reduced.get(&key) {
+            return *v;
+        }
+        let (i, j) = (key.1[0], key.1[1]);
+        let len = self.extent(self.kernel.exprs[a].shape[1]);
+        let n = pos.len();
+        let mut c = match acc {
+            Some(c) => {
+                self.stamp += 1;
+                self.node(c, pos, args)
+            }
+            None => Value::F32(0.0),
+        };
+        let mut p = pos.to_vec();
+        for k in 0..len {
+            (p[n - 2], p[n - 1]) = (i, k);
+            self.stamp += 1;
+            let x = self.node(a, &p, args);
+            (p[n - 2], p[n - 1]) = (k, j);
+            self.stamp += 1;
+            let y = self.node(b, &p, args);
+            c = ops::binary(BinOp::Add, c, ops::binary(BinOp::Mul, x, y));
+        }
+        self.stamp += 1;
+        self.reduced.insert(key, c);
+        c
     }
 
     fn load(&mut self, place: Place, index: &[Index], q: &[usize], args: &[Arg]) -> Value {

@@ -60,7 +60,9 @@ fn read_by(kind: &ExprKind) -> Option<Place> {
         | ExprKind::Bitcast(_)
         | ExprKind::Select(..)
         | ExprKind::Builtin(..)
-        | ExprKind::Reduce { .. } => None,
+        | ExprKind::Reduce { .. }
+        | ExprKind::Dot { .. }
+        | ExprKind::Transpose(_) => None,
     }
 }
 
@@ -369,14 +371,17 @@ impl<'k> Slopes<'k> {
                 all.then(|| Slope::zero(rank))
             }
             // Values the analysis does not follow: a tile local, a load, a
-            // float or 64-bit operation, a reduction.
+            // float or 64-bit operation, a reduction, a matrix product, a
+            // transpose (whose positions move).
             ExprKind::Local(_)
             | ExprKind::Load { .. }
             | ExprKind::Unary(..)
             | ExprKind::Binary(..)
             | ExprKind::Cast(_)
             | ExprKind::Bitcast(_)
-            | ExprKind::Reduce { .. } => None,
+            | ExprKind::Reduce { .. }
+            | ExprKind::Dot { .. }
+            | ExprKind::Transpose(_) => None,
         }
     }
 }

@@ -214,6 +214,21 @@ pub enum ExprKind {
         arg: ExprId,
         axis: u8,
     },
+    /// `dot(a, b)` or `dot(a, b, acc)`: the matrix product of `a`, of
+    /// shape `[M, K]`, and `b`, `[K, N]`, f32, of shape `[M, N]`. Element
+    /// `(i, j)` starts from `acc`'s element (or `+0.0`) and adds
+    /// `a(i, k) * b(k, j)` for `k` from 0 up to `K`, in that order, each
+    /// product and each sum rounded on its own (never fused). Its value
+    /// depends only on its position, as a reduction's does; `iota` is
+    /// refused inside `a` and `b`.
+    Dot {
+        a: ExprId,
+        b: ExprId,
+        acc: Option<ExprId>,
+    },
+    /// `trans(x)`: the 2-D tile `x` with its two axes swapped, so element
+    /// `(i, j)` is `x`'s `(j, i)`.
+    Transpose(ExprId),
 }
 
 impl ExprKind {
@@ -237,6 +252,8 @@ impl ExprKind {
             ExprKind::Select(c, a, b) => vec![*c, *a, *b],
             ExprKind::Builtin(_, xs) => xs.clone(),
             ExprKind::Reduce { arg, .. } => vec![*arg],
+            ExprKind::Dot { a, b, acc } => [*a, *b].into_iter().chain(*acc).collect(),
+            ExprKind::Transpose(x) => vec![*x],
         }
     }
 
@@ -273,6 +290,12 @@ impl ExprKind {
                 arg: f(*arg),
                 axis: *axis,
             },
+            ExprKind::Dot { a, b, acc } => ExprKind::Dot {
+                a: f(*a),
+                b: f(*b),
+                acc: acc.map(&mut f),
+            },
+            ExprKind::Transpose(x) => ExprKind::Transpose(f(*x)),
         }
     }
 }
@@ -493,6 +516,11 @@ impl Kernel {
                 }
             }
             ExprKind::Reduce { op, arg, axis } => format!("{} %{arg} axis={axis}", op.name()),
+            ExprKind::Dot { a, b, acc } => match acc {
+                Some(c) => format!("dot %{a} %{b} %{c}"),
+                None => format!("dot %{a} %{b}"),
+            },
+            ExprKind::Transpose(x) => format!("trans %{x}"),
         }
     }
 }

@@ -88,7 +88,9 @@ fn low_bits_at(k: &Kernel, e: ExprId, depth: u32) -> u32 {
         | ExprKind::Load { .. }
         | ExprKind::Unary(..)
         | ExprKind::Builtin(..)
-        | ExprKind::Reduce { .. } => 0,
+        | ExprKind::Reduce { .. }
+        | ExprKind::Dot { .. }
+        | ExprKind::Transpose(_) => 0,
     }
 }
 

@@ -457,6 +457,43 @@ impl Verifier<'_> {
                     self.err(&me, format!("an iota lies below its operand %{arg}"));
                 }
             }
+            ExprKind::Dot { a, b, acc } => {
+                let ops: Vec<ExprId> = [*a, *b].into_iter().chain(*acc).collect();
+                if !ops.iter().all(|x| self.operand(id, *x)) {
+                    return;
+                }
+                let (x, y) = (&k.exprs[*a], &k.exprs[*b]);
+                let ok = x.shape.len() == 2
+                    && y.shape.len() == 2
+                    && x.shape[1] == y.shape[0]
+                    && e.shape == [x.shape[0], y.shape[1]];
+                if !ok {
+                    self.err(&me, "dot of shapes that are not [M, K] x [K, N] -> [M, N]");
+                }
+                if let Some(c) = acc
+                    && broadcast(&k.exprs[*c].shape, &e.shape).as_ref() != Some(&e.shape)
+                {
+                    self.err(&me, "the accumulator does not broadcast to the product");
+                }
+                if ops.iter().any(|o| k.exprs[*o].ty != Scalar::F32) || e.ty != Scalar::F32 {
+                    self.err(&me, "dot is of f32");
+                }
+                if self.iota_below[*a] || self.iota_below[*b] {
+                    self.err(&me, "an iota lies below an operand of dot");
+                }
+            }
+            ExprKind::Transpose(x) => {
+                if !self.operand(id, *x) {
+                    return;
+                }
+                let x = &k.exprs[*x];
+                if x.shape.len() != 2 || e.shape != [x.shape[1], x.shape[0]] || e.ty != x.ty {
+                    self.err(
+                        &me,
+                        "trans of a tile that is not 2-D, or of another shape or type",
+                    );
+                }
+            }
         }
     }
 

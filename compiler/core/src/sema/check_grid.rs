@@ -77,6 +77,8 @@ pub fn spread(k: Kernel) -> Kernel {
     for e in &k.exprs {
         let keeps_one_block = match &e.kind {
             ExprKind::Reduce { axis, arg, .. } => *axis == 0 && along(&k.exprs[*arg]),
+            // A product or transpose reads other rows than its own.
+            ExprKind::Dot { .. } | ExprKind::Transpose(_) => true,
             // The checker refuses `iota` and `ctx` in checks; were they
             // allowed, their positions would be the block's.
             ExprKind::Iota(_)

@@ -382,6 +382,11 @@ impl Checker<'_> {
                 let [a] = self.args::<1>(f, args, span)?;
                 self.iota(a, span)
             }
+            "dot" => self.dot(args, span),
+            "trans" => {
+                let [a] = self.args::<1>(f, args, span)?;
+                self.transpose(a, span)
+            }
             "where" => {
                 let [c, a, b] = self.args::<3>(f, args, span)?;
                 self.select(c, a, b, span)

@@ -5,6 +5,7 @@
 
 mod check;
 mod check_grid;
+mod dot;
 mod expr;
 mod fns;
 mod grid;

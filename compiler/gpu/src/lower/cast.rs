@@ -47,6 +47,7 @@ impl<'k> Lower<'k> {
             ExprKind::Builtin(Builtin::Sqrt, _) => exact,
             ExprKind::Builtin(Builtin::Native(_), xs) if exact => self.nan_canonical(xs[1]),
             ExprKind::Select(_, a, b) => self.nan_canonical(*a) && self.nan_canonical(*b),
+            ExprKind::Transpose(x) => self.nan_canonical(*x),
             ExprKind::Param(_)
             | ExprKind::DimValue(_)
             | ExprKind::BlockId(_)
@@ -58,7 +59,8 @@ impl<'k> Lower<'k> {
             | ExprKind::Binary(..)
             | ExprKind::Bitcast(_)
             | ExprKind::Builtin(..)
-            | ExprKind::Reduce { .. } => false,
+            | ExprKind::Reduce { .. }
+            | ExprKind::Dot { .. } => false,
         }
     }
 

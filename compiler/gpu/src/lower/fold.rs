@@ -59,7 +59,9 @@ pub(super) fn constants(kernel: &Kernel) -> IdVec<ExprId, Option<Value>> {
             | ExprKind::Iota(_)
             | ExprKind::Local(_)
             | ExprKind::Load { .. }
-            | ExprKind::Reduce { .. } => None,
+            | ExprKind::Reduce { .. }
+            | ExprKind::Dot { .. }
+            | ExprKind::Transpose(_) => None,
         };
         out.push(v);
     }

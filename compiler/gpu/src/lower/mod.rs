@@ -16,6 +16,7 @@ mod builder;
 mod cast;
 mod coop_reduce;
 mod coop_warp;
+mod dot;
 mod exact;
 mod expr;
 mod fold;
