@@ -297,7 +297,10 @@ pub(super) fn staging(lw: &Lower<'_>) -> Result<Vec<(Scalar, u32)>, LowerError> 
         else {
             continue;
         };
-        if lw.is_private(*place) || !analysis::reads_place(k, *value, *place) {
+        if lw.is_private(*place)
+            || !analysis::reads_place(k, *value, *place)
+            || lw.reads_own_element(*place, index, *value)
+        {
             continue;
         }
         let name = lw.place_name(*place);

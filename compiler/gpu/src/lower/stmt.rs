@@ -344,7 +344,7 @@ impl<'k> Lower<'k> {
     /// to be computed per element, none through an index): then each
     /// invocation reads and writes only its own elements, in that order,
     /// and no staging is needed (`m = max(m, max(t, axis = 1))`).
-    fn reads_own_element(&self, place: Place, index: &[Index], value: ExprId) -> bool {
+    pub(super) fn reads_own_element(&self, place: Place, index: &[Index], value: ExprId) -> bool {
         let Place::Local(l) = place else {
             return false;
         };
@@ -372,7 +372,13 @@ impl<'k> Lower<'k> {
                     }
                 }
                 ExprKind::Load { place: p, .. } if *p == place => return false,
-                ExprKind::Reduce { .. } if self.reads(id).contains(&place) => return false,
+                // Positions move inside these: any read there is of
+                // other elements.
+                ExprKind::Reduce { .. } | ExprKind::Dot { .. } | ExprKind::Transpose(_)
+                    if self.reads(id).contains(&place) =>
+                {
+                    return false;
+                }
                 kind => stack.extend(kind.operands()),
             }
         }
