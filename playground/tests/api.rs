@@ -97,7 +97,7 @@ fn the_figure_of_a_run_is_the_seed_figure() {
             vec![0u8; 12],
         ),
         (
-            json!({"op": "figure", "name": "y", "shape": [1], "elem": "f16"}),
+            json!({"op": "figure", "name": "y", "shape": [1], "elem": "f8"}),
             vec![0u8; 4],
         ),
         (
