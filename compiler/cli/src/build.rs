@@ -383,16 +383,12 @@ pub fn build(a: &BuildArgs) -> Result<ExitCode> {
             let specialised = specialise(&kernel, &given)?;
             let compiled = phobos_gpu::compile(&specialised, &options)
                 .map_err(|e| anyhow!("kernel `{name}` [{}]: {e}", shown.join(", ")))?;
-            compiled
-                .check_workgroup_memory(a.workgroup_memory)
-                .map_err(|e| {
-                    anyhow!(
-                        "kernel `{name}` [{}]: {e} planned for (--workgroup-memory; WebGPU's default \
-                         is {})",
-                        shown.join(", "),
-                        phobos_gpu::WORKGROUP_MEMORY_LIMIT
-                    )
-                })?;
+            // Values that do not fit the target however they are placed:
+            // located at their statements, never a module it would refuse.
+            if let Some(d) = compiled.workgroup_memory_diagnostic(a.workgroup_memory) {
+                source::print_diagnostics(&program, &[d]);
+                return Ok(ExitCode::from(1));
+            }
             if a.explain {
                 print!("{}", compiled.explain());
             }

@@ -247,10 +247,67 @@ fn explain_dims_and_limits() {
         "32",
     ]);
     let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success());
-    assert!(
-        stderr.contains("`let m: tile<f32>[4, 1]` 16 bytes")
-            && stderr.contains("more than the 32 bytes"),
+    assert_eq!(o.status.code(), Some(1));
+    for want in [
+        "[E0140] Error: kernel `inv_inline` [R=4] needs 48 bytes of workgroup memory, more than the target's 32",
+        "tests/spellings/softmax.ph:13:3",
+        "`let m: tile<f32>[4, 1]` is kept in workgroup memory: 16 bytes",
+    ] {
+        assert!(stderr.contains(want), "{want:?} not in:\n{stderr}");
+    }
+}
+
+/// A kernel whose values cannot fit the target's workgroup memory however
+/// they are placed gets a located error (E0140): the value's `let`/`var`
+/// statement underlined, its bytes, the limit and what to do, rendered by
+/// the compiler's one renderer; no module is written.
+#[test]
+fn values_that_cannot_fit_are_located() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("big.ph");
+    std::fs::write(
+        &src,
+        "kernel big(Y: tensor<f32>[N], s: f32) {\n  \
+         let small = s * 2.0\n  \
+         var t: tile<f32>[8192] = f32(iota(0)) + small\n  \
+         Y[0 :+ 4] = t[0 :+ 4]\n}\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = phobosc(&["build", src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(!out.join("manifest.json").exists() && !out.join("big.wgsl").exists());
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        lines[0],
+        "[E0140] Error: kernel `big` needs 32768 bytes of workgroup memory, more than the target's 16384",
         "{stderr}"
     );
+    // Located at the `var`'s line, column 3, with the statement underlined.
+    assert!(lines[1].ends_with("big.ph:3:3 ]"), "{stderr}");
+    let at = lines
+        .iter()
+        .position(|l| l.contains(" 3 |   var t: tile<f32>[8192]"));
+    let at = at.unwrap_or_else(|| panic!("the `var` line is not shown:\n{stderr}"));
+    assert!(lines[at + 1].contains("   ^^^^"), "{stderr}");
+    assert!(
+        lines[at + 2].ends_with(
+            "`var t: tile<f32>[8192]` is kept in workgroup memory: 32768 bytes, alone more than the 16384"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Help: use smaller tiles"), "{stderr}");
+    // The scalar `let` lives in registers: not named.
+    assert!(!stderr.contains("small:"), "{stderr}");
+    // Given the device's limit, it builds.
+    let o = phobosc(&[
+        "build",
+        src.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--workgroup-memory",
+        "32768",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }

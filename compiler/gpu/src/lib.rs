@@ -457,6 +457,15 @@ impl Compiled {
         ))
     }
 
+    /// Where the module's workgroup memory is more than `limit` bytes, the
+    /// diagnostic `phobosc build` prints: code `E0140`, each `let`/`var`
+    /// tile kept in workgroup memory labelled at its statement with its
+    /// bytes, and the limit ([`plan::Budget::diagnostic`]). `None` where
+    /// it fits.
+    pub fn workgroup_memory_diagnostic(&self, limit: u64) -> Option<phobos_core::Diagnostic> {
+        self.budget.diagnostic(&self.plan.kernel, limit)
+    }
+
     /// The plan as text ([`plan::explain`]).
     pub fn explain(&self) -> String {
         plan::explain(self)

@@ -560,7 +560,7 @@ impl<'p> Checker<'p> {
 
     pub(super) fn stmt(&mut self, s: &ast::Stmt) {
         match s {
-            ast::Stmt::Let { name, value, .. } => {
+            ast::Stmt::Let { name, value, span } => {
                 self.iota = IotaCtx::Let;
                 let v = self.expr(value).and_then(|v| self.default_type(v));
                 self.iota = IotaCtx::Elsewhere;
@@ -570,14 +570,18 @@ impl<'p> Checker<'p> {
                 };
                 let Ty::S(elem) = v.ty else { return };
                 self.check_tile_bound(&name.name, elem, &v.shape, value.span);
-                let local = self.new_local(&name.name, LocalKind::Let, elem, v.shape.clone());
+                let local =
+                    self.new_local(&name.name, LocalKind::Let, elem, v.shape.clone(), *span);
                 self.let_values.insert(local, v.id);
-                self.hoist_reductions(v.id);
+                self.hoist_reductions(v.id, *span);
                 self.k.body.push(Stmt::Let { local, value: v.id });
                 self.bind(&name.name, Binding::Local(local));
             }
             ast::Stmt::Var {
-                name, ty, value, ..
+                name,
+                ty,
+                value,
+                span,
             } => {
                 let Some((elem, shape)) = self.var_type(ty) else {
                     self.bind(&name.name, Binding::Poisoned);
@@ -588,13 +592,13 @@ impl<'p> Checker<'p> {
                     self.bind(&name.name, Binding::Poisoned);
                     return;
                 };
-                let local = self.new_local(&name.name, LocalKind::Var, elem, shape);
+                let local = self.new_local(&name.name, LocalKind::Var, elem, shape, *span);
                 self.var_depth.insert(local, self.loop_depth);
-                self.hoist_reductions(v);
+                self.hoist_reductions(v, *span);
                 self.k.body.push(Stmt::Var { local, value: v });
                 self.bind(&name.name, Binding::Local(local));
             }
-            ast::Stmt::Assign { place, value, .. } => {
+            ast::Stmt::Assign { place, value, span } => {
                 let Some((target, index, elem, shape)) = self.place(place) else {
                     return;
                 };
@@ -614,7 +618,7 @@ impl<'p> Checker<'p> {
                 {
                     *written = true;
                 }
-                self.hoist_reductions(v);
+                self.hoist_reductions(v, *span);
                 self.k.body.push(Stmt::Store {
                     place: target,
                     index,
@@ -679,12 +683,14 @@ impl<'p> Checker<'p> {
         kind: LocalKind,
         elem: Scalar,
         shape: Shape,
+        span: Span,
     ) -> LocalId {
         self.k.locals.push(ir::Local {
             name: name.to_string(),
             kind,
             elem,
             shape,
+            span: Some(span),
         })
     }
 
