@@ -9,7 +9,8 @@
 //
 //   PHOBOSC=target/debug/phobosc node --test playground/web/tests/modules.mjs
 //
-// CHROMIUM names the browser (default /usr/bin/chromium). Modules with the
+// CHROMIUM names the browser (default /usr/bin/chromium); PHOBOS_MODULES
+// (below) tries other files. Modules with the
 // same WGSL (a configuration or precision that changes nothing) are
 // created once. The slowest module's time is reported.
 import { test, before, after } from 'node:test';
@@ -45,7 +46,7 @@ before(async () => {
       if (m) resolve(m[1]);
     });
     server.on('exit', (code) => reject(new Error(`phobosc serve exited with ${code}: ${text}`)));
-    setTimeout(() => reject(new Error(`phobosc serve did not start: ${text}`)), 30000);
+    setTimeout(() => reject(new Error(`phobosc serve did not start: ${text}`)), 30000).unref();
   });
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -59,7 +60,10 @@ after(async () => {
   if (out) fs.rmSync(out, { recursive: true, force: true });
 });
 
-const sources = () => [
+// PHOBOS_MODULES=FILE,FILE... builds those files instead (paths from the
+// repository's root, or absolute), to try a kernel alone; a `.wgsl` file
+// is created as it is, entry point `main`.
+const sources = () => process.env.PHOBOS_MODULES?.split(',') ?? [
   ...['examples', 'tests/fixtures/ok', 'tests/spellings'].flatMap((dir) =>
     fs.readdirSync(path.join(repo, dir)).filter((f) => f.endsWith('.ph')).map((f) => `${dir}/${f}`)),
 ];
@@ -75,7 +79,13 @@ function buildAll() {
   const refused = [];
   const unsupported = [];
   for (const file of sources()) {
-    const line = /^\/\/ dims: *(.*)$/m.exec(fs.readFileSync(path.join(repo, file), 'utf8'));
+    // A WGSL file is taken as it is (for reducing a module by hand).
+    if (file.endsWith('.wgsl')) {
+      const code = fs.readFileSync(path.resolve(repo, file), 'utf8');
+      modules.set(code, { code, entryPoint: 'main', names: [file] });
+      continue;
+    }
+    const line = /^\/\/ dims: *(.*)$/m.exec(fs.readFileSync(path.resolve(repo, file), 'utf8'));
     const dims = line ? line[1].split(',').map((d) => d.trim()).filter((d) => d) : [];
     for (const [precision, given] of [['exact', []], ['fast', []], ['exact', dims], ['fast', dims]]) {
       if (given === dims && dims.length === 0) continue;
@@ -185,6 +195,7 @@ test('Chromium accepts every module phobosc build writes, at every configuration
     }
     const ms = Date.now() - start;
     if (ms > slowest.ms) slowest = { ms, name: m.names[0] };
+    if (ms > 10000) t.diagnostic(`${(ms / 1000).toFixed(1)} s: ${m.names[0]}`);
     if (errors.length > 0) failures.push(`${m.names.join('; ')}:\n  ${errors.join('\n  ')}`);
   }
   await page.close();
