@@ -311,3 +311,60 @@ fn values_that_cannot_fit_are_located() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// A kernel of more tensors than the target's storage buffers a shader
+/// stage (WebGPU's default 8) is refused (E0141) with the tensors past the
+/// limit labelled at their parameters; the manifest records the limit.
+#[test]
+fn more_tensors_than_storage_buffers_are_located() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("many.ph");
+    let names = ["A", "B", "C", "D", "E", "F", "G", "H", "I"];
+    let params: Vec<String> = names
+        .iter()
+        .map(|n| format!("{n}: tensor<f32>[N]"))
+        .collect();
+    let stores: String = names[1..]
+        .iter()
+        .map(|n| format!("  {n} = A + 1.0\n"))
+        .collect();
+    std::fs::write(
+        &src,
+        format!(
+            "kernel many({},\n  J: tensor<f32>[N]) {{\n{stores}  J = A\n}}\n",
+            params.join(", ")
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let build = |extra: &[&str]| {
+        let mut args = vec!["build", src.to_str().unwrap(), "-o", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        phobosc(&args)
+    };
+    let o = build(&[]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(!out.join("manifest.json").exists());
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        lines[0],
+        "[E0141] Error: kernel `many` binds 10 storage buffers, more than the target's 8 a shader stage",
+        "{stderr}"
+    );
+    // The ninth tensor, `I`, is the first past the limit, on line 1.
+    let at = params[..8].iter().map(|p| p.len() + 2).sum::<usize>() + "kernel many(".len() + 1;
+    assert!(lines[1].ends_with(&format!("many.ph:1:{at} ]")), "{stderr}");
+    for want in [
+        "storage buffer 9 of 10: `I`",
+        "storage buffer 10 of 10: `J`",
+        "Help: split the kernel",
+    ] {
+        assert!(stderr.contains(want), "{want:?} not in:\n{stderr}");
+    }
+    let o = build(&["--storage-buffers", "10"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let manifest = std::fs::read_to_string(out.join("manifest.json")).unwrap();
+    let m: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+    assert_eq!(m["limits"]["max_storage_buffers_per_shader_stage"], 10);
+}

@@ -58,6 +58,10 @@ pub mod code {
     /// limit, not the checker's: tested through `phobosc build`
     /// (`compiler/cli/tests/cli.rs`), not by a fixture of `tests/fixtures/err`.
     pub const WORKGROUP_MEMORY: &str = "E0140";
+    /// A kernel that binds more tensors than the target's storage buffers
+    /// a shader stage (`phobosc build --storage-buffers`, WebGPU's default
+    /// 8). Tested like `E0140`.
+    pub const STORAGE_BUFFERS: &str = "E0141";
     /// A compiler bug: the checked IR failed verification.
     pub const INTERNAL: &str = "E0900";
 }

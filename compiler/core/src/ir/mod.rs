@@ -41,6 +41,10 @@ pub struct Kernel {
 pub struct Param {
     pub name: String,
     pub kind: ParamKind,
+    /// Where the kernel's signature declares it, for diagnostics (`None`
+    /// for the parameters the compiler adds, such as a check's output).
+    /// Neither printed nor part of the fingerprint.
+    pub span: Option<Span>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -230,6 +230,7 @@ pub fn check_expr_kernel_reading(
                 read: false,
                 written: true,
             },
+            span: None,
         });
         let (index, _) = c.full_slice(Place::Param(param));
         c.k.body.push(Stmt::Store {
@@ -437,6 +438,7 @@ impl<'p> Checker<'p> {
             self.k.params.push(ir::Param {
                 name: p.name.name.clone(),
                 kind,
+                span: Some(p.name.span.to(p.ty.span())),
             });
             self.bind(&p.name.name, binding);
         }
