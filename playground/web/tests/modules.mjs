@@ -205,3 +205,33 @@ test('Chromium accepts every module phobosc build writes, at every configuration
     + `created in ${((Date.now() - t0 - built) / 1000).toFixed(1)} s; slowest ${(slowest.ms / 1000).toFixed(1)} s: ${slowest.name}`);
   assert.deepEqual(failures, [], `Chromium refused ${failures.length} module(s)`);
 });
+
+// The modules of tests/slow/ record what SwiftShader's WebGPU cannot make a
+// pipeline of in reasonable time (docs/playground.md, "Modules SwiftShader
+// is too slow for"); each takes minutes, so this runs only when
+// PHOBOS_SLOW_MODULES=1, and fails while Chromium still takes more than a
+// minute over any of them: rerun it on a new Chromium.
+test('the modules SwiftShader was too slow for', { skip: !process.env.PHOBOS_SLOW_MODULES }, async (t) => {
+  const dir = path.join(here, 'slow');
+  const report = [];
+  const failures = [];
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.wgsl'))) {
+    const { page } = await openPage();
+    const code = fs.readFileSync(path.join(dir, file), 'utf8');
+    const start = Date.now();
+    let errors;
+    try {
+      errors = await Promise.race([
+        create(page, { code, entryPoint: 'main' }),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('no pipeline after 60 s')), 60000)),
+      ]);
+    } catch (e) {
+      errors = [e.message.split('\n')[0]];
+    }
+    const line = `${file}: ${((Date.now() - start) / 1000).toFixed(1)} s${errors.length ? `: ${errors.join('; ')}` : ''}`;
+    (errors.length ? failures : report).push(line);
+    await page.close().catch(() => {});
+  }
+  report.forEach((r) => t.diagnostic(`now accepted: ${r}`));
+  assert.deepEqual(failures, [], 'still too slow for SwiftShader');
+});
