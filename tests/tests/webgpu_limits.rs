@@ -1,7 +1,7 @@
 //! `phobosc build` plans within WebGPU's default limits (issue 28): every
 //! module it writes for every example, fixture and spelling, in every
 //! configuration, declares at most 16,384 bytes of workgroup memory and
-//! 256 invocations a workgroup, as built (dims symbolic) and as a launch
+//! 256 invocations a workgroup and binds at most 8 storage buffers, as built (dims symbolic) and as a launch
 //! specialises it at the file's `// dims:` (37 for dims it does not name);
 //! the modules Chromium's WebGPU rejected (a softmax with `let` tiles at
 //! R = 4 over rows of 1024 declared 32,800 bytes) are among them. Where a
@@ -49,6 +49,12 @@ fn every_built_module_fits_webgpus_default_limits() {
                                     .is_ok(),
                                 "{what}: {used} bytes of workgroup memory: {}",
                                 c.budget.list()
+                            );
+                            assert!(
+                                c.storage_buffers_diagnostic(phobos_gpu::PORTABLE_STORAGE_BUFFERS)
+                                    .is_none(),
+                                "{what}: {} storage buffers",
+                                c.layout.tensors.len()
                             );
                         }
                         // What the GPU does not lower yet (64-bit types,

@@ -62,6 +62,10 @@ pub struct BuildArgs {
     /// WebGPU's default limit, which every WebGPU device accepts).
     #[arg(long, value_name = "BYTES", default_value_t = phobos_gpu::WORKGROUP_MEMORY_LIMIT)]
     workgroup_memory: u64,
+    /// The storage buffers a shader stage may bind on the target device
+    /// (default: WebGPU's default limit, 8): one per tensor.
+    #[arg(long, value_name = "N", default_value_t = phobos_gpu::PORTABLE_STORAGE_BUFFERS)]
+    storage_buffers: u32,
     /// With --tuned: a scalar argument, NAME=VALUE (others are 0).
     #[arg(long = "arg", value_name = "NAME=VALUE", requires = "tuned")]
     args: Vec<String>,
@@ -89,6 +93,7 @@ struct Manifest {
 struct Limits {
     max_compute_workgroup_storage_size: u64,
     max_compute_invocations_per_workgroup: u32,
+    max_storage_buffers_per_shader_stage: u32,
 }
 
 #[derive(Serialize)]
@@ -383,16 +388,19 @@ pub fn build(a: &BuildArgs) -> Result<ExitCode> {
             let specialised = specialise(&kernel, &given)?;
             let compiled = phobos_gpu::compile(&specialised, &options)
                 .map_err(|e| anyhow!("kernel `{name}` [{}]: {e}", shown.join(", ")))?;
-            compiled
-                .check_workgroup_memory(a.workgroup_memory)
-                .map_err(|e| {
-                    anyhow!(
-                        "kernel `{name}` [{}]: {e} planned for (--workgroup-memory; WebGPU's default \
-                         is {})",
-                        shown.join(", "),
-                        phobos_gpu::WORKGROUP_MEMORY_LIMIT
-                    )
-                })?;
+            // What the target cannot hold however it is placed: located at
+            // the values and tensors concerned, never a module it refuses.
+            let refused: Vec<_> = [
+                compiled.workgroup_memory_diagnostic(a.workgroup_memory),
+                compiled.storage_buffers_diagnostic(a.storage_buffers),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            if !refused.is_empty() {
+                source::print_diagnostics(&program, &refused);
+                return Ok(ExitCode::from(1));
+            }
             if a.explain {
                 print!("{}", compiled.explain());
             }
@@ -447,6 +455,7 @@ pub fn build(a: &BuildArgs) -> Result<ExitCode> {
         limits: Limits {
             max_compute_workgroup_storage_size: a.workgroup_memory,
             max_compute_invocations_per_workgroup: phobos_gpu::PORTABLE_WORKGROUP_SIZE,
+            max_storage_buffers_per_shader_stage: a.storage_buffers,
         },
         dims: given,
         entry_point: phobos_gpu::ENTRY_POINT,

@@ -52,6 +52,16 @@ pub mod code {
     pub const LOOP_BOUND: &str = "E0133";
     /// A value that would change the type of a loop's accumulator.
     pub const ACCUMULATOR_TYPE: &str = "E0134";
+    /// A kernel whose workgroup memory, as the GPU backend places its
+    /// values, is more than the target's limit (`phobosc build
+    /// --workgroup-memory`, WebGPU's default 16,384 bytes). A target's
+    /// limit, not the checker's: tested through `phobosc build`
+    /// (`compiler/cli/tests/cli.rs`), not by a fixture of `tests/fixtures/err`.
+    pub const WORKGROUP_MEMORY: &str = "E0140";
+    /// A kernel that binds more tensors than the target's storage buffers
+    /// a shader stage (`phobosc build --storage-buffers`, WebGPU's default
+    /// 8). Tested like `E0140`.
+    pub const STORAGE_BUFFERS: &str = "E0141";
     /// A compiler bug: the checked IR failed verification.
     pub const INTERNAL: &str = "E0900";
 }

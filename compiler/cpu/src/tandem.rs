@@ -18,7 +18,7 @@
 use crate::codegen::Gen;
 use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, Value, types};
 use phobos_core::interp::ops::{TANDEM_K, tandem_below_retry, tandem_key, tandem_word};
-use phobos_core::ir::analysis::Slopes;
+use phobos_core::ir::analysis::{Seed, Slopes, seed_of};
 use phobos_core::ir::{Builtin, ExprId, ExprKind};
 use phobos_core::types::Dim;
 use phobos_tandem::core::{Block, Chunk, GROUP_CHUNKS};
@@ -117,7 +117,15 @@ impl Gen<'_, '_> {
     /// A Tandem builtin at node `id` on its emitted arguments.
     pub(crate) fn tandem(&mut self, id: ExprId, f: Builtin, args: &[Value]) -> Value {
         match f {
+            // The core's classification of the seed: a constant seed's key
+            // is a constant; any other is derived by the call.
             Builtin::TandemKey(q) => {
+                if let ExprKind::Builtin(_, xs) = &self.k.exprs[id].kind
+                    && let Seed::Const(s) = seed_of(self.k, xs[0])
+                {
+                    let word = tandem_key(s)[q as usize % 4];
+                    return self.b.ins().iconst(types::I32, i64::from(word));
+                }
                 let q = self.b.ins().iconst(types::I32, i64::from(q));
                 self.call_u32(key_word as *const u8, &[args[0], q])
             }

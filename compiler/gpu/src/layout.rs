@@ -4,7 +4,7 @@
 //! the two cannot disagree.
 
 use crate::LowerError;
-use phobos_core::ir::{Builtin, ExprId, ExprKind, Kernel, ParamKind};
+use phobos_core::ir::{Kernel, ParamKind};
 use phobos_core::types::{Scalar, Value};
 use serde::{Serialize, Serializer};
 
@@ -68,35 +68,22 @@ pub enum FieldKind {
     TandemKey {
         param_index: usize,
         word: u8,
+        #[serde(serialize_with = "seed_of_name")]
         seed: SeedOf,
     },
 }
 
-/// How a Tandem seed is made from a scalar parameter: the parameter itself
-/// (u32), or an i32 parameter's bits (`bitcast<u32>`) or conversion
-/// (`u32(x)`, with `phobos_core::interp::ops::cast`'s meaning).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SeedOf {
-    Param,
-    Bitcast,
-    Cast,
-}
+/// How a Tandem seed is made from a scalar parameter: the core's one
+/// classification of seeds (`ir::analysis::seed_of`), serialised by name
+/// (`param`, `bitcast`, `cast`).
+pub use phobos_core::ir::analysis::SeedOf;
 
-impl SeedOf {
-    /// The seed a launch's parameter value makes, with the interpreter's
-    /// meaning; `None` for a value of another type than the kernel's.
-    pub fn seed(self, v: Value) -> Option<u32> {
-        match (self, v) {
-            (SeedOf::Param, Value::U32(x)) => Some(x),
-            (SeedOf::Bitcast, Value::I32(x)) => Some(x as u32),
-            (SeedOf::Cast, Value::I32(_)) => match phobos_core::interp::ops::cast(v, Scalar::U32) {
-                Value::U32(x) => Some(x),
-                _ => None,
-            },
-            _ => None,
-        }
-    }
+fn seed_of_name<S: Serializer>(seed: &SeedOf, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(match seed {
+        SeedOf::Param => "param",
+        SeedOf::Bitcast => "bitcast",
+        SeedOf::Cast => "cast",
+    })
 }
 
 impl Layout {
@@ -152,40 +139,6 @@ impl Layout {
         }
         Ok(bytes)
     }
-}
-
-/// The seed parameter of a key node's seed `seed`, when the key can be
-/// derived by the host: a u32 scalar parameter, or an i32 one through a
-/// bitcast or conversion to u32.
-pub(crate) fn seed_source(k: &Kernel, seed: ExprId) -> Option<(usize, SeedOf)> {
-    let param = |id: ExprId, ty: Scalar| match k.exprs[id].kind {
-        ExprKind::Param(p) if k.exprs[id].ty == ty && k.exprs[id].shape.is_empty() => Some(p),
-        _ => None,
-    };
-    if !k.exprs[seed].shape.is_empty() {
-        return None;
-    }
-    match k.exprs[seed].kind {
-        ExprKind::Param(_) => param(seed, Scalar::U32).map(|p| (p, SeedOf::Param)),
-        ExprKind::Bitcast(a) => param(a, Scalar::I32).map(|p| (p, SeedOf::Bitcast)),
-        ExprKind::Cast(a) => param(a, Scalar::I32).map(|p| (p, SeedOf::Cast)),
-        _ => None,
-    }
-}
-
-/// The seeds whose keys the host derives, in the order of their first key
-/// node.
-pub(crate) fn host_seeds(k: &Kernel) -> Vec<(usize, SeedOf)> {
-    let mut out = Vec::new();
-    for e in &k.exprs {
-        if let ExprKind::Builtin(Builtin::TandemKey(_), xs) = &e.kind
-            && let Some(s) = seed_source(k, xs[0])
-            && !out.contains(&s)
-        {
-            out.push(s);
-        }
-    }
-    out
 }
 
 /// One tensor's storage buffer.
@@ -294,7 +247,7 @@ pub fn layout_split(kernel: &Kernel, splits: &[Option<Split>]) -> Result<Layout,
     for (axis, a) in ["x", "y", "z"].into_iter().enumerate() {
         push(format!("grid_{a}"), FieldKind::Grid { axis: axis as u8 });
     }
-    for (param_index, seed) in host_seeds(kernel) {
+    for (param_index, seed) in phobos_core::ir::analysis::param_seeds(kernel) {
         for word in 0..4u8 {
             push(
                 format!("{}_key{word}", kernel.params[param_index].name),

@@ -105,6 +105,11 @@ pub const MAX_WORKGROUP_SIZE: u32 = 1024;
 /// Larger sizes are the tuner's to try where the device allows them.
 pub const PORTABLE_WORKGROUP_SIZE: u32 = 256;
 
+/// WebGPU's default `maxStorageBuffersPerShaderStage`, which every device
+/// has: a kernel binds one storage buffer per tensor (more where a tensor
+/// is bound in pieces, [`Split`]).
+pub const PORTABLE_STORAGE_BUFFERS: u32 = 8;
+
 /// How f32 division and square root are computed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Precision {
@@ -456,6 +461,47 @@ impl Compiled {
             self.plan.kernel.name,
             self.budget.list()
         ))
+    }
+
+    /// Where the module's workgroup memory is more than `limit` bytes, the
+    /// diagnostic `phobosc build` prints: code `E0140`, each `let`/`var`
+    /// tile kept in workgroup memory labelled at its statement with its
+    /// bytes, and the limit ([`plan::Budget::diagnostic`]). `None` where
+    /// it fits.
+    pub fn workgroup_memory_diagnostic(&self, limit: u64) -> Option<phobos_core::Diagnostic> {
+        self.budget.diagnostic(&self.plan.kernel, limit)
+    }
+
+    /// Where the module binds more than `limit` storage buffers (one per
+    /// tensor, or per piece of a split one), the diagnostic `phobosc build`
+    /// prints: code `E0141`, the tensors past the limit labelled at their
+    /// parameters. `None` where they fit.
+    pub fn storage_buffers_diagnostic(&self, limit: u32) -> Option<phobos_core::Diagnostic> {
+        use phobos_core::diag::{Diagnostic, code};
+        let k = &self.plan.kernel;
+        let used = self.layout.tensors.len();
+        if used <= limit as usize {
+            return None;
+        }
+        let mut d = Diagnostic::error(
+            code::STORAGE_BUFFERS,
+            format!(
+                "kernel `{}` binds {used} storage buffers, more than the target's {limit} a shader stage",
+                k.name
+            ),
+        );
+        for (n, t) in self.layout.tensors.iter().enumerate().skip(limit as usize) {
+            if let Some(span) = k.params[t.param_index].span {
+                d = d.label(
+                    span,
+                    format!("storage buffer {} of {used}: `{}`", n + 1, t.name),
+                );
+            }
+        }
+        Some(d.help(format!(
+            "split the kernel into kernels of at most {limit} tensors each, or give `phobosc build \
+             --storage-buffers N` the target device's limit (WebGPU's default is {PORTABLE_STORAGE_BUFFERS})"
+        )))
     }
 
     /// The plan as text ([`plan::explain`]).

@@ -13,12 +13,21 @@
 //!
 //! - which nodes compute the same value at the same tile position
 //!   ([`value_numbers`]), so that a backend may compute a value once and
-//!   reuse it across statements.
+//!   reuse it across statements;
+//! - the value of every node whose leaves are all constants
+//!   ([`constant_values`]), computed with the interpreter's operations;
+//! - where the seed of a Tandem key comes from ([`seed_of`], [`key_of`],
+//!   [`param_seeds`]): a constant (its key is computed by the compiler), a
+//!   scalar parameter (its key derived once per launch, by the host on the
+//!   GPU), or another node; the GPU's uniform block, its key nodes and its
+//!   staged words' buffers, and the CPU's key words all read this one
+//!   answer.
 //!
 //! Every walk follows [`ExprKind::operands`], so a load's index
 //! expressions count as read.
 
-use super::{BinOp, ExprId, ExprKind, IdVec, Index, Kernel, Place, Stmt, UnOp};
+use super::{BinOp, Builtin, ExprId, ExprKind, IdVec, Index, Kernel, Place, Stmt, UnOp};
+use crate::interp::ops;
 use crate::types::{Dim, Scalar, Value};
 use std::collections::HashMap;
 
@@ -460,6 +469,149 @@ pub fn value_numbers(k: &Kernel) -> IdVec<ExprId, ExprId> {
     out
 }
 
+/// The value of every node of `kernel` whose leaves are all constants (none
+/// for the others), computed with `interp::ops`, the interpreter's own
+/// operations, so its bits are the reference's by construction. Tandem
+/// draws, reductions and whatever reads the launch or memory are never
+/// constant here (a constant seed's key is [`seed_of`]'s). In arena order:
+/// operands precede their users, so one pass suffices.
+pub fn constant_values(kernel: &Kernel) -> IdVec<ExprId, Option<Value>> {
+    let mut out: IdVec<ExprId, Option<Value>> = IdVec::with_capacity(kernel.exprs.len());
+    for e in &kernel.exprs {
+        let c = |id: ExprId| out[id];
+        let v = match &e.kind {
+            ExprKind::Const(v) => Some(*v),
+            ExprKind::Unary(op, a) => c(*a).map(|a| ops::unary(*op, a)),
+            ExprKind::Binary(op, a, b) => match (c(*a), c(*b)) {
+                (Some(a), Some(b)) => Some(ops::binary(*op, a, b)),
+                _ => None,
+            },
+            ExprKind::Cast(a) => c(*a).map(|a| ops::cast(a, e.ty)),
+            ExprKind::Bitcast(a) => c(*a).map(|a| ops::bitcast(a, e.ty)),
+            ExprKind::Select(s, a, b) => match (c(*s), c(*a), c(*b)) {
+                (Some(s), Some(a), Some(b)) => Some(ops::select(s, a, b)),
+                _ => None,
+            },
+            ExprKind::Builtin(f, xs) if !f.is_tandem() => {
+                let args: Option<Vec<Value>> = xs.iter().map(|x| c(*x)).collect();
+                args.map(|args| ops::builtin(*f, &args))
+            }
+            // Values of the launch or of memory, Tandem draws, reductions.
+            ExprKind::Builtin(..)
+            | ExprKind::Param(_)
+            | ExprKind::DimValue(_)
+            | ExprKind::BlockId(_)
+            | ExprKind::GridSize(_)
+            | ExprKind::Iota(_)
+            | ExprKind::Local(_)
+            | ExprKind::Load { .. }
+            | ExprKind::Reduce { .. } => None,
+        };
+        out.push(v);
+    }
+    out
+}
+
+/// How a Tandem seed is made from a scalar parameter: the parameter itself
+/// (u32), or an i32 parameter's bits (`bitcast<u32>(x)`) or conversion
+/// (`u32(x)`, with [`ops::cast`]'s meaning).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SeedOf {
+    Param,
+    Bitcast,
+    Cast,
+}
+
+impl SeedOf {
+    /// The seed a launch's parameter value makes, with the interpreter's
+    /// meaning; `None` for a value of another type than the kernel's.
+    pub fn seed(self, v: Value) -> Option<u32> {
+        match (self, v) {
+            (SeedOf::Param, Value::U32(x)) => Some(x),
+            (SeedOf::Bitcast, Value::I32(x)) => Some(x as u32),
+            (SeedOf::Cast, Value::I32(_)) => match ops::cast(v, Scalar::U32) {
+                Value::U32(x) => Some(x),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// Where the seed of a Tandem key comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Seed {
+    /// A constant: its key is a constant, `ops::tandem_key(seed)`.
+    Const(u32),
+    /// Made from the scalar parameter `Kernel::params[param]` as `of` says:
+    /// one value for a whole launch, so its key can be derived once, before
+    /// any element (the GPU's host-derived keys, `FieldKind::TandemKey`).
+    Param { param: usize, of: SeedOf },
+    /// Any other node (a tile, a computed scalar): its key is derived where
+    /// the node is.
+    Node(ExprId),
+}
+
+/// The seed node `seed` of a key node, classified. Two seed nodes with
+/// one answer other than [`Seed::Node`] have one value everywhere in a
+/// launch, so their keys are the same.
+pub fn seed_of(k: &Kernel, seed: ExprId) -> Seed {
+    let e = &k.exprs[seed];
+    let param = |id: ExprId, ty: Scalar| match k.exprs[id].kind {
+        ExprKind::Param(p) if k.exprs[id].ty == ty && k.exprs[id].shape.is_empty() => Some(p),
+        _ => None,
+    };
+    let from = |id: ExprId, ty: Scalar, of: SeedOf| match param(id, ty) {
+        Some(param) => Seed::Param { param, of },
+        None => Seed::Node(seed),
+    };
+    match e.kind {
+        ExprKind::Const(Value::U32(v)) => Seed::Const(v),
+        _ if !e.shape.is_empty() => Seed::Node(seed),
+        ExprKind::Param(_) => from(seed, Scalar::U32, SeedOf::Param),
+        ExprKind::Bitcast(a) => from(a, Scalar::I32, SeedOf::Bitcast),
+        ExprKind::Cast(a) => from(a, Scalar::I32, SeedOf::Cast),
+        _ => Seed::Node(seed),
+    }
+}
+
+/// One key argument of a Tandem word node (`_tandem_word(k0, k1, k2, k3,
+/// i)`), classified: word `q` of the key of a classified seed, or any
+/// other node. Word nodes whose four arguments have one answer other than
+/// [`KeyOf::Node`] draw from one stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KeyOf {
+    Word { q: u8, seed: Seed },
+    Node(ExprId),
+}
+
+/// The key argument `id` of a word node, classified ([`KeyOf`]).
+pub fn key_of(k: &Kernel, id: ExprId) -> KeyOf {
+    match &k.exprs[id].kind {
+        ExprKind::Builtin(Builtin::TandemKey(q), xs) => KeyOf::Word {
+            q: *q,
+            seed: seed_of(k, xs[0]),
+        },
+        _ => KeyOf::Node(id),
+    }
+}
+
+/// The parameter seeds ([`Seed::Param`]) of the kernel's key nodes, each
+/// once, in the order of its first key node: the keys a launch derives
+/// once.
+pub fn param_seeds(k: &Kernel) -> Vec<(usize, SeedOf)> {
+    let mut out = Vec::new();
+    for e in &k.exprs {
+        if let ExprKind::Builtin(Builtin::TandemKey(_), xs) = &e.kind
+            && let Seed::Param { param, of } = seed_of(k, xs[0])
+            && !out.contains(&(param, of))
+        {
+            out.push((param, of));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -603,5 +755,53 @@ mod tests {
         assert_eq!(stmt_tile(&k, for_stmt), None);
         assert!(matches!(access(&k, for_stmt).writes[..], [Place::Local(_)]));
         assert_eq!(access(&k, &k.body[0]).reads, vec![x]);
+    }
+
+    /// Every kind of seed, and the key arguments of word nodes, classified
+    /// once for every backend.
+    #[test]
+    fn seeds_and_keys() {
+        let text = "kernel k(Y: tensor<u32>[8], a: u32, b: i32, c: u32) {\n  \
+                    Y[0 :+ 8] = tandem_u32(a, iota(0)) + tandem_u32(bitcast<u32>(b), iota(0)) \
+                    + tandem_u32(u32(b), iota(0)) + tandem_u32(7, iota(0)) \
+                    + tandem_u32(c + 1, iota(0)) + tandem_u32(a, iota(0) + 8)\n}";
+        let (prog, diags) = Program::parse("seeds.ph", text);
+        assert!(diags.is_empty(), "{diags:?}");
+        let k = prog.kernel("k", &[]).expect("checks");
+        let mut seeds = Vec::new();
+        let mut words = Vec::new();
+        for e in &k.exprs {
+            match &e.kind {
+                ExprKind::Builtin(Builtin::TandemKey(0), xs) => seeds.push(seed_of(&k, xs[0])),
+                ExprKind::Builtin(Builtin::TandemWord, xs) => {
+                    words.push(std::array::from_fn::<_, 4, _>(|q| key_of(&k, xs[q])))
+                }
+                _ => {}
+            }
+        }
+        let param = |param, of| Seed::Param { param, of };
+        assert!(seeds.contains(&param(1, SeedOf::Param)), "{seeds:?}");
+        assert!(seeds.contains(&param(2, SeedOf::Bitcast)), "{seeds:?}");
+        assert!(seeds.contains(&param(2, SeedOf::Cast)), "{seeds:?}");
+        assert!(seeds.contains(&Seed::Const(7)), "{seeds:?}");
+        assert!(
+            seeds.iter().any(|s| matches!(s, Seed::Node(_))),
+            "{seeds:?}"
+        );
+        assert_eq!(
+            param_seeds(&k),
+            vec![(1, SeedOf::Param), (2, SeedOf::Bitcast), (2, SeedOf::Cast)]
+        );
+        // The two draws of `a` read one key, whatever their counters.
+        let of_a = |w: &&[KeyOf; 4]| {
+            w[0] == KeyOf::Word {
+                q: 0,
+                seed: param(1, SeedOf::Param),
+            }
+        };
+        assert_eq!(words.iter().filter(of_a).count(), 2, "{words:?}");
+        assert_eq!(SeedOf::Cast.seed(Value::I32(-5)), Some(-5i32 as u32));
+        assert_eq!(SeedOf::Bitcast.seed(Value::I32(-1)), Some(u32::MAX));
+        assert_eq!(SeedOf::Param.seed(Value::I32(3)), None);
     }
 }

@@ -6,6 +6,7 @@
 //! Ids are typed ([`id`]): an expression id, a local id and a plain index
 //! are different types, and the arenas are indexed by their own id only.
 
+use crate::span::Span;
 use crate::types::{Dim, Scalar, Shape, SymId, Value};
 use std::fmt::Write;
 
@@ -40,6 +41,10 @@ pub struct Kernel {
 pub struct Param {
     pub name: String,
     pub kind: ParamKind,
+    /// Where the kernel's signature declares it, for diagnostics (`None`
+    /// for the parameters the compiler adds, such as a check's output).
+    /// Neither printed nor part of the fingerprint.
+    pub span: Option<Span>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -68,6 +73,11 @@ pub struct Local {
     pub kind: LocalKind,
     pub elem: Scalar,
     pub shape: Shape,
+    /// The statement that declares it (a `let`, `var` or `for`, or the one
+    /// whose reduction the checker moved into it), for diagnostics that
+    /// concern the value, such as a GPU's workgroup memory; `None` for the
+    /// locals a backend makes. Neither printed nor part of the fingerprint.
+    pub span: Option<Span>,
 }
 
 /// The number of blocks along one grid axis, as a formula of the launch's dims.

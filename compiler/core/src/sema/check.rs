@@ -230,6 +230,7 @@ pub fn check_expr_kernel_reading(
                 read: false,
                 written: true,
             },
+            span: None,
         });
         let (index, _) = c.full_slice(Place::Param(param));
         c.k.body.push(Stmt::Store {
@@ -441,6 +442,7 @@ impl<'p> Checker<'p> {
             self.k.params.push(ir::Param {
                 name: p.name.name.clone(),
                 kind,
+                span: Some(p.name.span.to(p.ty.span())),
             });
             self.bind(&p.name.name, binding);
         }
@@ -579,7 +581,7 @@ impl<'p> Checker<'p> {
 
     pub(super) fn stmt(&mut self, s: &ast::Stmt) {
         match s {
-            ast::Stmt::Let { name, value, .. } => {
+            ast::Stmt::Let { name, value, span } => {
                 self.iota = IotaCtx::Let;
                 let v = self.expr(value).and_then(|v| self.default_type(v));
                 self.iota = IotaCtx::Elsewhere;
@@ -589,14 +591,18 @@ impl<'p> Checker<'p> {
                 };
                 let Ty::S(elem) = v.ty else { return };
                 self.check_tile_bound(&name.name, elem, &v.shape, value.span);
-                let local = self.new_local(&name.name, LocalKind::Let, elem, v.shape.clone());
+                let local =
+                    self.new_local(&name.name, LocalKind::Let, elem, v.shape.clone(), *span);
                 self.let_values.insert(local, v.id);
-                self.hoist_reductions(v.id);
+                self.hoist_reductions(v.id, *span);
                 self.k.body.push(Stmt::Let { local, value: v.id });
                 self.bind(&name.name, Binding::Local(local));
             }
             ast::Stmt::Var {
-                name, ty, value, ..
+                name,
+                ty,
+                value,
+                span,
             } => {
                 let Some((elem, shape)) = self.var_type(ty) else {
                     self.bind(&name.name, Binding::Poisoned);
@@ -607,13 +613,13 @@ impl<'p> Checker<'p> {
                     self.bind(&name.name, Binding::Poisoned);
                     return;
                 };
-                let local = self.new_local(&name.name, LocalKind::Var, elem, shape);
+                let local = self.new_local(&name.name, LocalKind::Var, elem, shape, *span);
                 self.var_depth.insert(local, self.loop_depth);
-                self.hoist_reductions(v);
+                self.hoist_reductions(v, *span);
                 self.k.body.push(Stmt::Var { local, value: v });
                 self.bind(&name.name, Binding::Local(local));
             }
-            ast::Stmt::Assign { place, value, .. } => {
+            ast::Stmt::Assign { place, value, span } => {
                 let Some((target, index, elem, shape)) = self.place(place) else {
                     return;
                 };
@@ -633,7 +639,7 @@ impl<'p> Checker<'p> {
                 {
                     *written = true;
                 }
-                self.hoist_reductions(v);
+                self.hoist_reductions(v, *span);
                 self.k.body.push(Stmt::Store {
                     place: target,
                     index,
@@ -698,12 +704,14 @@ impl<'p> Checker<'p> {
         kind: LocalKind,
         elem: Scalar,
         shape: Shape,
+        span: Span,
     ) -> LocalId {
         self.k.locals.push(ir::Local {
             name: name.to_string(),
             kind,
             elem,
             shape,
+            span: Some(span),
         })
     }
 

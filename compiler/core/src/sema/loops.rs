@@ -34,7 +34,13 @@ impl Checker<'_> {
             self.scopes.pop();
             return;
         };
-        let local = self.new_local(&var.name, LocalKind::Loop, Scalar::I32, Vec::new());
+        let local = self.new_local(
+            &var.name,
+            LocalKind::Loop,
+            Scalar::I32,
+            Vec::new(),
+            var.span,
+        );
         self.k.body.push(Stmt::For {
             local,
             start: start.id,

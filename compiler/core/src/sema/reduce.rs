@@ -158,7 +158,7 @@ impl Checker<'_> {
     /// (`phobos-gpu`'s `coop_reduce.rs`), as in an accumulator's `s = s + sum(x, axis = 1)`.
     /// Inner reductions come first (they have lower ids), so an outer one
     /// reads the inner one's tile.
-    pub(super) fn hoist_reductions(&mut self, value: ExprId) {
+    pub(super) fn hoist_reductions(&mut self, value: ExprId, span: Span) {
         let mut found = Vec::new();
         let mut seen = HashSet::new();
         let mut stack = vec![value];
@@ -189,7 +189,8 @@ impl Checker<'_> {
                 continue;
             }
             let copy = self.push(e.kind.clone(), e.ty, e.shape.clone());
-            let local = self.new_local(&format!("_{}", op.name()), LocalKind::Let, e.ty, e.shape);
+            let name = format!("_{}", op.name());
+            let local = self.new_local(&name, LocalKind::Let, e.ty, e.shape, span);
             self.k.exprs[id].kind = ExprKind::Local(local);
             self.k.body.push(Stmt::Let { local, value: copy });
         }

@@ -82,6 +82,7 @@ pub fn hoist(k: &Kernel) -> (Kernel, Vec<Hoisted>) {
                 kind: LocalKind::Let,
                 elem: e.ty,
                 shape: e.shape.clone(),
+                span: None,
             });
             let read = out.exprs.push(Expr {
                 kind: ExprKind::Local(local),

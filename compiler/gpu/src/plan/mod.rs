@@ -21,7 +21,8 @@ pub mod values;
 
 use crate::{GpuOptions, LowerError};
 pub use hoist::Hoisted;
-use phobos_core::ir::{Kernel, LocalKind};
+use phobos_core::diag::{Diagnostic, code};
+use phobos_core::ir::{Kernel, LocalId, LocalKind};
 pub use values::{Home, ValuePlan};
 
 /// The plan's revision: bumped whenever a plan may emit other code for
@@ -79,6 +80,9 @@ pub struct BudgetItem {
     /// compiler's own array by its name.
     pub name: String,
     pub bytes: u64,
+    /// The `let`/`var` it holds, if it holds one.
+    #[serde(skip)]
+    pub local: Option<LocalId>,
 }
 
 /// The workgroup memory of a lowered module, item by item: the one account
@@ -101,9 +105,11 @@ impl Budget {
             .map(|(_, g)| {
                 let bytes = u64::from(module.types[g.ty].inner.size(module.to_ctx()));
                 let array = g.name.clone().unwrap_or_else(|| "(unnamed)".into());
+                let local = array_local(kernel, &array);
                 BudgetItem {
-                    name: array_name(kernel, &array),
+                    name: array_name(kernel, &array, local),
                     bytes,
+                    local,
                 }
             })
             .collect();
@@ -123,16 +129,93 @@ impl Budget {
             .collect();
         v.join(", ")
     }
+
+    /// Where the module's workgroup memory is more than `limit` bytes, the
+    /// error for the person who wrote `kernel` (the kernel that was
+    /// lowered, whose locals carry the spans of their statements): the
+    /// largest `let`/`var` tile labelled at its statement with its bytes,
+    /// every other tile labelled too, the compiler's own arrays in a note,
+    /// and the total against the limit. `None` where it fits.
+    pub fn diagnostic(&self, kernel: &Kernel, limit: u64) -> Option<Diagnostic> {
+        let used = self.total();
+        if used <= limit {
+            return None;
+        }
+        let cfg: Vec<String> = kernel
+            .config
+            .iter()
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect();
+        let config = if cfg.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", cfg.join(", "))
+        };
+        let mut d = Diagnostic::error(
+            code::WORKGROUP_MEMORY,
+            format!(
+                "kernel `{}`{config} needs {used} bytes of workgroup memory, more than the \
+                 target's {limit}",
+                kernel.name
+            ),
+        );
+        let mut located: Vec<&BudgetItem> = self
+            .items
+            .iter()
+            .filter(|i| i.local.and_then(|l| kernel.locals[l].span).is_some())
+            .collect();
+        located.sort_by_key(|i| std::cmp::Reverse(i.bytes));
+        for (n, item) in located.iter().enumerate() {
+            let local = &kernel.locals[item.local.expect("located")];
+            let span = local.span.expect("located");
+            let alone = if n == 0 && item.bytes > limit {
+                format!(", alone more than the {limit}")
+            } else {
+                String::new()
+            };
+            d = d.label(
+                span,
+                format!(
+                    "{} is kept in workgroup memory: {} bytes{alone}",
+                    item.name, item.bytes
+                ),
+            );
+        }
+        let others: Vec<String> = self
+            .items
+            .iter()
+            .filter(|i| !located.iter().any(|l| std::ptr::eq(*l, *i)))
+            .map(|i| format!("{} {} bytes", i.name, i.bytes))
+            .collect();
+        if !others.is_empty() {
+            d = d.note(format!(
+                "the compiler's own arrays take the rest: {}",
+                others.join(", ")
+            ));
+        }
+        Some(d.help(format!(
+            "use smaller tiles (a smaller @autotune value, or a slice of the rows per block), \
+             or give `phobosc build --workgroup-memory BYTES` the target device's limit \
+             (WebGPU's default is {})",
+            crate::WORKGROUP_MEMORY_LIMIT
+        )))
+    }
+}
+
+/// The local whose tile the workgroup array `array` holds, if any (the
+/// lowering names local `l`'s array `NAME_l`).
+fn array_local(kernel: &Kernel, array: &str) -> Option<LocalId> {
+    kernel
+        .locals
+        .iter_enumerated()
+        .find(|(l, local)| array == format!("{}_{l}", local.name))
+        .map(|(l, _)| l)
 }
 
 /// A workgroup array as a message names it.
-fn array_name(kernel: &Kernel, array: &str) -> String {
-    let local = kernel
-        .locals
-        .iter_enumerated()
-        .find(|(l, local)| array == format!("{}_{l}", local.name));
-    match local {
-        Some((_, local)) => format!(
+fn array_name(kernel: &Kernel, array: &str, local: Option<LocalId>) -> String {
+    match local.map(|l| &kernel.locals[l]) {
+        Some(local) => format!(
             "`{} {}: tile<{}>{}`",
             match local.kind {
                 LocalKind::Let => "let",

@@ -33,13 +33,12 @@ pub(crate) use stepped::{largest_stepped_tile, stepped_tasks};
 
 use super::{H, Lower};
 use crate::LowerError;
-use crate::layout::SeedOf;
 use naga::{BinaryOperator as B, Block, Statement};
 use phobos_core::interp::ops::TANDEM_K;
 use phobos_core::ir::BinOp;
+use phobos_core::ir::analysis::{Seed, SeedOf, seed_of};
 use phobos_core::ir::{Builtin, ExprId, ExprKind};
 use phobos_core::types::Scalar;
-use phobos_core::types::Value;
 use std::collections::HashMap;
 
 use crate::tandem_ops::{self, DOMAIN_SEED, DOMAIN_SPLIT, DOMAIN_SUB, WARM_UP_STEPS as WARM_UP};
@@ -121,16 +120,24 @@ impl Lower<'_> {
                 let ExprKind::Builtin(_, xs) = &self.k.exprs[id].kind else {
                     unreachable!("a key node is a builtin")
                 };
-                let host = crate::layout::seed_source(self.k, xs[0])
-                    .and_then(|s| self.tandem.host_keys.get(&s))
-                    .and_then(|k| k[q as usize]);
-                match (host, &self.k.exprs[xs[0]].kind) {
-                    (Some(w), _) => w,
-                    // A constant seed's key is a constant.
-                    (None, ExprKind::Const(Value::U32(s))) => {
-                        self.u32c(phobos_core::interp::ops::tandem_key(*s)[q as usize])
+                // The core's classification of the seed: a parameter's key
+                // was derived by the host, a constant's is a constant.
+                match seed_of(self.k, xs[0]) {
+                    Seed::Param { param, of } => {
+                        match self
+                            .tandem
+                            .host_keys
+                            .get(&(param, of))
+                            .and_then(|k| k[q as usize])
+                        {
+                            Some(w) => w,
+                            None => self.seed_key(*seed)[q as usize],
+                        }
                     }
-                    (None, _) => self.seed_key(*seed)[q as usize],
+                    Seed::Const(s) => {
+                        self.u32c(phobos_core::interp::ops::tandem_key(s)[q as usize])
+                    }
+                    Seed::Node(_) => self.seed_key(*seed)[q as usize],
                 }
             }
             (Builtin::TandemWord, [k0, k1, k2, k3, i]) => {

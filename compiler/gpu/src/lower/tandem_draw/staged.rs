@@ -29,9 +29,9 @@ use crate::lower::H;
 use naga::{
     BinaryOperator as B, Block, Expression, GlobalVariable, Handle, MathFunction, Statement,
 };
-use phobos_core::ir::analysis::{self, Slopes};
+use phobos_core::ir::analysis::{self, KeyOf, Slopes, key_of};
 use phobos_core::ir::{Builtin, ExprId, ExprKind, IdVec, Kernel, Place, Stmt};
-use phobos_core::types::{Dim, Scalar, Value};
+use phobos_core::types::{Dim, Scalar};
 use std::collections::HashMap;
 use std::num::NonZeroU32;
 
@@ -66,40 +66,13 @@ pub(in crate::lower) struct Window {
     count: H,
 }
 
-/// Who a key argument of a word node is, so that word nodes of one key
-/// share a buffer: `_tandem_key(seed, q)` of a parameter or a constant seed
-/// is the same value wherever it appears.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-enum KeyArg {
-    Word(u8, Seed),
-    Node(ExprId),
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-enum Seed {
-    Param(usize),
-    Const(u32),
-    Node(ExprId),
-}
-
-fn key_arg(k: &Kernel, id: ExprId) -> KeyArg {
-    match &k.exprs[id].kind {
-        ExprKind::Builtin(Builtin::TandemKey(q), xs) => {
-            let seed = match k.exprs[xs[0]].kind {
-                ExprKind::Param(p) => Seed::Param(p),
-                ExprKind::Const(Value::U32(v)) => Seed::Const(v),
-                _ => Seed::Node(xs[0]),
-            };
-            KeyArg::Word(*q, seed)
-        }
-        _ => KeyArg::Node(id),
-    }
-}
-
 /// The word nodes of `value` whose key is a scalar and whose counter is
 /// contiguous along `tile`, grouped by key (one buffer per group).
 pub(super) fn word_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<ExprId>> {
-    let mut groups: Vec<([KeyArg; 4], Vec<ExprId>)> = Vec::new();
+    // Word nodes of one key (the core's classification of key arguments:
+    // `_tandem_key(seed, q)` of a parameter or a constant seed is the same
+    // value wherever it appears) share a buffer.
+    let mut groups: Vec<([KeyOf; 4], Vec<ExprId>)> = Vec::new();
     let mut slopes = Slopes::new(k, tile.len());
     let mut seen = IdVec::from_elem(false, k.exprs.len());
     let mut stack = vec![value];
@@ -111,7 +84,7 @@ pub(super) fn word_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<Ex
         if let ExprKind::Builtin(Builtin::TandemWord, xs) = &e.kind {
             let scalar_key = xs[..4].iter().all(|x| k.exprs[*x].shape.is_empty());
             if scalar_key && slopes.counter(xs[4], tile).contiguous() {
-                let key: [KeyArg; 4] = std::array::from_fn(|q| key_arg(k, xs[q]));
+                let key: [KeyOf; 4] = std::array::from_fn(|q| key_of(k, xs[q]));
                 match groups.iter_mut().find(|(g, _)| *g == key) {
                     Some((_, ids)) => ids.push(id),
                     None => groups.push((key, vec![id])),
