@@ -90,8 +90,7 @@ fn bits_view<'py>(
 
 /// Whether `a` holds bf16: ml_dtypes' `bfloat16`, or uint16 bits.
 fn is_bf16(a: &Bound<'_, PyUntypedArray>) -> bool {
-    a.dtype().is_equiv_to(&dtype::<u16>(a.py()))
-        || a.dtype().str().is_ok_and(|s| s.to_string() == "bfloat16")
+    a.dtype().is_equiv_to(&dtype::<u16>(a.py())) || a.dtype().str().is_ok_and(|s| s == "bfloat16")
 }
 
 /// `obj` as a NumPy array without copying where it can: a NumPy array as

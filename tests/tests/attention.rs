@@ -104,9 +104,9 @@ fn forward64(
             let m = sc.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
             let l: f64 = sc.iter().map(|x| (x - m).exp()).sum();
             lse[h * s + i] = m + l.ln();
-            for j in 0..s {
+            for (j, x) in sc.iter().enumerate() {
                 if mask.keep(h, i, j) {
-                    let pd = (sc[j] - m).exp() / l / (1.0 - f64::from(P));
+                    let pd = (x - m).exp() / l / (1.0 - f64::from(P));
                     for d in 0..D {
                         o[(h * s + i) * D + d] += pd * at(v, s, h, j, d);
                     }

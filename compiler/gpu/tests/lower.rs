@@ -769,3 +769,21 @@ kernel natives(X: tensor<f32>[N], Y: tensor<f32>[N]) {
         assert!(!calls(&exact, name), "exact mode calls {name}:\n{exact}");
     }
 }
+
+/// A matrix product says which path it takes, in the notes that
+/// `phobosc build --explain` and a launch's provenance show.
+#[test]
+fn a_product_says_which_path_it_takes() {
+    let p = program(&root().join("examples/matmul.ph"));
+    let cfg = [("BM".to_string(), 16), ("BN".to_string(), 16)];
+    let k = p.kernel("matmul", &cfg).expect("checks");
+    let c = compile(&k, &GpuOptions::default()).expect("lowers");
+    assert!(
+        c.notes.iter().any(
+            |n| n.starts_with("statement 1: `dot` of [16, K] by [K, 16]")
+                && n.contains("portable path")
+        ),
+        "{:?}",
+        c.notes
+    );
+}

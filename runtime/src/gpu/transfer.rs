@@ -210,7 +210,7 @@ impl Gpu {
         // Copies move multiples of 4 bytes: an odd count of 16-bit
         // elements ends in a padded word.
         let padded_bytes;
-        let bytes = if bytes.len() % 4 == 0 {
+        let bytes = if bytes.len().is_multiple_of(4) {
             bytes
         } else {
             padded_bytes = [bytes, &[0; 3][..4 - bytes.len() % 4]].concat();

@@ -505,7 +505,9 @@ pub fn constant_values(kernel: &Kernel) -> IdVec<ExprId, Option<Value>> {
             | ExprKind::Iota(_)
             | ExprKind::Local(_)
             | ExprKind::Load { .. }
-            | ExprKind::Reduce { .. } => None,
+            | ExprKind::Reduce { .. }
+            | ExprKind::Dot { .. }
+            | ExprKind::Transpose(_) => None,
         };
         out.push(v);
     }

@@ -776,6 +776,11 @@ impl Checker<'_> {
             let want = match &p.ty {
                 None => None,
                 Some(ast::TypeExpr::Scalar(t)) => match Scalar::from_name(&t.name) {
+                    Some(s) if s.is_half() => {
+                        self.half_value(s, t.span, "a `fn` parameter");
+                        ok = false;
+                        continue;
+                    }
                     Some(s) => Some(s),
                     None => {
                         self.scalar_type(t);

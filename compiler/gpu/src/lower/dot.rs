@@ -30,6 +30,16 @@ impl Lower<'_> {
         cache: &HashMap<ExprId, H>,
     ) -> Result<H, LowerError> {
         let shape = self.k.exprs[id].shape.clone();
+        let text = |s: &[phobos_core::types::Dim]| self.k.shape_text(s);
+        let note = format!(
+            "statement {}: `dot` of {} by {}: each element loops over K in order (the portable path: no workgroup tiling, no cooperative matrices)",
+            self.tandem.stmt + 1,
+            text(&self.k.exprs[a].shape),
+            text(&self.k.exprs[b].shape)
+        );
+        if !self.tandem.notes.contains(&note) {
+            self.tandem.notes.push(note);
+        }
         let q = self.aligned(&shape, pos);
         let n = pos.len();
         let outer = self.position_free(cache);
