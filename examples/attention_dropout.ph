@@ -13,6 +13,8 @@
 // score tiles, and `acc` staged while it is updated).
 //
 //   phobosc run examples/attention_dropout.ph --dim BH=4 --dim S=256 --arg scale=0.125 --arg p=0.1
+
+// dims: BH=2, S=40
 @autotune(BM in [16], BN in [16, 32])
 @grid(cdiv(S, BM), BH)
 kernel attention_dropout(Q: tensor<f16>[BH, S, 64], K: tensor<f16>[BH, S, 64],

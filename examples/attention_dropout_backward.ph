@@ -11,6 +11,8 @@
 //   dQ = dS K * scale,  dK = dS^T Q * scale.
 //
 //   phobosc run examples/attention_dropout_backward.ph --kernel attention_dropout_backward_kv --dim BH=4 --dim S=256 --arg scale=0.125 --arg p=0.1
+
+// dims: BH=2, S=40
 @autotune(BM in [16, 32], BN in [16])
 @grid(cdiv(S, BN), BH)
 kernel attention_dropout_backward_kv(Q: tensor<f16>[BH, S, 64], K: tensor<f16>[BH, S, 64],
@@ -28,8 +30,7 @@ kernel attention_dropout_backward_kv(Q: tensor<f16>[BH, S, 64], K: tensor<f16>[B
     var pt: tile<f32>[BN, BM] = where(i + iota(1) < S, exp(dot(K[bh, j :+ BN, :], trans(Q[bh, i :+ BM, :])) * scale - trans(L[bh, i :+ BM, :])), 0.0)
     var pd: tile<f32>[BN, BM] = tandem_dropout(pt, p, key, (bh * S + i + iota(1)) * S + j + iota(0))
     dv = dv + dot(pd, dO[bh, i :+ BM, :])
-    var dp: tile<f32>[BN, BM] = tandem_dropout(dot(V[bh, j :+ BN, :], trans(dO[bh, i :+ BM, :])), p, key, (bh * S + i + iota(1)) * S + j + iota(0))
-    var ds: tile<f32>[BN, BM] = pt * (dp - trans(sum(dO[bh, i :+ BM, :] * O[bh, i :+ BM, :], axis = 1)))
+    var ds: tile<f32>[BN, BM] = pt * (tandem_dropout(dot(V[bh, j :+ BN, :], trans(dO[bh, i :+ BM, :])), p, key, (bh * S + i + iota(1)) * S + j + iota(0)) - trans(sum(dO[bh, i :+ BM, :] * O[bh, i :+ BM, :], axis = 1)))
     dk = dk + dot(ds, Q[bh, i :+ BM, :]) * scale
   }
   dK[bh, j :+ BN, :] = dk
@@ -48,8 +49,7 @@ kernel attention_dropout_backward_q(Q: tensor<f16>[BH, S, 64], K: tensor<f16>[BH
   for jb in 0 .. (S + BN - 1) / BN {
     let j = jb * BN
     var pm: tile<f32>[BM, BN] = where(j + iota(1) < S, exp(dot(Q[bh, i :+ BM, :], trans(K[bh, j :+ BN, :])) * scale - L[bh, i :+ BM, :]), 0.0)
-    var dp: tile<f32>[BM, BN] = tandem_dropout(dot(dO[bh, i :+ BM, :], trans(V[bh, j :+ BN, :])), p, key, (bh * S + i + iota(0)) * S + j + iota(1))
-    var ds: tile<f32>[BM, BN] = pm * (dp - sum(dO[bh, i :+ BM, :] * O[bh, i :+ BM, :], axis = 1))
+    var ds: tile<f32>[BM, BN] = pm * (tandem_dropout(dot(dO[bh, i :+ BM, :], trans(V[bh, j :+ BN, :])), p, key, (bh * S + i + iota(0)) * S + j + iota(1)) - sum(dO[bh, i :+ BM, :] * O[bh, i :+ BM, :], axis = 1))
     dq = dq + dot(ds, K[bh, j :+ BN, :]) * scale
   }
   dQ[bh, i :+ BM, :] = dq
