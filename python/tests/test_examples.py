@@ -9,8 +9,11 @@ import phobos
 from conftest import EXAMPLES, run_cli
 
 # Extents that are not multiples of the tiles, so that masking is exercised.
-DIMS = {"M": 37, "N": 300}
+DIMS = {"M": 37, "N": 300, "K": 24, "BH": 2, "S": 40}
 SEED = 3
+# Scalars by name where the seed would not do (attention's scale and
+# dropout probability).
+SCALARS = {"scale": 0.125, "p": 0.1}
 
 
 def cases():
@@ -25,7 +28,7 @@ def inputs(kernel):
     args = {}
     for p in kernel.params:
         if p["kind"] == "scalar":
-            args[p["name"]] = SEED
+            args[p["name"]] = SCALARS.get(p["name"], SEED)
         elif p["read"]:
             shape = [DIMS[d] if d in DIMS else int(d) for d in p["shape"].strip("[]").split(", ")]
             args[p["name"]] = (rng.standard_normal(shape) * 2).astype(p["dtype"])

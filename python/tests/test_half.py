@@ -24,7 +24,9 @@ def test_stores_round_to_float16_and_bfloat16_bits():
     assert h.dtype == np.float16
     # NumPy's own float16 conversion rounds to nearest even too; a NaN is
     # stored as the canonical quiet NaN.
-    assert np.array_equal(h[:5].view(np.uint16), x[:5].astype(np.float16).view(np.uint16))
+    with np.errstate(over="ignore"):  # 65520 rounds to infinity, as it should
+        want16 = x[:5].astype(np.float16)
+    assert np.array_equal(h[:5].view(np.uint16), want16.view(np.uint16))
     assert h.view(np.uint16)[5] == 0x7E00
     bits = b.view(np.uint16) if b.dtype != np.uint16 else b
     want = (x.view(np.uint32) + 0x7FFF + ((x.view(np.uint32) >> 16) & 1)) >> 16
