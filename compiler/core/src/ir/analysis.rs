@@ -773,12 +773,11 @@ mod tests {
         let mut seeds = Vec::new();
         let mut words = Vec::new();
         for e in &k.exprs {
-            match &e.kind {
-                ExprKind::Builtin(Builtin::TandemKey(0), xs) => seeds.push(seed_of(&k, xs[0])),
-                ExprKind::Builtin(Builtin::TandemWord, xs) => {
-                    words.push(std::array::from_fn::<_, 4, _>(|q| key_of(&k, xs[q])))
-                }
-                _ => {}
+            if let ExprKind::Builtin(Builtin::TandemKey(0), xs) = &e.kind {
+                seeds.push(seed_of(&k, xs[0]));
+            }
+            if let ExprKind::Builtin(Builtin::TandemWord, xs) = &e.kind {
+                words.push(std::array::from_fn::<_, 4, _>(|q| key_of(&k, xs[q])));
             }
         }
         let param = |param, of| Seed::Param { param, of };
