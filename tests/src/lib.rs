@@ -90,6 +90,18 @@ pub fn make_args(
         .collect()
 }
 
+/// Asserts that checking each source (as `k.ph`) reports a diagnostic
+/// containing its phrase, located in the source.
+pub fn assert_located_errors(cases: &[(&str, &str)]) {
+    for (src, want) in cases {
+        let (p, mut d) = Program::parse("k.ph", src);
+        d.extend(p.check());
+        let text = phobos_core::render(&d, &p.sources, false);
+        assert!(text.contains(want), "{src}\n{text}");
+        assert!(text.contains("k.ph:"), "no location: {text}");
+    }
+}
+
 /// Parses and checks a program, panicking with rendered diagnostics.
 pub fn program(name: &str, text: &str) -> Program {
     let (p, mut d) = Program::parse(name, text);

@@ -101,11 +101,5 @@ fn sixteen_bit_values_are_refused_with_their_location() {
             "cannot convert i32 to bf16",
         ),
     ];
-    for (src, want) in cases {
-        let (p, mut d) = phobos_core::Program::parse("k.ph", src);
-        d.extend(p.check());
-        let text = phobos_core::render(&d, &p.sources, false);
-        assert!(text.contains(want), "{src}\n{text}");
-        assert!(text.contains("k.ph:"), "no location: {text}");
-    }
+    phobos_tests::assert_located_errors(&cases);
 }

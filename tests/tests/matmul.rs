@@ -131,11 +131,5 @@ fn shapes_that_do_not_multiply_are_located() {
             "broadcast",
         ),
     ];
-    for (src, want) in cases {
-        let (p, mut d) = phobos_core::Program::parse("k.ph", src);
-        d.extend(p.check());
-        let text = phobos_core::render(&d, &p.sources, false);
-        assert!(text.contains(want), "{src}\n{text}");
-        assert!(text.contains("k.ph:"), "no location: {text}");
-    }
+    phobos_tests::assert_located_errors(&cases);
 }
