@@ -62,6 +62,29 @@ fn scalars() -> [Arg; 3] {
     ]
 }
 
+/// The forward at tiling `(bm, bn)` on every backend (the same bits
+/// everywhere): O and L.
+fn forward(
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    (bm, bn): (i64, i64),
+    what: &str,
+) -> (Tensor, Tensor) {
+    let fwd = kernel("attention_dropout.ph", "attention_dropout", bm, bn);
+    let [bh, s, _] = [q.shape[0], q.shape[1], q.shape[2]];
+    let mut inputs = vec![
+        Arg::Tensor(q.clone()),
+        Arg::Tensor(k.clone()),
+        Arg::Tensor(v.clone()),
+        zeros(Scalar::F16, &q.shape),
+        zeros(Scalar::F32, &[bh, s, 1]),
+    ];
+    inputs.extend(scalars());
+    let out = run_on_every_backend(&fwd, &inputs, what);
+    (tensor(&out[3]).clone(), tensor(&out[4]).clone())
+}
+
 /// Whether the forward keeps element (h, i, j): Tandem's draw at its
 /// coordinates' counter.
 struct Mask(Vec<f32>, usize);
@@ -216,17 +239,7 @@ fn forward_and_backward_match_float64_on_every_backend() {
     }
     // (BM, BN) of the forward, the kv kernel and the q kernel.
     for [(fm, fn_), (km, kn), (qm, qn)] in [[(16, 16); 3], [(16, 32), (32, 16), (16, 32)]] {
-        let fwd = kernel("attention_dropout.ph", "attention_dropout", fm, fn_);
-        let mut inputs = vec![
-            Arg::Tensor(q.clone()),
-            Arg::Tensor(k.clone()),
-            Arg::Tensor(v.clone()),
-            zeros(Scalar::F16, &shape),
-            zeros(Scalar::F32, &[bh, s, 1]),
-        ];
-        inputs.extend(scalars());
-        let out = run_on_every_backend(&fwd, &inputs, &format!("forward {fm}x{fn_}"));
-        let (o, l) = (tensor(&out[3]).clone(), tensor(&out[4]).clone());
+        let (o, l) = forward(&q, &k, &v, (fm, fn_), &format!("forward {fm}x{fn_}"));
         close("O", &o, &o64, 4e-3);
         close("L", &l, &lse64, 1e-5);
 
@@ -276,22 +289,7 @@ fn the_backward_regenerates_the_forwards_mask() {
     let v = f16s(shape, 0, 0.0, eye);
     let mask = Mask::new(bh, s);
     for (fwd_tile, bwd_tile) in [((16, 16), (32, 16)), ((16, 32), (16, 16))] {
-        let fwd = kernel(
-            "attention_dropout.ph",
-            "attention_dropout",
-            fwd_tile.0,
-            fwd_tile.1,
-        );
-        let mut inputs = vec![
-            Arg::Tensor(q.clone()),
-            Arg::Tensor(k.clone()),
-            Arg::Tensor(v.clone()),
-            zeros(Scalar::F16, &shape),
-            zeros(Scalar::F32, &[bh, s, 1]),
-        ];
-        inputs.extend(scalars());
-        let out = run_on_every_backend(&fwd, &inputs, "mask forward");
-        let (o, l) = (tensor(&out[3]).clone(), tensor(&out[4]).clone());
+        let (o, l) = forward(&q, &k, &v, fwd_tile, "mask forward");
         let kv = kernel(
             "attention_dropout_backward.ph",
             "attention_dropout_backward_kv",

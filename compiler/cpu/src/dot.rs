@@ -14,7 +14,7 @@ use phobos_core::types::Scalar;
 impl Gen<'_, '_> {
     /// The values computed so far that do not depend on the position:
     /// valid at any other position of the statement.
-    fn scalars(&self, cache: &HashMap<ExprId, Value>) -> HashMap<ExprId, Value> {
+    pub(crate) fn scalars(&self, cache: &HashMap<ExprId, Value>) -> HashMap<ExprId, Value> {
         cache
             .iter()
             .filter(|(k, _)| self.k.exprs[**k].shape.is_empty())

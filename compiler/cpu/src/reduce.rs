@@ -34,11 +34,7 @@ impl Gen<'_, '_> {
         let len = self.extent(self.k.exprs[arg].shape[axis]);
         // Scalars computed before the loop stay valid inside it; values of
         // this element's position may differ along the reduced axis.
-        let outer: HashMap<ExprId, Value> = cache
-            .iter()
-            .filter(|(k, _)| self.k.exprs[**k].shape.is_empty())
-            .map(|(k, v)| (*k, *v))
-            .collect();
+        let outer = self.scalars(cache);
         let mut element = |g: &mut Self, k: Value| {
             let mut p = pos.to_vec();
             p[at] = k;

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 impl Lower<'_> {
     /// The values computed so far that do not depend on the position.
-    fn position_free(&self, cache: &HashMap<ExprId, H>) -> HashMap<ExprId, H> {
+    pub(super) fn position_free(&self, cache: &HashMap<ExprId, H>) -> HashMap<ExprId, H> {
         cache
             .iter()
             .filter(|(k, _)| self.k.exprs[**k].shape.is_empty())

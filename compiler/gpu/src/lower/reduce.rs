@@ -41,11 +41,7 @@ impl<'k> Lower<'k> {
         let len = self.extent(self.k.exprs[arg].shape[axis]);
         // Scalars computed before stay valid inside the loop; this
         // element's other values may differ along the reduced axis.
-        let outer: HashMap<ExprId, H> = cache
-            .iter()
-            .filter(|(k, _)| self.k.exprs[**k].shape.is_empty())
-            .map(|(k, v)| (*k, *v))
-            .collect();
+        let outer = self.position_free(cache);
         // The operand is computed element by element, never in groups of 4.
         let lane = self.lane.take();
         let pos = pos.to_vec();
