@@ -83,7 +83,7 @@ impl Pipeline {
             .map_err(|e| GpuError::Lower(e.to_string()))?;
         let lowered = Instant::now();
         if let Some(dir) = std::env::var_os("PHOBOS_DUMP_SPIRV") {
-            dump_spirv(Path::new(&dir), kernel, workgroup_size, &compiled.spirv());
+            dump_spirv(Path::new(&dir), &kernel.name, workgroup_size, &compiled.spirv());
         }
         check_workgroup_memory(gpu, &compiled)?;
         // The SPIR-V is the pipeline's key in the disk cache; fast mode
@@ -214,16 +214,16 @@ fn check_workgroup_memory(gpu: &Gpu, compiled: &phobos_gpu::Compiled) -> Result<
 }
 
 /// `PHOBOS_DUMP_SPIRV=DIR`, for profiling: each pipeline's SPIR-V as
-/// `DIR/KERNEL.wgN.HASH.spv`, the module this process lowered for the
+/// `DIR/NAME.wgN.HASH.spv` (a kernel's name, or `tandem_MAP_KERNEL` for a
+/// fill's exact-mode module), the module this process lowered for the
 /// device (subgroups, workgroup size and precision included), which
 /// `phobos-bench-regs` reads. A file that cannot be written is a warning.
-fn dump_spirv(dir: &Path, kernel: &Kernel, workgroup_size: u32, words: &[u32]) {
+pub(super) fn dump_spirv(dir: &Path, name: &str, workgroup_size: u32, words: &[u32]) {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     words.hash(&mut h);
     let path = dir.join(format!(
-        "{}.wg{workgroup_size}.{:016x}.spv",
-        kernel.name,
+        "{name}.wg{workgroup_size}.{:016x}.spv",
         h.finish()
     ));
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();

@@ -167,6 +167,14 @@ impl Gpu {
             };
             let words = phobos_gpu::tandem::kernel_spirv(map, kernel, k, &options)
                 .map_err(|e| GpuError::Lower(e.to_string()))?;
+            if let Some(dir) = std::env::var_os("PHOBOS_DUMP_SPIRV") {
+                super::pipeline::dump_spirv(
+                    std::path::Path::new(&dir),
+                    &format!("tandem_{}_{kernel:?}", map.name()),
+                    map.workgroup_size(kernel, k),
+                    &words,
+                );
+            }
             let entry = wgpu::PassthroughShaderEntryPoint {
                 name: Cow::Borrowed(phobos_gpu::ENTRY_POINT),
                 workgroup_size: (map.workgroup_size(kernel, k), 1, 1),
