@@ -17,6 +17,7 @@ pub fn timestamps(
     phobos_runtime::gpu::time_passes(gpu, RUNS, WARM_UP_S, encode).expect("timestamps")
 }
 
+#[allow(dead_code)] // not every binary reports GiB/s
 pub fn gib(bytes: u64, secs: f64) -> f64 {
     bytes as f64 / secs / (1u64 << 30) as f64
 }

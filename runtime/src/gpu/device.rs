@@ -9,7 +9,9 @@ use super::GpuError;
 /// Tandem fills' products, `GpuOptions::int64`), pipeline caches
 /// (compiled pipelines kept on disk, `disk_cache.rs`) and subgroup
 /// operations (stepped Tandem draws in tile order,
-/// `GpuOptions::subgroup_shuffle`).
+/// `GpuOptions::subgroup_shuffle`), and f16 arithmetic with cooperative
+/// matrices (tensor cores: `dot` in fast mode, and the GEMM ceiling of
+/// `phobos-bench-gemm`).
 pub(crate) fn wanted_features(adapter: wgpu::Features) -> wgpu::Features {
     adapter
         & (wgpu::Features::PASSTHROUGH_SHADERS
@@ -17,7 +19,9 @@ pub(crate) fn wanted_features(adapter: wgpu::Features) -> wgpu::Features {
             | wgpu::Features::SHADER_F64
             | wgpu::Features::SHADER_INT64
             | wgpu::Features::PIPELINE_CACHE
-            | wgpu::Features::SUBGROUP)
+            | wgpu::Features::SUBGROUP
+            | wgpu::Features::SHADER_F16
+            | wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
 }
 
 /// The limits Phobos asks for: the defaults raised to what the adapter has
@@ -52,12 +56,31 @@ pub(crate) fn open() -> Result<(wgpu::Adapter, wgpu::Device, wgpu::Queue), GpuEr
     }))
     .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
     let info = adapter.get_info();
-    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        label: Some("phobos"),
-        required_features: wanted_features(adapter.features()),
-        required_limits: wanted_limits(&adapter.limits()),
-        ..Default::default()
-    }))
+    let features = wanted_features(adapter.features());
+    let request = |features: wgpu::Features| {
+        let coop = features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX);
+        pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("phobos"),
+            required_features: features,
+            required_limits: wanted_limits(&adapter.limits()),
+            experimental_features: match coop {
+                // SAFETY: wgpu asks callers of its experimental features to
+                // accept that misuse may be undefined; the only one asked
+                // for is cooperative matrices, used only by modules whose
+                // shapes come from the adapter's own list.
+                true => unsafe { wgpu::ExperimentalFeatures::enabled() },
+                false => wgpu::ExperimentalFeatures::disabled(),
+            },
+            ..Default::default()
+        }))
+    };
+    // A driver that lists cooperative matrices but will not open a device
+    // with them still gets a device, without them.
+    let coop = wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX;
+    let (device, queue) = match request(features) {
+        Err(_) if features.contains(coop) => request(features - coop),
+        opened => opened,
+    }
     .map_err(|e| GpuError::Device(format!("{} ({:?}): {e}", info.name, info.backend)))?;
     Ok((adapter, device, queue))
 }

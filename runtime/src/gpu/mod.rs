@@ -177,6 +177,9 @@ pub struct Gpu {
     lost: Arc<Mutex<Option<String>>>,
     /// Compiled pipelines on disk, where the device and environment allow.
     disk: Option<disk_cache::DiskCache>,
+    /// The adapter's cooperative-matrix shapes, where the device was opened
+    /// with them (`Features::EXPERIMENTAL_COOPERATIVE_MATRIX`).
+    cooperative: Vec<wgpu::CooperativeMatrixProperties>,
 }
 
 /// What one launch did.
@@ -199,7 +202,15 @@ impl Gpu {
     /// Opens the best adapter: a hardware GPU before a software one.
     pub fn new() -> Result<Gpu, GpuError> {
         let (adapter, device, queue) = device::open()?;
-        Ok(Gpu::from_device(device, queue, adapter.get_info()))
+        let mut gpu = Gpu::from_device(device, queue, adapter.get_info());
+        if gpu
+            .device
+            .features()
+            .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
+        {
+            gpu.cooperative = adapter.cooperative_matrix_properties();
+        }
+        Ok(gpu)
     }
 
     /// Wraps a device the caller opened. Exact mode needs a Vulkan device
@@ -236,6 +247,7 @@ impl Gpu {
             fills: Mutex::new(HashMap::new()),
             lost,
             disk,
+            cooperative: Vec::new(),
         }
     }
 
@@ -243,6 +255,13 @@ impl Gpu {
     pub fn shared() -> Result<&'static Gpu, GpuError> {
         static SHARED: OnceLock<Result<Gpu, GpuError>> = OnceLock::new();
         SHARED.get_or_init(Gpu::new).as_ref().map_err(Clone::clone)
+    }
+
+    /// The cooperative-matrix shapes (M, N, K and the element types) that
+    /// modules may use on this device; empty where the adapter has none or
+    /// the device came from [`Gpu::from_device`].
+    pub fn cooperative_matrix(&self) -> &[wgpu::CooperativeMatrixProperties] {
+        &self.cooperative
     }
 
     pub fn device(&self) -> &wgpu::Device {
