@@ -6,7 +6,7 @@
 //   phobosc run examples/matmul.ph --dim M=256 --dim N=256 --dim K=256
 
 // dims: M=40, N=36, K=24
-@autotune(BM in [16, 32], BN in [16, 64])
+@autotune(BM in [16, 32, 64], BN in [16, 64])
 kernel matmul(A: tensor<f16>[M, K], B: tensor<f16>[K, N], C: tensor<f16>[M, N]) {
   let i = ctx.block.x * BM
   let j = ctx.block.y * BN

@@ -49,7 +49,8 @@ fn main() {
             ("coop_staged", coop_wgsl(sizes[0], true)),
             ("exact_tiled", exact_wgsl(sizes[0])),
         ] {
-            std::fs::write(dir.join(format!("{name}.wgsl")), src).expect("PHOBOS_GEMM_WGSL is a directory");
+            std::fs::write(dir.join(format!("{name}.wgsl")), src)
+                .expect("PHOBOS_GEMM_WGSL is a directory");
         }
     }
     let gpu = Gpu::new().expect("a GPU");
@@ -94,7 +95,13 @@ fn main() {
             println!("| coop | {n} | n/a: no f16 16x16x16 cooperative matrices | | | |");
         }
         problem.run(&gpu, "exact tiled", &exact_wgsl(n), EXACT_TILE, true);
-        problem.run(&gpu, "exact tiled, contracted (fast)", &exact_wgsl(n), EXACT_TILE, false);
+        problem.run(
+            &gpu,
+            "exact tiled, contracted (fast)",
+            &exact_wgsl(n),
+            EXACT_TILE,
+            false,
+        );
     }
 }
 
@@ -102,7 +109,7 @@ fn main() {
 /// 61st row and the last: a 4096-cube in about a second on one core, and
 /// rows in every workgroup tile and subgroup quarter).
 fn checked_row(i: usize) -> bool {
-    i % 61 == 0 || i % 128 == 127
+    i.is_multiple_of(61) || i % 128 == 127
 }
 
 /// One size's buffers and the host's product.
@@ -201,7 +208,8 @@ impl Problem {
             })
             .sum();
         if bad > 0 && std::env::var_os("PHOBOS_GEMM_SHOW").is_some() {
-            let f = |v: &[u8], i: usize| f32::from_le_bytes(v[4 * i..4 * i + 4].try_into().unwrap());
+            let f =
+                |v: &[u8], i: usize| f32::from_le_bytes(v[4 * i..4 * i + 4].try_into().unwrap());
             for i in [0, 1, 2, n as usize, 1000] {
                 eprintln!("  C[{i}]: got {} want {}", f(&got, i), f(&self.want, i));
             }

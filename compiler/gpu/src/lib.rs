@@ -169,6 +169,11 @@ pub struct GpuOptions {
     /// [`WORKGROUP_MEMORY_LIMIT`], WebGPU's minimum). What does not fit
     /// is computed another way (reductions) or refused (staged stores).
     pub workgroup_memory: u64,
+    /// Whether fast mode's `dot` may use cooperative matrices (tensor
+    /// cores): the device has 16 x 16 x 16 products of f16 into f32,
+    /// subgroups (`SubgroupId`), and loads SPIR-V unchanged, which a module
+    /// with them needs (`lower/dot_coop.rs`). Exact mode never uses them.
+    pub cooperative: bool,
     /// The lowering's measurement knobs ([`Knobs`]): part of the options,
     /// so part of every cache key that holds them.
     pub knobs: Knobs,
@@ -192,6 +197,11 @@ pub struct Knobs {
     /// to show what a kernel costs without the stream's arithmetic
     /// (`PHOBOS_ABLATE_STREAM=1`). The bits are wrong.
     pub ablate_stream: bool,
+    /// Whether `dot` may be computed ahead by the workgroup
+    /// (`lower/dot_ahead.rs`); `PHOBOS_DOT_AHEAD=0` keeps every product's
+    /// loop per element, to measure what staging gains. Same bits either
+    /// way.
+    pub dot_ahead: bool,
 }
 
 impl Knobs {
@@ -207,6 +217,7 @@ impl Knobs {
             row_cache_words: number("PHOBOS_ROW_CACHE_WORDS", lower::ROW_CACHE_WORDS),
             row_words_max: number("PHOBOS_ROW_WORDS_MAX", lower::ROW_WORDS_MAX),
             ablate_stream: std::env::var("PHOBOS_ABLATE_STREAM").as_deref() == Ok("1"),
+            dot_ahead: std::env::var("PHOBOS_DOT_AHEAD").as_deref() != Ok("0"),
         }
     }
 }
@@ -223,6 +234,7 @@ impl Default for GpuOptions {
             subgroup_shuffle: false,
             subgroup_width: 0,
             workgroup_memory: lower::WORKGROUP_MEMORY_LIMIT,
+            cooperative: false,
             knobs: Knobs::from_env(),
         }
     }
@@ -240,6 +252,7 @@ impl GpuOptions {
             subgroup_shuffle: false,
             subgroup_width: 0,
             workgroup_memory: lower::WORKGROUP_MEMORY_LIMIT,
+            cooperative: false,
             knobs: Knobs::from_env(),
         }
     }
@@ -390,9 +403,21 @@ pub fn validate(kernel: &Kernel, module: &Module) -> Result<ModuleInfo, LowerErr
     // FLOAT64 admits `GpuOptions::wide_div`'s f64 values, which never
     // leave `exact_div`.
     // SUBGROUP admits `GpuOptions::subgroup_shuffle`'s vote and shuffles.
+    // A module with cooperative matrices (`GpuOptions::cooperative`) has
+    // f16 staging arrays, and its subgroups multiply in control flow
+    // uniform over each subgroup, as Vulkan asks, not over the workgroup,
+    // as naga's check would (`lower/dot_coop.rs`).
+    let coop = uses_cooperative_matrices(module);
+    let (flags, extra) = match coop {
+        true => (
+            ValidationFlags::all() - ValidationFlags::CONTROL_FLOW_UNIFORMITY,
+            Capabilities::COOPERATIVE_MATRIX | Capabilities::SHADER_FLOAT16,
+        ),
+        false => (ValidationFlags::all(), Capabilities::empty()),
+    };
     Validator::new(
-        ValidationFlags::all(),
-        Capabilities::FLOAT64 | Capabilities::SUBGROUP,
+        flags,
+        Capabilities::FLOAT64 | Capabilities::SUBGROUP | extra,
     )
     .subgroup_stages(naga::valid::ShaderStages::COMPUTE)
     .subgroup_operations(
@@ -410,6 +435,22 @@ pub fn validate(kernel: &Kernel, module: &Module) -> Result<ModuleInfo, LowerErr
             kernel.print()
         ))
     })
+}
+
+/// Whether `module` uses cooperative matrices (tensor cores): a runtime
+/// then loads its SPIR-V ([`Compiled::spirv`]) rather than the module,
+/// which wgpu's own validation, uniform over the workgroup, would refuse.
+pub fn uses_cooperative_matrices(module: &Module) -> bool {
+    module
+        .types
+        .iter()
+        .any(|(_, t)| matches!(t.inner, naga::TypeInner::CooperativeMatrix { .. }))
+        || module.entry_points.iter().any(|e| {
+            e.function
+                .expressions
+                .iter()
+                .any(|(_, x)| matches!(x, naga::Expression::CooperativeLoad { .. }))
+        })
 }
 
 /// A lowered, validated kernel and what a runtime needs to run it.

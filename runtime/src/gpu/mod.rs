@@ -264,6 +264,21 @@ impl Gpu {
         &self.cooperative
     }
 
+    /// Whether fast mode's `dot` may use tensor cores here
+    /// (`phobos_gpu::GpuOptions::cooperative`): 16 x 16 x 16 products of
+    /// f16 into f32, f16 arithmetic and subgroups, unless
+    /// `PHOBOS_COOPERATIVE=off` (for measurements).
+    pub fn cooperative_f16(&self) -> bool {
+        let features = self.device.features();
+        features.contains(wgpu::Features::SHADER_F16 | wgpu::Features::SUBGROUP)
+            && self.cooperative.iter().any(|p| {
+                (p.m_size, p.n_size, p.k_size) == (16, 16, 16)
+                    && p.ab_type == wgpu::CooperativeScalarType::F16
+                    && p.cr_type == wgpu::CooperativeScalarType::F32
+            })
+            && std::env::var("PHOBOS_COOPERATIVE").as_deref() != Ok("off")
+    }
+
     pub fn device(&self) -> &wgpu::Device {
         &self.device
     }

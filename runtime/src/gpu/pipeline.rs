@@ -77,20 +77,30 @@ impl Pipeline {
             subgroup_shuffle: gpu.subgroup_shuffle(),
             subgroup_width: gpu.subgroup_width(),
             workgroup_memory: u64::from(gpu.device.limits().max_compute_workgroup_storage_size),
+            cooperative: gpu.cooperative_f16() && gpu.can_run_exact(),
             knobs: phobos_gpu::Knobs::from_env(),
         };
         let compiled = phobos_gpu::compile_split(kernel, &options, splits)
             .map_err(|e| GpuError::Lower(e.to_string()))?;
         let lowered = Instant::now();
         if let Some(dir) = std::env::var_os("PHOBOS_DUMP_SPIRV") {
-            dump_spirv(Path::new(&dir), &kernel.name, workgroup_size, &compiled.spirv());
+            dump_spirv(
+                Path::new(&dir),
+                &kernel.name,
+                workgroup_size,
+                &compiled.spirv(),
+            );
         }
         check_workgroup_memory(gpu, &compiled)?;
         // The SPIR-V is the pipeline's key in the disk cache; fast mode
-        // hands wgpu the module itself, whose SPIR-V stands for it there.
-        let key_words = match precision {
-            Precision::Exact => Some(compiled.spirv()),
-            Precision::Fast => gpu.disk_cache().map(|_| compiled.spirv()),
+        // hands wgpu the module itself, whose SPIR-V stands for it there,
+        // except a module with cooperative matrices, which wgpu's
+        // validation would refuse (`phobos_gpu::uses_cooperative_matrices`).
+        let passthrough = precision == Precision::Exact
+            || phobos_gpu::uses_cooperative_matrices(&compiled.module);
+        let key_words = match passthrough {
+            true => Some(compiled.spirv()),
+            false => gpu.disk_cache().map(|_| compiled.spirv()),
         };
         let spirv_written = Instant::now();
         let device = &gpu.device;
@@ -133,9 +143,9 @@ impl Pipeline {
             immediate_size: 0,
         });
         let written = Instant::now();
-        let shader = match precision {
-            Precision::Exact => {
-                let words = key_words.clone().expect("exact mode writes the SPIR-V");
+        let shader = match passthrough {
+            true => {
+                let words = key_words.clone().expect("passthrough writes the SPIR-V");
                 let entry = wgpu::PassthroughShaderEntryPoint {
                     name: Cow::Borrowed(phobos_gpu::ENTRY_POINT),
                     workgroup_size: (options.workgroup_size, 1, 1),
@@ -154,7 +164,7 @@ impl Pipeline {
                     )
                 }
             }
-            Precision::Fast => device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            false => device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(&kernel.name),
                 source: wgpu::ShaderSource::Naga(Cow::Owned(compiled.module.clone())),
             }),
@@ -222,10 +232,7 @@ pub(super) fn dump_spirv(dir: &Path, name: &str, workgroup_size: u32, words: &[u
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     words.hash(&mut h);
-    let path = dir.join(format!(
-        "{name}.wg{workgroup_size}.{:016x}.spv",
-        h.finish()
-    ));
+    let path = dir.join(format!("{name}.wg{workgroup_size}.{:016x}.spv", h.finish()));
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     if let Err(e) = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, bytes)) {
         eprintln!(

@@ -124,10 +124,10 @@ impl Lower<'_> {
         })
     }
 
-    /// Computes every qualifying reduction under `value` ahead of the
-    /// statement (inner ones first), each ending at a barrier, and records
-    /// where its result lies for [`Lower::node`].
-    pub(super) fn coop_reduces(
+    /// Computes every qualifying reduction and product (`dot_ahead.rs`)
+    /// under `value` ahead of the statement (inner ones first), each ending
+    /// at a barrier, and records where its result lies for [`Lower::node`].
+    pub(super) fn compute_ahead(
         &mut self,
         value: ExprId,
         pre: &HashMap<ExprId, H>,
@@ -136,14 +136,23 @@ impl Lower<'_> {
             .k
             .reachable(value)
             .into_iter()
-            .filter(|id| matches!(self.k.exprs[*id].kind, ExprKind::Reduce { .. }))
+            .filter(|id| {
+                matches!(
+                    self.k.exprs[*id].kind,
+                    ExprKind::Reduce { .. } | ExprKind::Dot { .. }
+                )
+            })
             .collect();
         // Operands are built before the nodes that use them.
         ids.sort_unstable();
         for id in ids {
-            if !self.coop.contains_key(&id) {
-                self.coop_one(id, pre, None)?;
+            if self.coop.contains_key(&id) {
+                continue;
             }
+            match self.k.exprs[id].kind {
+                ExprKind::Dot { .. } => self.dot_one(id, pre, None)?,
+                _ => self.coop_one(id, pre, None)?,
+            };
         }
         Ok(())
     }
@@ -168,7 +177,7 @@ impl Lower<'_> {
         if l.shape != e.shape || l.elem != e.ty || self.coop_plan(value).is_none() {
             return Ok(false);
         }
-        self.coop_reduces(arg, pre)?;
+        self.compute_ahead(arg, pre)?;
         self.coop_one(value, pre, Some(g))
     }
 
@@ -228,7 +237,7 @@ impl Lower<'_> {
         Ok(true)
     }
 
-    /// The value of a reduction computed ahead ([`Lower::coop_reduces`]) at
+    /// The value of a reduction computed ahead ([`Lower::compute_ahead`]) at
     /// tile position `pos`.
     pub(super) fn coop_value(&mut self, id: ExprId, c: Computed, pos: &[H]) -> H {
         let shape = self.k.exprs[id].shape.clone();
@@ -589,7 +598,7 @@ impl Lower<'_> {
     /// A new workgroup array of `count` elements of `elem`, or `None`
     /// where it would not fit beside the kernel's others in
     /// `GpuOptions::workgroup_memory`.
-    fn workgroup_array(
+    pub(super) fn workgroup_array(
         &mut self,
         name: &str,
         elem: Scalar,

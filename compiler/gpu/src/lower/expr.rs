@@ -324,7 +324,10 @@ impl<'k> Lower<'k> {
                 Some(c) => self.coop_value(id, *c, pos),
                 None => self.reduce(id, *op, *arg, *axis as usize, pos, cache)?,
             },
-            ExprKind::Dot { a, b, acc } => self.dot(id, (*a, *b, *acc), pos, cache)?,
+            ExprKind::Dot { a, b, acc } => match self.coop.get(&id) {
+                Some(c) => self.coop_value(id, *c, pos),
+                None => self.dot(id, (*a, *b, *acc), pos, cache)?,
+            },
             ExprKind::Transpose(x) => self.transpose(id, *x, pos, cache)?,
         };
         self.row_keep(id, h);

@@ -17,6 +17,9 @@ mod cast;
 mod coop_reduce;
 mod coop_warp;
 mod dot;
+mod dot_ahead;
+mod dot_coop;
+mod dot_regs;
 mod exact;
 mod expr;
 mod fold;
@@ -94,11 +97,19 @@ struct Lower<'k> {
     /// share for their levels (`coop_reduce.rs`): values by element type,
     /// and `argmax`'s and `argmin`'s indices (`true`).
     tree_buffers: HashMap<(Scalar, bool), Handle<GlobalVariable>>,
-    /// Reductions of the current statement computed ahead of it
-    /// (`coop_reduce.rs`).
+    /// Reductions and products of the current statement computed ahead of
+    /// it (`coop_reduce.rs`, `dot_ahead.rs`).
     coop: HashMap<ExprId, coop_reduce::Computed>,
+    /// The workgroup arrays that products computed ahead stage their
+    /// operands' K chunks in, by name and length (`dot_ahead.rs`).
+    dot_buffers: HashMap<(&'static str, u32), Handle<GlobalVariable>>,
     /// `GpuOptions::subgroup_width`.
     subgroup_width: u32,
+    /// `GpuOptions::cooperative`.
+    cooperative: bool,
+    /// The entry point's `SubgroupId` and `NumSubgroups`, once a product
+    /// on cooperative matrices asked for them (`dot_coop.rs`).
+    subgroup_ids: Option<(H, H)>,
     /// Whether this block's subgroups are laid out as `subgroup_width`
     /// needs (`Lower::subgroup_check`), uniform over the workgroup; `None`
     /// where reductions use no subgroup operations.
@@ -422,7 +433,10 @@ fn lower_packed(
         staging: HashMap::new(),
         tree_buffers: HashMap::new(),
         coop: HashMap::new(),
+        dot_buffers: HashMap::new(),
         subgroup_width: options.subgroup_width,
+        cooperative: options.cooperative,
+        subgroup_ids: None,
         subgroup_ok: None,
         workgroup_memory: options.workgroup_memory,
         quad,

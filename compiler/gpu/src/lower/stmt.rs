@@ -132,10 +132,10 @@ impl<'k> Lower<'k> {
                     self.var_store(ptr, v);
                     return Ok(());
                 }
-                if self.coop_let(*local, *value, &pre)? {
+                if self.coop_let(*local, *value, &pre)? || self.dot_let(*local, *value, &pre)? {
                     return Ok(());
                 }
-                self.coop_reduces(*value, &pre)?;
+                self.compute_ahead(*value, &pre)?;
                 let shape = self.k.locals[*local].shape.clone();
                 let ext: Vec<H> = shape.iter().map(|d| self.extent(*d)).collect();
                 self.draw_tile_loop(&shape, &ext, 1, *value, &pre, |lw, flat, pos| {
@@ -180,7 +180,7 @@ impl<'k> Lower<'k> {
             self.node(i, &[], &mut pre)?;
         }
         if !self.is_private(place) {
-            self.coop_reduces(value, &pre)?;
+            self.compute_ahead(value, &pre)?;
         }
         if self.is_private(place) {
             // A private scalar: every invocation writes its own copy.

@@ -1,0 +1,154 @@
+//! `dot` computed ahead by the workgroup (`lower/dot_ahead.rs`) and, in
+//! fast mode on a device with cooperative matrices, on tensor cores
+//! (`lower/dot_coop.rs`): which path each example's products take, and
+//! that the cooperative modules validate and pass `spirv-val` (no device
+//! here has cooperative matrices, so their bits are checked on the H200
+//! only, by `bench/attention-h200.sh`).
+
+use phobos_core::Program;
+use phobos_gpu::{GpuOptions, Precision, compile, uses_cooperative_matrices};
+use std::path::Path;
+
+/// An example's file, kernel and configuration.
+type Case<'a> = (&'a str, &'a str, &'a [(&'a str, i64)]);
+
+fn kernel(file: &str, name: &str, config: &[(&str, i64)]) -> phobos_core::ir::Kernel {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(file);
+    let text = std::fs::read_to_string(&path).expect("the example exists");
+    let (program, diags) = Program::parse(file, &text);
+    assert!(diags.is_empty(), "{file}: {diags:?}");
+    let config: Vec<(String, i64)> = config.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    program.kernel(name, &config).expect("the kernel checks")
+}
+
+/// The options of an H200: 48 KiB of workgroup memory, subgroups of 32,
+/// and cooperative matrices where `coop`.
+fn device(precision: Precision, coop: bool) -> GpuOptions {
+    GpuOptions {
+        precision,
+        workgroup_size: 128,
+        subgroup_width: 32,
+        workgroup_memory: 48 * 1024,
+        cooperative: coop,
+        ..Default::default()
+    }
+}
+
+fn notes_of(file: &str, name: &str, config: &[(&str, i64)], options: &GpuOptions) -> Vec<String> {
+    let k = kernel(file, name, config);
+    let c = compile(&k, options).unwrap_or_else(|e| panic!("{file}: {e}"));
+    c.notes
+        .into_iter()
+        .filter(|n| n.contains("`dot`"))
+        .collect()
+}
+
+#[test]
+fn products_are_computed_ahead_by_the_workgroup() {
+    for precision in [Precision::Exact, Precision::Fast] {
+        let notes = notes_of(
+            "matmul.ph",
+            "matmul",
+            &[("BM", 32), ("BN", 64)],
+            &device(precision, false),
+        );
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("by the workgroup") && notes[0].contains("added in order"),
+            "{notes:?}"
+        );
+    }
+    let notes = notes_of(
+        "attention_dropout.ph",
+        "attention_dropout",
+        &[("BM", 16), ("BN", 32)],
+        &device(Precision::Exact, false),
+    );
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(
+        notes.iter().all(|n| n.contains("by the workgroup")),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn exact_mode_never_takes_cooperative_matrices() {
+    let k = kernel("matmul.ph", "matmul", &[("BM", 32), ("BN", 64)]);
+    let c = compile(&k, &device(Precision::Exact, true)).unwrap();
+    assert!(!uses_cooperative_matrices(&c.module));
+    assert!(
+        c.notes.iter().all(|n| !n.contains("cooperative")),
+        "{:?}",
+        c.notes
+    );
+}
+
+#[test]
+fn fast_mode_products_take_cooperative_matrices_and_pass_spirv_val() {
+    let cases: &[Case] = &[
+        ("matmul.ph", "matmul", &[("BM", 32), ("BN", 64)]),
+        ("matmul.ph", "matmul", &[("BM", 16), ("BN", 16)]),
+        (
+            "attention_dropout.ph",
+            "attention_dropout",
+            &[("BM", 16), ("BN", 32)],
+        ),
+        (
+            "attention_dropout_backward.ph",
+            "attention_dropout_backward_kv",
+            &[("BM", 32), ("BN", 16)],
+        ),
+        (
+            "attention_dropout_backward.ph",
+            "attention_dropout_backward_q",
+            &[("BM", 16), ("BN", 16)],
+        ),
+    ];
+    let dir = std::env::temp_dir().join(format!("phobos-dot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (file, name, config) in cases {
+        let k = kernel(file, name, config);
+        let c =
+            compile(&k, &device(Precision::Fast, true)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            uses_cooperative_matrices(&c.module),
+            "{name}: {:?}",
+            c.notes
+        );
+        assert!(
+            c.notes.iter().any(|n| n.contains("cooperative matrices")),
+            "{name}: {:?}",
+            c.notes
+        );
+        let bytes: Vec<u8> = c.spirv().iter().flat_map(|w| w.to_le_bytes()).collect();
+        let file = dir.join(format!("{name}.spv"));
+        std::fs::write(&file, bytes).unwrap();
+        let out = match std::process::Command::new("spirv-val")
+            .args(["--target-env", "vulkan1.3"])
+            .arg(&file)
+            .output()
+        {
+            Ok(o) => o,
+            Err(_) => {
+                eprintln!("skipped: spirv-val not found (apt-get install spirv-tools)");
+                return;
+            }
+        };
+        let said = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+        if said.contains("Invalid capability operand: 6022") {
+            // CooperativeMatrixKHR: Debian 12's SPIRV-Tools (2023.1)
+            // predates SPV_KHR_cooperative_matrix; naga's validation above
+            // still ran.
+            eprintln!("skipped: this spirv-val does not know CooperativeMatrixKHR");
+            return;
+        }
+        assert!(
+            out.status.success(),
+            "spirv-val rejected {name}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
