@@ -222,11 +222,7 @@ pub(super) fn div_reduced<O: F64Ops>(o: &mut O, a: O::D, d: O::D) -> O::D {
 /// `pw = 2^floor(log2 s)`: the half gaps above and below `s` (`2^-53`;
 /// `2^-54` below a power of two) less the margin `DELTA = 2^-70`. Each has
 /// 18 significant bits, and `pw` times it is exact.
-const MARGINS: [f64; 3] = [
-    TWO_M53 - DELTA,
-    DELTA - TWO_M53,
-    DELTA - TWO_M53 / 2.0,
-];
+const MARGINS: [f64; 3] = [TWO_M53 - DELTA, DELTA - TWO_M53, DELTA - TWO_M53 / 2.0];
 const TWO_M53: f64 = f64::EPSILON / 2.0;
 /// `2^-70`.
 const DELTA: f64 = TWO_M53 / 131_072.0;
@@ -398,7 +394,9 @@ mod tests {
     #[test]
     fn step_4_is_rare_and_reached() {
         let mut rng = Rng(41);
-        let slow: u64 = (0..1 << 20).map(|_| u64::from(check(t_of(rng.next())))).sum();
+        let slow: u64 = (0..1 << 20)
+            .map(|_| u64::from(check(t_of(rng.next()))))
+            .sum();
         assert!((1..64).contains(&slow), "step 4 ran {slow} times in 2^20");
     }
 
