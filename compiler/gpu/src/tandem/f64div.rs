@@ -21,9 +21,23 @@
 //! the quotient `a / d` is computed and re-signed (so ties to even need no
 //! sign care; `t = ±0` gives `t` back, which is `t / d`).
 //!
-//! 1. A reciprocal `y` of `d` by five Newton steps `y += y (1 - d y)` from
-//!    `1/2`: `|1 - d/2| < 0.21`, and the error squares each step
-//!    (`0.21^32 < 2^-72`), so `|1 - d y| < 2^-50` after the roundings.
+//! The fast path (`div_reduced`, every element of `exponential_f64`):
+//! `y` within `2^-38.3` of `1/d` (a quadratic, then two Newton steps
+//! `y (2 - d y)`, each squaring the error and adding at most `3 2^-53`);
+//! `q1 = a y`; `r = a - q1 d` by one Dekker residual below (`a - p` exact,
+//! one rounding in all); `q2 = r y`. Then `q1 + q2 = s + e` exactly
+//! (Fast2Sum: `|q2| < 2^-38 |q1|`). `q1 + q2` is within
+//! `|a/d - q1| (2^-38.3 + 2^-52) < 2^-76.4 a/d < 2^-75.3 pw` of `a / d`,
+//! where `pw = 2^floor(log2 s)`. So `s` is the rounded quotient unless a
+//! rounding boundary (`s + 2^-53 pw`, or `s - 2^-53 pw`, `s - 2^-54 pw`
+//! when `s = pw`) lies within `2^-70 pw` of `s + e`. The check compares
+//! `e` with those exact thresholds. Where it fails (about `2^-17` of
+//! draws; `a = 0` always fails it, with `pw = 0`), step 4 below runs on
+//! `q = s`, which is within `0.5 ulp + 2^-75 q` of `a / d`, as step 4
+//! needs. The steps below are the ziggurat tail's division, whose step 4
+//! this path shares:
+//!
+//! 1. A reciprocal `y` of `d`: for the tail `fl(1/R)`.
 //! 2. The estimate `q = a y`: `|q - a/d| < 2^-49 a/d` (the reciprocal's
 //!    error and one rounding), far inside the `2^-7 a/d` that step 3 needs.
 //!    (An earlier version took the device's `a / d` when it was within
