@@ -20,6 +20,8 @@ pub(super) struct Tys {
     pub vec4: Handle<Type>,
     /// Whether 64-bit integers may be used (`GpuOptions::int64`).
     pub int64: bool,
+    /// The f64 type, in modules that compute in f64.
+    pub f64: Option<Handle<Type>>,
 }
 
 /// Appends expressions to one function, emitting each where it is made.

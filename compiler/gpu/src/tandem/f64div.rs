@@ -21,9 +21,23 @@
 //! the quotient `a / d` is computed and re-signed (so ties to even need no
 //! sign care; `t = ±0` gives `t` back, which is `t / d`).
 //!
-//! 1. A reciprocal `y` of `d` by five Newton steps `y += y (1 - d y)` from
-//!    `1/2`: `|1 - d/2| < 0.21`, and the error squares each step
-//!    (`0.21^32 < 2^-72`), so `|1 - d y| < 2^-50` after the roundings.
+//! The fast path (`div_reduced`, every element of `exponential_f64`):
+//! `y` within `2^-38.3` of `1/d` (a quadratic, then two Newton steps
+//! `y (2 - d y)`, each squaring the error and adding at most `3 2^-53`);
+//! `q1 = a y`; `r = a - q1 d` by one Dekker residual below (`a - p` exact,
+//! one rounding in all); `q2 = r y`. Then `q1 + q2 = s + e` exactly
+//! (Fast2Sum: `|q2| < 2^-38 |q1|`). `q1 + q2` is within
+//! `|a/d - q1| (2^-38.3 + 2^-52) < 2^-76.4 a/d < 2^-75.3 pw` of `a / d`,
+//! where `pw = 2^floor(log2 s)`. So `s` is the rounded quotient unless a
+//! rounding boundary (`s + 2^-53 pw`, or `s - 2^-53 pw`, `s - 2^-54 pw`
+//! when `s = pw`) lies within `2^-70 pw` of `s + e`. The check compares
+//! `e` with those exact thresholds. Where it fails (about `2^-17` of
+//! draws; `a = 0` always fails it, with `pw = 0`), step 4 below runs on
+//! `q = s`, which is within `0.5 ulp + 2^-75 q` of `a / d`, as step 4
+//! needs. The steps below are the ziggurat tail's division, whose step 4
+//! this path shares:
+//!
+//! 1. A reciprocal `y` of `d`: for the tail `fl(1/R)`.
 //! 2. The estimate `q = a y`: `|q - a/d| < 2^-49 a/d` (the reciprocal's
 //!    error and one rounding), far inside the `2^-7 a/d` that step 3 needs.
 //!    (An earlier version took the device's `a / d` when it was within
@@ -75,9 +89,43 @@ pub(super) trait F64Ops {
     fn dlt(&mut self, a: Self::D, b: Self::D) -> Self::B;
     fn deq(&mut self, a: Self::D, b: Self::D) -> Self::B;
     fn dsel(&mut self, c: Self::B, yes: Self::D, no: Self::D) -> Self::D;
-    /// `2^floor(log2 x)` for `x` in `[2^-125, 2^127)`.
+    fn dand(&mut self, a: Self::B, b: Self::B) -> Self::B;
+    /// `fast` where `ok`, else `slow`'s value; `slow` runs only where `ok`
+    /// is false (a branch on the device, which the common path skips).
+    fn dunless(
+        &mut self,
+        ok: Self::B,
+        fast: Self::D,
+        slow: impl FnOnce(&mut Self) -> Self::D,
+    ) -> Self::D;
+    /// `2^floor(log2 x)` for `x` in `[2^-125, 2^127)`, and 0 for 0.
     fn floor_pow2(&mut self, x: Self::D) -> Self::D;
 }
+
+/// `1 / d` within `2^-38.3` (relative) for `d` in `[1.70, 2.42]`: the
+/// quadratic [`RECIP_QUADRATIC`] (within `2^-9.59`), then two Newton
+/// steps `y (2 - d y)`, each squaring the error and adding at most
+/// `3 2^-53`.
+fn recip_reduced<O: F64Ops>(o: &mut O, d: O::D) -> O::D {
+    let [c0, c1, c2] = RECIP_QUADRATIC.map(|c| o.dc(c));
+    let y = o.dmul(d, c2);
+    let y = o.dadd(c1, y);
+    let y = o.dmul(d, y);
+    let mut y = o.dadd(c0, y);
+    let two = o.dc(2.0);
+    for _ in 0..2 {
+        let dy = o.dmul(d, y);
+        let u = o.dsub(two, dy);
+        y = o.dmul(y, u);
+    }
+    y
+}
+
+/// `p(d) = c0 + c1 d + c2 d^2` of least relative error `|1 - d p(d)|`
+/// (`0.00129`, `2^-9.597`) on `[1 + sqrt(1/2), 1 + sqrt(2)]` (a Remez
+/// exchange); evaluated in f64 with Horner's rule it stays within
+/// `2^-9.59` there (any coefficients would do: only the bound is used).
+const RECIP_QUADRATIC: [f64; 3] = [1.4777560414748436, -0.7224442056200778, 0.11686290563800122];
 
 /// `(hi, lo)` of Veltkamp's split.
 fn split<O: F64Ops>(o: &mut O, x: O::D) -> (O::D, O::D) {
@@ -89,7 +137,8 @@ fn split<O: F64Ops>(o: &mut O, x: O::D) -> (O::D, O::D) {
     (hi, lo)
 }
 
-/// `a - q d`, exact when `q` is close to `a / d` (see the module).
+/// `a - q d` with one rounding (exact when `q` is close to `a / d`, see
+/// the module): `a - p` is exact and `e = q d - p` is Dekker's.
 fn residual<O: F64Ops>(o: &mut O, a: O::D, q: O::D, d: (O::D, O::D, O::D)) -> O::D {
     let (d, d_hi, d_lo) = d;
     let p = o.dmul(q, d);
@@ -106,21 +155,34 @@ fn residual<O: F64Ops>(o: &mut O, a: O::D, q: O::D, d: (O::D, O::D, O::D)) -> O:
     o.dsub(r, e)
 }
 
-/// Step 1: `1 / d` within `2^-50` for `d` in `[1.70, 2.42]`.
-pub(super) fn recip<O: F64Ops>(o: &mut O, d: O::D) -> O::D {
-    let one = o.dc(1.0);
-    let mut y = o.dc(0.5);
-    for _ in 0..5 {
-        let dy = o.dmul(d, y);
-        let e = o.dsub(one, dy);
-        let ye = o.dmul(y, e);
-        y = o.dadd(y, ye);
-    }
-    y
+/// Step 4: `q` or a neighbour, for `a >= 0` and `q` within
+/// `0.5 ulp(q) + 2^-55 q` of `a / d` (`dd` is `d` and its split).
+fn nearest<O: F64Ops>(o: &mut O, a: O::D, q: O::D, dd: (O::D, O::D, O::D)) -> O::D {
+    let zero = o.dc(0.0);
+    let pw = o.floor_pow2(q);
+    let half_ulp = o.dc(f64::EPSILON / 2.0); // 2^-53
+    let h = o.dmul(pw, half_ulp);
+    let is_pow2 = o.deq(q, pw);
+    let half = o.dc(0.5);
+    let h_half = o.dmul(h, half);
+    let h_low = o.dsel(is_pow2, h_half, h);
+    let r = residual(o, a, q, dd);
+    let d = dd.0;
+    let hd = o.dmul(h, d);
+    let hd_low = o.dmul(h_low, d);
+    let nr = o.dsub(zero, r);
+    let up = o.dlt(hd, r);
+    let down = o.dlt(hd_low, nr);
+    let two_h = o.dadd(h, h);
+    let q_up = o.dadd(q, two_h);
+    let two_hl = o.dadd(h_low, h_low);
+    let q_down = o.dsub(q, two_hl);
+    let q = o.dsel(down, q_down, q);
+    o.dsel(up, q_up, q)
 }
 
-/// `t / d`, correctly rounded, for `d = fl(2 + t)` and `y = recip(d)`, or
-/// `d = R` and `y = fl(1/R)` (see the module).
+/// `t / d`, correctly rounded, for `d = R` and `y = fl(1/R)` (the
+/// ziggurat tail's division; see the module): steps 2 to 4.
 pub(super) fn div<O: F64Ops>(o: &mut O, t: O::D, d: O::D, y: O::D) -> O::D {
     let zero = o.dc(0.0);
     let neg = o.dlt(t, zero);
@@ -135,31 +197,49 @@ pub(super) fn div<O: F64Ops>(o: &mut O, t: O::D, d: O::D, y: O::D) -> O::D {
     let ry = o.dmul(r, y);
     let q = o.dadd(q, ry);
     // 4. q or a neighbour.
-    let pw = o.floor_pow2(q);
-    let half_ulp = o.dc(f64::EPSILON / 2.0); // 2^-53
-    let h = o.dmul(pw, half_ulp);
-    let is_pow2 = o.deq(q, pw);
-    let half = o.dc(0.5);
-    let h_half = o.dmul(h, half);
-    let h_low = o.dsel(is_pow2, h_half, h);
-    let r = residual(o, a, q, dd);
-    let hd = o.dmul(h, d);
-    let hd_low = o.dmul(h_low, d);
-    let nr = o.dsub(zero, r);
-    let up = o.dlt(hd, r);
-    let down = o.dlt(hd_low, nr);
-    let two_h = o.dadd(h, h);
-    let q_up = o.dadd(q, two_h);
-    let two_hl = o.dadd(h_low, h_low);
-    let q_down = o.dsub(q, two_hl);
-    let q = o.dsel(down, q_down, q);
-    let q = o.dsel(up, q_up, q);
+    let q = nearest(o, a, q, dd);
     // a == 0 (t = ±0) gives t.
     let is0 = o.deq(a, zero);
     let nq = o.dsub(zero, q);
     let signed = o.dsel(neg, nq, q);
     o.dsel(is0, t, signed)
 }
+
+/// `a / d`, correctly rounded, for `ln_core`'s `a = |t|` and
+/// `d = fl(2 + t)` (see the module's fast path).
+pub(super) fn div_reduced<O: F64Ops>(o: &mut O, a: O::D, d: O::D) -> O::D {
+    let y = recip_reduced(o, d);
+    let q1 = o.dmul(a, y);
+    let (d_hi, d_lo) = split(o, d);
+    let dd = (d, d_hi, d_lo);
+    let r = residual(o, a, q1, dd);
+    let q2 = o.dmul(r, y);
+    // Fast2Sum: q1 + q2 = s + e exactly.
+    let s = o.dadd(q1, q2);
+    let moved = o.dsub(s, q1);
+    let e = o.dsub(q2, moved);
+    // s is a/d unless a rounding boundary lies within DELTA of s + e.
+    let pw = o.floor_pow2(s);
+    let is_pow2 = o.deq(s, pw);
+    let [up, down, down_pow2] = MARGINS.map(|c| {
+        let c = o.dc(c);
+        o.dmul(pw, c)
+    });
+    let down = o.dsel(is_pow2, down_pow2, down);
+    let below_up = o.dlt(e, up);
+    let above_down = o.dlt(down, e);
+    let ok = o.dand(below_up, above_down);
+    o.dunless(ok, s, |o| nearest(o, a, s, dd))
+}
+
+/// The thresholds on `e` of [`div_reduced`]'s check, in units of
+/// `pw = 2^floor(log2 s)`: the half gaps above and below `s` (`2^-53`;
+/// `2^-54` below a power of two) less the margin `DELTA = 2^-70`. Each has
+/// 18 significant bits, and `pw` times it is exact.
+const MARGINS: [f64; 3] = [TWO_M53 - DELTA, DELTA - TWO_M53, DELTA - TWO_M53 / 2.0];
+const TWO_M53: f64 = f64::EPSILON / 2.0;
+/// `2^-70`.
+const DELTA: f64 = TWO_M53 / 131_072.0;
 
 #[cfg(test)]
 mod tests {
@@ -173,7 +253,30 @@ mod tests {
         Down,
     }
 
-    struct Host(Narrow);
+    /// The host's model of the device: how it narrows, whether the fast
+    /// path's check is skipped (`Cold::Always` takes step 4 every time) and
+    /// how often the slow side ran.
+    struct Host {
+        narrow: Narrow,
+        cold: Cold,
+        slow: u64,
+    }
+
+    #[derive(Clone, Copy, PartialEq)]
+    enum Cold {
+        Checked,
+        Always,
+    }
+
+    impl Host {
+        fn new(narrow: Narrow, cold: Cold) -> Host {
+            Host {
+                narrow,
+                cold,
+                slow: 0,
+            }
+        }
+    }
 
     impl F64Ops for Host {
         type D = f64;
@@ -199,10 +302,20 @@ mod tests {
         fn dsel(&mut self, c: bool, yes: f64, no: f64) -> f64 {
             if c { yes } else { no }
         }
+        fn dand(&mut self, a: bool, b: bool) -> bool {
+            a && b
+        }
+        fn dunless(&mut self, ok: bool, fast: f64, slow: impl FnOnce(&mut Self) -> f64) -> f64 {
+            if ok && self.cold == Cold::Checked {
+                return fast;
+            }
+            self.slow += u64::from(!ok);
+            slow(self)
+        }
         /// The device's sequence with a narrowing rounded each way.
         fn floor_pow2(&mut self, x: f64) -> f64 {
             let n = x as f32;
-            let n = match self.0 {
+            let n = match self.narrow {
                 Narrow::Nearest => n,
                 Narrow::Up if f64::from(n) < x => f32::from_bits(n.to_bits() + 1),
                 Narrow::Down if f64::from(n) > x => f32::from_bits(n.to_bits() - 1),
@@ -252,15 +365,33 @@ mod tests {
         if neg { -t } else { t }
     }
 
-    fn check(t: f64) {
-        let d = 2.0 + t;
-        check_by(t, d, |o| recip(o, d));
+    const NARROWS: [Narrow; 3] = [Narrow::Nearest, Narrow::Up, Narrow::Down];
+
+    /// `ln_core`'s `|t| / fl(2 + t)` through [`div_reduced`], checked and
+    /// with step 4 always; returns whether the check sent it to step 4.
+    fn check(t: f64) -> bool {
+        let (a, d) = (t.abs(), 2.0 + t);
+        let want = a / d;
+        let mut slow = false;
+        for narrow in NARROWS {
+            for cold in [Cold::Checked, Cold::Always] {
+                let mut o = Host::new(narrow, cold);
+                let got = div_reduced(&mut o, a, d);
+                assert_eq!(
+                    got.to_bits(),
+                    want.to_bits(),
+                    "{a:e} / {d:e}: got {got:e}, want {want:e}"
+                );
+                slow |= o.slow > 0;
+            }
+        }
+        slow
     }
 
     fn check_by(t: f64, d: f64, y: impl Fn(&mut Host) -> f64) {
         let want = t / d;
-        for narrow in [Narrow::Nearest, Narrow::Up, Narrow::Down] {
-            let mut o = Host(narrow);
+        for narrow in NARROWS {
+            let mut o = Host::new(narrow, Cold::Checked);
             let y = y(&mut o);
             let got = div(&mut o, t, d, y);
             assert_eq!(
@@ -269,6 +400,18 @@ mod tests {
                 "{t:e} / {d:e}: got {got:e}, want {want:e}"
             );
         }
+    }
+
+    /// [`div_reduced`]'s check sends about `2^-17` of the draws' quotients
+    /// to step 4 (those within `2^-17` ulp of a rounding boundary), and
+    /// both sides agree with the host's division on all of them.
+    #[test]
+    fn step_4_is_rare_and_reached() {
+        let mut rng = Rng(41);
+        let slow: u64 = (0..1 << 20)
+            .map(|_| u64::from(check(t_of(rng.next()))))
+            .sum();
+        assert!((1..64).contains(&slow), "step 4 ran {slow} times in 2^20");
     }
 
     #[test]
@@ -296,7 +439,8 @@ mod tests {
     #[test]
     fn random_t_in_the_domain_divides_exactly() {
         let mut rng = Rng(17);
-        let limit = 2f64.sqrt() - 1.0;
+        // The reduction's domain: t in [sqrt(1/2) - 1, sqrt(2) - 1).
+        let (low, limit) = (1.0 - 0.5f64.sqrt(), 2f64.sqrt() - 1.0);
         for _ in 0..300_000 {
             let bits = rng.next();
             // |t| = mantissa 2^-e for e in 2 .. 64, below sqrt(2) - 1.
@@ -305,7 +449,7 @@ mod tests {
             let t = m * 2f64.powi(-e);
             let t = if t >= limit { t * 0.5 } else { t };
             check(t);
-            check(-t);
+            check(if t > low { -t * 0.5 } else { -t });
         }
     }
 

@@ -44,10 +44,36 @@ impl F64Ops for Fb {
     fn dsel(&mut self, c: H, yes: H, no: H) -> H {
         self.select(c, yes, no)
     }
-    /// `x` narrowed to f32 (rounded in any direction: the result is
-    /// within an f32 ulp), that value's exponent as a power of two widened
-    /// back, halved when it exceeds `x`.
+    fn dand(&mut self, a: H, b: H) -> H {
+        self.land(a, b)
+    }
+    /// As `exact::IntOps::unless`'s branch: `slow` behind an `if`.
+    fn dunless(&mut self, ok: H, fast: H, slow: impl FnOnce(&mut Self) -> H) -> H {
+        let ty = self.tys.f64.expect("a module with f64");
+        let var = self.var_of("unless_f64", ty);
+        self.store(var, fast);
+        let reject = self.nested(|b| {
+            let value = slow(b);
+            b.store(var, value);
+        });
+        self.cur.push(naga::Statement::If {
+            condition: ok,
+            accept: naga::Block::new(),
+            reject,
+        });
+        self.load(var)
+    }
+    /// With 64-bit integers, `x`'s bits with the sign and fraction
+    /// cleared. Else `x` narrowed to f32 (rounded in any direction: the
+    /// result is within an f32 ulp), that value's exponent as a power of
+    /// two widened back, halved when it exceeds `x`.
     fn floor_pow2(&mut self, x: H) -> H {
+        if self.tys.int64 {
+            let bits = self.bitcast(x, ScalarKind::Uint);
+            let exp = self.expr(Expression::Literal(Literal::U64(0x7FF0_0000_0000_0000)));
+            let p = self.and(bits, exp);
+            return self.bitcast(p, ScalarKind::Float);
+        }
         let n = self.convert_f32(x);
         let n = self.bitcast(n, ScalarKind::Uint);
         let e = self.and_c(n, 0x7F80_0000);
@@ -75,8 +101,17 @@ impl Fb {
         })
     }
 
-    /// `2^p` as an f64 for an i32 `p` (held in a u32) in `[-126, 127]`.
+    /// `2^p` as an f64 for an i32 `p` (held in a u32) in `[-126, 127]`:
+    /// with 64-bit integers the bits `(p + 1023) << 52`, else a widened
+    /// f32.
     fn pow2_f64(&mut self, p: H) -> H {
+        if self.tys.int64 {
+            let ex = self.add_c(p, 1023);
+            let ex = self.widen(ex);
+            let c52 = self.expr(Expression::Literal(Literal::U64(52)));
+            let bits = self.bin(BinaryOperator::ShiftLeft, ex, c52);
+            return self.bitcast(bits, ScalarKind::Float);
+        }
         let ex = self.add_c(p, 127);
         let bits = self.shl_c(ex, 23);
         self.f32_bits_to_f64(bits)
@@ -164,12 +199,19 @@ impl Fb {
     }
 
     /// `ln_core_f64(k, t)` (SPEC.md 6.1) for an i32 `k` held in a u32 and
-    /// an f64 `t`; the division as `f64div.rs`.
-    pub(super) fn ln_core_f64(&mut self, k: H, t: H) -> H {
+    /// `t = -a` when `neg`, else `a` (an f64 `a >= 0`, and `t` never `-0`):
+    /// `d = fl(2 + t)` is `fl(2 - a)` or `fl(2 + a)`, and `s = t / d` is
+    /// `±fl(a / d)` (rounding to nearest is symmetric), the division as
+    /// `f64div.rs`'s [`f64div::div_reduced`].
+    pub(super) fn ln_core_f64(&mut self, k: H, a: H, neg: H) -> H {
         let two = self.dc(2.0);
-        let den = self.add(two, t);
-        let y = f64div::recip(self, den);
-        let s = f64div::div(self, t, den, y);
+        let d_minus = self.sub(two, a);
+        let d_plus = self.add(two, a);
+        let den = self.select(neg, d_minus, d_plus);
+        let q = f64div::div_reduced(self, a, den);
+        let dzero = self.dc(0.0);
+        let nq = self.sub(dzero, q);
+        let s = self.select(neg, nq, q);
         let z = self.mul(s, s);
         let p = self.horner64(z, &LN_SERIES_F64);
         let ss = self.add(s, s);
@@ -299,11 +341,9 @@ impl Fb {
     /// when `is_max`: the end of `neg_ln_u64` (SPEC.md 6.2).
     fn neg_ln_finish(&mut self, int_f: H, p: H, neg: H, k: H, is_max: H) -> H {
         let pow2 = self.pow2_f64(p);
-        let t = self.mul(int_f, pow2);
+        let a = self.mul(int_f, pow2);
+        let ln = self.ln_core_f64(k, a, neg);
         let dzero = self.dc(0.0);
-        let t_neg = self.sub(dzero, t);
-        let t = self.select(neg, t_neg, t);
-        let ln = self.ln_core_f64(k, t);
         let r = self.sub(dzero, ln);
         self.select(is_max, dzero, r)
     }

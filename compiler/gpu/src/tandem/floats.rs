@@ -10,7 +10,7 @@ use naga::{BinaryOperator, Function, Handle, ScalarKind};
 // The constants of SPEC.md section 6, from the reference crate: one copy.
 use phobos_tandem::math::{
     COS_SERIES_F32, HALF_PI_2M24_F32, LN2_HI_F32, LN2_LO_F32, LOG1P_Q_F32, NEG_LN_UPPER_U32,
-    SIN_SERIES_F32, SQRT_HALF_BITS_F32, TWO_M32_F32,
+    SIN_SERIES_F32, SQRT_HALF_BITS_F32,
 };
 
 const SIGN: u32 = 0x8000_0000;
@@ -136,20 +136,23 @@ impl Fb {
         self.fsub(biased, offset)
     }
 
-    /// The f32 bits of the f32 nearest `y` (ties to even), as the reference
-    /// computes it: `f32(y >> 16) * 2^16 + f32(y & 0xFFFF)`, both terms
-    /// exact, one rounding. Each term is built without a conversion:
-    /// `(2^23 + h) 2^16` and `2^23 + l` are bit patterns, less `2^39` and
-    /// `2^23` exactly.
-    fn u32_to_f32_rn(&mut self, y: H) -> H {
+    /// The f32 bits of `a = fl(y) 2^-32` for a u32 `y` (`+0` for 0): the f32
+    /// nearest `y` (ties to even), as the reference computes it,
+    /// `f32(y >> 16) * 2^16 + f32(y & 0xFFFF)` (both terms exact, one
+    /// rounding), times the exact `2^-32`. Scaling by a power of two
+    /// commutes with the rounding (nothing here is subnormal), so the
+    /// terms are built already scaled and without a conversion:
+    /// `2^7 + h 2^-16` and `2^-9 + l 2^-32` are bit patterns (`h` and `l`
+    /// fill their low fraction bits), less `2^7` and `2^-9` exactly.
+    fn u32_to_f32_rn_scaled(&mut self, y: H) -> H {
         let h = self.shr_c(y, 16);
-        let big = self.c(0x5300_0000);
+        let big = self.c(0x4300_0000); // 2^7
         let h = self.or(h, big);
         let h = self.fsub(h, big);
         let l = self.and_c(y, 0xFFFF);
-        let mid = self.c(0x4B00_0000);
-        let l = self.or(l, mid);
-        let l = self.fsub(l, mid);
+        let small = self.c(0x3B00_0000); // 2^-9
+        let l = self.or(l, small);
+        let l = self.fsub(l, small);
         self.fadd(h, l)
     }
 
@@ -157,17 +160,20 @@ impl Fb {
     /// 6.2): `t = -(1 - u)` from `!x` when `u >= sqrt(1/2)`, else `u`
     /// rounded to f32 and split as `2^k (1 + t)` on its bits; then
     /// `k ln 2 + log1p(t)` (6.1), without a division.
+    ///
+    /// The result is `0 - ln`, which is `-ln` for every `ln` but `+0`:
+    /// the reference's `x = u32::MAX` case (0, not -0) needs no test of
+    /// its own. That `x` takes the upper path with `!x = 0`, so `a = +0`,
+    /// `t = -0`, `z = +0`, `z q = -0` (`q` is about -1/2), `log1p = -0`,
+    /// `k ln 2 = +0` and `ln = +0 + (+0 + -0) = +0`; every other `x` has
+    /// `ln != 0` (`|t| >= 2^-32` on the upper path, `k <= -1` below).
     pub(super) fn neg_ln_u32(&mut self, x: H) -> H {
-        let all = self.c(u32::MAX);
-        let is_max = self.eq(x, all);
         let upper_from = self.c(NEG_LN_UPPER_U32);
         let upper = self.ge(x, upper_from);
         let not_x = self.xor_c(x, u32::MAX);
         let m = self.add_c(x, 1);
         let y = self.select(upper, not_x, m);
-        let yf = self.u32_to_f32_rn(y);
-        let scale = self.c(TWO_M32_F32.to_bits());
-        let a = self.fmul(yf, scale);
+        let a = self.u32_to_f32_rn_scaled(y);
         // k = (bits(a) - bits(sqrt(1/2))) >> 23, arithmetic.
         let sqrt_half = self.c(SQRT_HALF_BITS_F32);
         let d = self.sub(a, sqrt_half);
@@ -199,8 +205,7 @@ impl Fb {
         let klo = self.fmul(kf, lo);
         let tail = self.fadd(klo, log1p);
         let ln = self.fadd(khi, tail);
-        let r = self.xor_c(ln, SIGN);
-        self.select(is_max, zero, r)
+        self.fsub(zero, ln)
     }
 
     fn sin_poly(&mut self, a: H) -> H {

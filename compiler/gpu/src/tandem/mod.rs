@@ -457,9 +457,7 @@ fn storage(
 fn skeleton(map: FillMap, wide: bool, int64: bool) -> (Module, Tys, Globals, Handle<Type>) {
     let mut m = Module::default();
     let u32_ty = ty(&mut m, TypeInner::Scalar(NScalar::U32));
-    if wide {
-        ty(&mut m, TypeInner::Scalar(NScalar::F64));
-    }
+    let f64_ty = wide.then(|| ty(&mut m, TypeInner::Scalar(NScalar::F64)));
     let vec = |m: &mut Module, size| {
         ty(
             m,
@@ -560,6 +558,7 @@ fn skeleton(map: FillMap, wide: bool, int64: bool) -> (Module, Tys, Globals, Han
         vec2,
         vec4,
         int64,
+        f64: f64_ty,
     };
     let g = Globals {
         params,
