@@ -168,6 +168,8 @@ pub struct Gpu {
     pipelines: Mutex<lru::LruCache<PipelineKey, Arc<Pipeline>>>,
     /// The binding limit to split at instead of the device's, when smaller.
     max_binding: Mutex<Option<u64>>,
+    /// [`Gpu::set_dot_ahead`]'s choice; `None` is automatic.
+    dot_ahead: Mutex<Option<bool>>,
     /// [`Gpu::set_wide_checks`]'s choice; `None` is automatic.
     wide_checks: Mutex<Option<bool>>,
     /// [`Gpu::set_subgroup_width`]'s width; `None` is the device's.
@@ -238,6 +240,7 @@ impl Gpu {
                     .and_then(|v| v.parse().ok()),
             ),
             wide_checks: Mutex::new(None),
+            dot_ahead: Mutex::new(None),
             forced_subgroup_width: Mutex::new(
                 std::env::var("PHOBOS_SUBGROUPS")
                     .ok()
@@ -315,6 +318,30 @@ impl Gpu {
     /// on any device with f64 (the tests run the checked functions on
     /// lavapipe this way), `Some(false)` turns it off. The bits are the same
     /// either way; pipelines built before a change are not reused.
+    /// Whether products of constant extents are computed ahead by the
+    /// workgroup (`phobos_gpu::Knobs::dot_ahead`): `None` is automatic,
+    /// which is on except on lavapipe, whose LLVM takes a minute or more to
+    /// compile an exact-mode kernel with a staged product (the attention
+    /// examples: two minutes each, cold). Tests force it on for small
+    /// products there. Same bits either way.
+    pub fn set_dot_ahead(&self, on: Option<bool>) {
+        *self.dot_ahead.lock().unwrap() = on;
+    }
+
+    /// The lowering's knobs on this device: the environment's
+    /// ([`phobos_gpu::Knobs::from_env`]), with [`Gpu::set_dot_ahead`]'s
+    /// choice.
+    pub fn knobs(&self) -> phobos_gpu::Knobs {
+        let mut knobs = phobos_gpu::Knobs::from_env();
+        let here = self
+            .dot_ahead
+            .lock()
+            .unwrap()
+            .unwrap_or(!self.info.name.contains("llvmpipe"));
+        knobs.dot_ahead &= here;
+        knobs
+    }
+
     pub fn set_wide_checks(&self, on: Option<bool>) {
         *self.wide_checks.lock().unwrap() = on;
     }
@@ -508,7 +535,7 @@ impl Gpu {
     ) -> Result<(Arc<Pipeline>, bool), GpuError> {
         let key = (
             kernel.fingerprint(),
-            phobos_gpu::Knobs::from_env(),
+            self.knobs(),
             precision,
             splits.to_vec(),
             self.wide_checks(),

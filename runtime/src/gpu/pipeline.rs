@@ -78,7 +78,7 @@ impl Pipeline {
             subgroup_width: gpu.subgroup_width(),
             workgroup_memory: u64::from(gpu.device.limits().max_compute_workgroup_storage_size),
             cooperative: gpu.cooperative_f16() && gpu.can_run_exact(),
-            knobs: phobos_gpu::Knobs::from_env(),
+            knobs: gpu.knobs(),
         };
         let compiled = phobos_gpu::compile_split(kernel, &options, splits)
             .map_err(|e| GpuError::Lower(e.to_string()))?;
