@@ -230,10 +230,18 @@ impl Lower<'_> {
                 None
             }
         };
+        let barrier = Statement::ControlBarrier(naga::Barrier::WORK_GROUP);
+        let coop = match plan.coop {
+            true => {
+                // The result's tiles start from what the invocations wrote.
+                self.cur.push(barrier.clone());
+                Some(self.coop_begin(plan, result))
+            }
+            false => None,
+        };
         let last = self.u32c(chunk - 1);
         let padded = self.binary(B::Add, len, last);
         let chunks = self.binary(B::Divide, padded, kc);
-        let barrier = Statement::ControlBarrier(naga::Barrier::WORK_GROUP);
         self.count_loop(chunks, |lw, c| {
             let k0 = lw.binary(B::Multiply, c, kc);
             // The previous chunk's products (or a previous statement) are
@@ -241,8 +249,9 @@ impl Lower<'_> {
             lw.cur.push(barrier.clone());
             lw.stage_chunk(plan, pre, [sa, sb], k0, len)?;
             lw.cur.push(barrier.clone());
-            if plan.coop {
-                return lw.coop_chunk(plan, result, [sa, sb]);
+            if let Some(tiles) = &coop {
+                lw.coop_chunk(plan, tiles, [sa, sb]);
+                return Ok(());
             }
             let rest = lw.binary(B::Subtract, len, k0);
             let kn = lw.min_u32(rest, kc);
@@ -253,6 +262,9 @@ impl Lower<'_> {
         })?;
         if let Some(r) = &regs {
             self.register_store(plan, r, result);
+        }
+        if let Some(tiles) = &coop {
+            self.coop_end(plan, tiles, result);
         }
         // The statement reads every element of the result.
         self.cur.push(barrier);

@@ -9,22 +9,38 @@
 //! in FlashAttention), the products are summed in an order the hardware
 //! picks, and K past the end is staged as 0. Exact mode never comes here.
 //!
-//! Subgroup `s` of `S` (`SubgroupId`, `NumSubgroups`) takes the result's
-//! tiles `s, s + S, ...`: it loads the tile's f32 sums so far, adds the
-//! chunk's products, and stores it back. Each tile's operations run in
+//! Subgroup `s` of the block's `S` (`SubgroupId`; `S` is the invocations
+//! over `GpuOptions::subgroup_width`) keeps the result's tiles `s, s + S,
+//! ...` in accumulators for the whole of K: loaded from the result array
+//! once its elements hold the accumulator argument (or 0), the chunks'
+//! products added, and stored back after the last. Each tile's operations run in
 //! control flow uniform over its subgroup, which is what Vulkan asks of
 //! cooperative matrices; naga's stricter check (uniform over the
 //! workgroup) is left out for such modules (`crate::validate`), and the
 //! runtime loads them as SPIR-V.
 
 use super::{H, Lower, dot_ahead::DotPlan};
-use crate::LowerError;
 use naga::{
     BinaryOperator as B, Binding, BuiltIn, CooperativeData, CooperativeRole, CooperativeSize,
     Expression, FunctionArgument, GlobalVariable, Handle, Literal, Statement, Type, TypeInner,
 };
-use phobos_core::types::Scalar;
 use std::num::NonZeroU32;
+
+/// One 16 x 16 tile of the result a subgroup keeps: whether it exists
+/// (the last subgroups may have one fewer), its first row and column, its
+/// first element's index, and its accumulator.
+pub(super) struct CoopTile {
+    inside: H,
+    row0: H,
+    col0: H,
+    at: H,
+    acc: H,
+}
+
+/// A subgroup's tiles of a product.
+pub(super) struct CoopTiles {
+    tiles: Vec<CoopTile>,
+}
 
 /// The K elements staged at a time for cooperative matrices.
 pub(super) const COOP_CHUNK: u32 = 32;
@@ -48,6 +64,10 @@ impl Lower<'_> {
         }
         if !plan.m.is_multiple_of(TILE) || !plan.n.is_multiple_of(TILE) {
             return Some("extents not multiples of 16");
+        }
+        let width = self.subgroup_width;
+        if width < 2 || !self.block_invocations.is_multiple_of(width) {
+            return Some("subgroups of varying width");
         }
         (self.packed != 1).then_some("several blocks a workgroup")
     }
@@ -74,91 +94,154 @@ impl Lower<'_> {
         self.expr(Expression::Literal(Literal::F16(half::f16::ZERO)))
     }
 
-    /// This invocation's subgroup and the workgroup's number of them, as
-    /// entry-point arguments added on first use.
-    fn subgroup_ids(&mut self) -> (H, H) {
-        if let Some(ids) = self.subgroup_ids {
-            return ids;
+    /// This invocation's subgroup in its workgroup, as an entry-point
+    /// argument added on first use.
+    fn subgroup_id(&mut self) -> H {
+        if let Some(id) = self.subgroup_id {
+            return id;
         }
-        let mut arg = |name: &str, builtin| {
-            let index = self.f.arguments.len() as u32;
-            self.f.arguments.push(FunctionArgument {
-                name: Some(name.into()),
-                ty: self.u32_ty,
-                binding: Some(Binding::BuiltIn(builtin)),
-            });
-            self.f
-                .expressions
-                .append(Expression::FunctionArgument(index), naga::Span::UNDEFINED)
-        };
-        let ids = (
-            arg("subgroup_id", BuiltIn::SubgroupId),
-            arg("num_subgroups", BuiltIn::NumSubgroups),
-        );
-        self.subgroup_ids = Some(ids);
-        ids
+        let index = self.f.arguments.len() as u32;
+        self.f.arguments.push(FunctionArgument {
+            name: Some("subgroup_id".into()),
+            ty: self.u32_ty,
+            binding: Some(Binding::BuiltIn(BuiltIn::SubgroupId)),
+        });
+        let id = self
+            .f
+            .expressions
+            .append(Expression::FunctionArgument(index), naga::Span::UNDEFINED);
+        self.subgroup_id = Some(id);
+        id
     }
 
-    /// One staged chunk's products added to `result` by cooperative
-    /// matrices (module doc).
-    pub(super) fn coop_chunk(
+    /// This subgroup's tiles of the result, loaded into accumulators
+    /// (after the barrier that follows the result's first values).
+    pub(super) fn coop_begin(
         &mut self,
         plan: &DotPlan,
         result: Handle<GlobalVariable>,
-        [sa, sb]: [Handle<GlobalVariable>; 2],
-    ) -> Result<(), LowerError> {
-        let (sg, count) = self.subgroup_ids();
+    ) -> CoopTiles {
+        let sg = self.subgroup_id();
+        let subgroups = self.block_invocations / self.subgroup_width;
         let across = plan.n / TILE;
-        let tiles = self.u32c((plan.m / TILE) * across);
-        let counter = self.temp(Scalar::U32);
-        self.var_store(counter, sg);
-        let body = self.nested(|lw| {
-            let t = lw.var_load(counter);
-            let done = lw.binary(B::GreaterEqual, t, tiles);
-            lw.if_then(done, naga::Block::from_vec(vec![Statement::Break]));
-            let across_c = lw.u32c(across);
-            let ti = lw.binary(B::Divide, t, across_c);
-            let tj = lw.binary(B::Modulo, t, across_c);
-            let tile = lw.u32c(TILE);
-            let row0 = lw.binary(B::Multiply, ti, tile);
-            let col0 = lw.binary(B::Multiply, tj, tile);
-            let n = lw.u32c(plan.n);
-            let kc = lw.u32c(COOP_CHUNK);
-            let c_row = lw.binary(B::Multiply, row0, n);
-            let c_at = lw.binary(B::Add, c_row, col0);
-            let c_ptr = lw.array_ptr(result, c_at);
-            let mut acc = lw.coop_load(CooperativeRole::C, c_ptr, n);
-            let a_row = lw.binary(B::Multiply, row0, kc);
-            for step in 0..COOP_CHUNK / TILE {
-                let k = lw.u32c(step * TILE);
-                let a_at = lw.binary(B::Add, a_row, k);
-                let a_ptr = lw.array_ptr(sa, a_at);
-                let a = lw.coop_load(CooperativeRole::A, a_ptr, kc);
-                let k_row = lw.u32c(step * TILE * plan.n);
-                let b_at = lw.binary(B::Add, k_row, col0);
-                let b_ptr = lw.array_ptr(sb, b_at);
-                let b = lw.coop_load(CooperativeRole::B, b_ptr, n);
-                acc = lw.expr(Expression::CooperativeMultiplyAdd { a, b, c: acc });
-            }
-            let c_ptr = lw.array_ptr(result, c_at);
-            lw.cur.push(Statement::CooperativeStore {
-                target: acc,
-                data: CooperativeData {
-                    pointer: c_ptr,
-                    stride: n,
-                    row_major: true,
+        let count = (plan.m / TILE) * across;
+        let mine = count.div_ceil(subgroups);
+        let c_ty = self.coop_type(naga::Scalar::F32, CooperativeRole::C);
+        let count_c = self.u32c(count);
+        let across_c = self.u32c(across);
+        let n = self.u32c(plan.n);
+        let tile = self.u32c(TILE);
+        let mut tiles = Vec::new();
+        for i in 0..mine {
+            let off = self.u32c(i * subgroups);
+            let t = self.binary(B::Add, sg, off);
+            let inside = self.binary(B::Less, t, count_c);
+            let ti = self.binary(B::Divide, t, across_c);
+            let tj = self.binary(B::Modulo, t, across_c);
+            let row0 = self.binary(B::Multiply, ti, tile);
+            let col0 = self.binary(B::Multiply, tj, tile);
+            let c_row = self.binary(B::Multiply, row0, n);
+            let at = self.binary(B::Add, c_row, col0);
+            let var = self.f.local_variables.append(
+                naga::LocalVariable {
+                    name: Some(format!("tile_acc{i}")),
+                    ty: c_ty,
+                    init: None,
                 },
+                naga::Span::UNDEFINED,
+            );
+            let acc = self.expr(Expression::LocalVariable(var));
+            let load = self.nested(|lw| {
+                let ptr = lw.array_ptr(result, at);
+                let v = lw.coop_load(CooperativeRole::C, ptr, n);
+                lw.var_store(acc, v);
+                Ok(())
             });
-            Ok(())
-        })?;
-        let continuing = self.nested(|lw| {
-            let t = lw.var_load(counter);
-            let next = lw.binary(B::Add, t, count);
-            lw.var_store(counter, next);
-            Ok(())
-        })?;
-        self.push_loop(body, continuing);
-        Ok(())
+            let load = load.expect("no operand is computed here");
+            self.if_then(inside, load);
+            tiles.push(CoopTile {
+                inside,
+                row0,
+                col0,
+                at,
+                acc,
+            });
+        }
+        CoopTiles { tiles }
+    }
+
+    /// One staged chunk's products added to this subgroup's tiles.
+    pub(super) fn coop_chunk(
+        &mut self,
+        plan: &DotPlan,
+        tiles: &CoopTiles,
+        [sa, sb]: [Handle<GlobalVariable>; 2],
+    ) {
+        let n = self.u32c(plan.n);
+        let kc = self.u32c(COOP_CHUNK);
+        for t in &tiles.tiles {
+            let body = self.nested(|lw| {
+                let a_row = lw.binary(B::Multiply, t.row0, kc);
+                let mut acc = lw.var_load(t.acc);
+                for step in 0..COOP_CHUNK / TILE {
+                    let k = lw.u32c(step * TILE);
+                    let a_at = lw.binary(B::Add, a_row, k);
+                    let a_ptr = lw.array_ptr(sa, a_at);
+                    let a = lw.coop_load(CooperativeRole::A, a_ptr, kc);
+                    let k_row = lw.u32c(step * TILE * plan.n);
+                    let b_at = lw.binary(B::Add, k_row, t.col0);
+                    let b_ptr = lw.array_ptr(sb, b_at);
+                    let b = lw.coop_load(CooperativeRole::B, b_ptr, n);
+                    acc = lw.expr(Expression::CooperativeMultiplyAdd { a, b, c: acc });
+                }
+                lw.var_store(t.acc, acc);
+                Ok(())
+            });
+            let body = body.expect("no operand is computed here");
+            self.if_then(t.inside, body);
+        }
+    }
+
+    /// This subgroup's tiles stored into the result.
+    pub(super) fn coop_end(
+        &mut self,
+        plan: &DotPlan,
+        tiles: &CoopTiles,
+        result: Handle<GlobalVariable>,
+    ) {
+        let n = self.u32c(plan.n);
+        for t in &tiles.tiles {
+            let store = self.nested(|lw| {
+                let acc = lw.var_load(t.acc);
+                let ptr = lw.array_ptr(result, t.at);
+                lw.cur.push(Statement::CooperativeStore {
+                    target: acc,
+                    data: CooperativeData {
+                        pointer: ptr,
+                        stride: n,
+                        row_major: true,
+                    },
+                });
+                Ok(())
+            });
+            let store = store.expect("no operand is computed here");
+            self.if_then(t.inside, store);
+        }
+    }
+
+    fn coop_type(&mut self, scalar: naga::Scalar, role: CooperativeRole) -> Handle<Type> {
+        self.m.types.insert(
+            Type {
+                name: None,
+                inner: TypeInner::CooperativeMatrix {
+                    columns: CooperativeSize::Sixteen,
+                    rows: CooperativeSize::Sixteen,
+                    scalar,
+                    role,
+                },
+            },
+            naga::Span::UNDEFINED,
+        )
     }
 
     /// A 16 x 16 tile of `role` from row-major memory at `pointer`, rows

@@ -107,9 +107,9 @@ struct Lower<'k> {
     subgroup_width: u32,
     /// `GpuOptions::cooperative`.
     cooperative: bool,
-    /// The entry point's `SubgroupId` and `NumSubgroups`, once a product
-    /// on cooperative matrices asked for them (`dot_coop.rs`).
-    subgroup_ids: Option<(H, H)>,
+    /// The entry point's `SubgroupId`, once a product on cooperative
+    /// matrices asked for it (`dot_coop.rs`).
+    subgroup_id: Option<H>,
     /// Whether this block's subgroups are laid out as `subgroup_width`
     /// needs (`Lower::subgroup_check`), uniform over the workgroup; `None`
     /// where reductions use no subgroup operations.
@@ -436,7 +436,7 @@ fn lower_packed(
         dot_buffers: HashMap::new(),
         subgroup_width: options.subgroup_width,
         cooperative: options.cooperative,
-        subgroup_ids: None,
+        subgroup_id: None,
         subgroup_ok: None,
         workgroup_memory: options.workgroup_memory,
         quad,
