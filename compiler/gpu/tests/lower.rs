@@ -779,6 +779,17 @@ fn a_product_says_which_path_it_takes() {
     let k = p.kernel("matmul", &cfg).expect("checks");
     let c = compile(&k, &GpuOptions::default()).expect("lowers");
     assert!(
+        c.notes.iter().any(
+            |n| n.contains(": `dot` of [16, K] by [K, 16] by the workgroup")
+                && n.contains("staged in workgroup memory")
+        ),
+        "{:?}",
+        c.notes
+    );
+    let mut per_element = GpuOptions::default();
+    per_element.knobs.dot_ahead = false;
+    let c = compile(&k, &per_element).expect("lowers");
+    assert!(
         c.notes
             .iter()
             .any(|n| n.contains(": `dot` of [16, K] by [K, 16]") && n.contains("portable path")),
