@@ -8,7 +8,7 @@
 #    and after the helper's division and logarithm (phobos-bench-tandem-gpu)
 #    beside cuRAND (bench/tandem-table.sh, 2^28);
 # 4. the peers of issue 29 (torch.matmul f16, SDPA with dropout);
-# 5. Phobos's matmul and attention speed; rows are skipped past 570 s.
+# 5. Phobos's matmul and attention speed; rows are skipped past 450 s.
 for f in .gl/*.deb; do dpkg -x $f / >/dev/null; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 echo "# commit ${C:-?}; $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
@@ -39,12 +39,12 @@ timeout 60 $B/phobos-bench-tandem-gpu 28 exp_f64 exp_f32 normal_f32 u32 2>&1 | t
 timeout 60 python3 bench/peers/peers.py 28 exp_f64 exp_f32 normal_f32 u32 f32 f64 2>&1 | tail -14
 lap
 echo "## 4. peers"
-timeout 80 python3 bench/peers/attention.py 2>&1 | tail -16
+timeout 70 python3 bench/peers/attention.py 2>&1 | tail -16
 lap
 echo "## 5. speed"
 row() { local label=$1; shift
-  [ $(( $(date +%s) - t0 )) -gt 570 ] && { echo "phobos	$label	skipped (time)"; return; }
-  timeout 40 $P bench "$@" --backend gpu --json 2>/dev/null | python3 -c "
+  [ $(( $(date +%s) - t0 )) -gt 450 ] && { echo "phobos	$label	skipped (time)"; return; }
+  timeout 35 $P bench "$@" --backend gpu --json 2>/dev/null | python3 -c "
 import json,sys; j=json.load(sys.stdin); print('phobos\t$label\t%s\t%.4f ms\tconfig %s' % (j['precision'], j['median_ms'], j['config']))" || echo "phobos	$label	failed or timed out"
 }
 MM="examples/matmul.ph --dim M=2048 --dim N=2048 --dim K=2048"
