@@ -5,8 +5,9 @@
 #    call by bench/s13/compare.py) and fast mode's outputs (tensor cores;
 #    bench/s14/fast_error.py), with the provenance of each;
 # 3. issue 30: the Tandem fills before (base-tandem-gpu, commit f662663)
-#    and after the helper's division and logarithm (phobos-bench-tandem-gpu)
-#    beside cuRAND (bench/tandem-table.sh, 2^28);
+#    and after the helper's division and logarithm (phobos-bench-tandem-gpu),
+#    the u32 fill as a Phobos kernel (bench/s14/fill_u32.ph), and cuRAND
+#    (bench/peers/peers.py), all at 2^28;
 # 4. the peers of issue 29 (torch.matmul f16, SDPA with dropout);
 # 5. Phobos's matmul and attention speed; rows are skipped past 450 s.
 for f in .gl/*.deb; do dpkg -x $f / >/dev/null; done; ldconfig
@@ -36,6 +37,8 @@ lap
 echo "## 3. fills, before (base) and after"
 timeout 60 $B/base-tandem-gpu 28 exp_f64 exp_f32 normal_f32 u32 2>&1 | tail -8
 timeout 60 $B/phobos-bench-tandem-gpu 28 exp_f64 exp_f32 normal_f32 u32 2>&1 | tail -8
+timeout 40 $P bench bench/s14/fill_u32.ph --dim N=268435456 --arg key=1 --backend gpu --json 2>/dev/null | python3 -c "
+import json,sys; j=json.load(sys.stdin); print('u32 fill as a Phobos kernel (bench/s14/fill_u32.ph), 2^28: %.1f GiB/s, config %s' % (1.0 / (j['median_ms'] / 1e3), j['config']))" || echo "fill_u32.ph failed"
 timeout 60 python3 bench/peers/peers.py 28 exp_f64 exp_f32 normal_f32 u32 f32 f64 2>&1 | tail -14
 lap
 echo "## 4. peers"
