@@ -9,7 +9,7 @@
 #    the u32 fill as a Phobos kernel (bench/s14/fill_u32.ph), and cuRAND
 #    (bench/peers/peers.py), all at 2^28;
 # 4. the peers of issue 29 (torch.matmul f16, SDPA with dropout);
-# 5. Phobos's matmul and attention speed; rows are skipped past 450 s.
+# 5. Phobos's matmul and attention speed; rows are skipped past 450 s; the order is by priority.
 for f in .gl/*.deb; do dpkg -x $f / >/dev/null; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 echo "# commit ${C:-?}; $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
@@ -34,16 +34,6 @@ timeout 40 $P run examples/attention_dropout.ph --backend gpu --precision fast -
   --input Q=$D/Q.npy --input K=$D/K.npy --input V=$D/V.npy --output O=$F/O.npy --output L=$F/L.npy 2>&1 | grep -i "error\|lowering\|statement" | head -6
 ls $F | tr '\n' ' '; echo
 lap
-echo "## 3. fills, before (base) and after"
-timeout 60 $B/base-tandem-gpu 28 exp_f64 exp_f32 normal_f32 u32 2>&1 | tail -8
-timeout 60 $B/phobos-bench-tandem-gpu 28 exp_f64 exp_f32 normal_f32 u32 2>&1 | tail -8
-timeout 40 $P bench bench/s14/fill_u32.ph --dim N=268435456 --arg key=1 --backend gpu --json 2>/dev/null | python3 -c "
-import json,sys; j=json.load(sys.stdin); print('u32 fill as a Phobos kernel (bench/s14/fill_u32.ph), 2^28: %.1f GiB/s, config %s' % (1.0 / (j['median_ms'] / 1e3), j['config']))" || echo "fill_u32.ph failed"
-timeout 60 python3 bench/peers/peers.py 28 exp_f64 exp_f32 normal_f32 u32 f32 f64 2>&1 | tail -14
-lap
-echo "## 4. peers"
-timeout 70 python3 bench/peers/attention.py 2>&1 | tail -16
-lap
 echo "## 5. speed"
 row() { local label=$1; shift
   [ $(( $(date +%s) - t0 )) -gt 450 ] && { echo "phobos	$label	skipped (time)"; return; }
@@ -55,6 +45,18 @@ AF="examples/attention_dropout.ph --dim BH=64 --dim S=1024 $ATT"
 row "matmul 2048^3 cooperative" $MM --precision fast
 row "attention fwd BH=64 S=1024 D=64 cooperative" $AF --precision fast
 row "matmul 2048^3 exact" $MM --precision exact
+lap
+echo "## 4. peers"
+timeout 70 python3 bench/peers/attention.py 2>&1 | tail -16
+lap
+echo "## 3. fills, before (base) and after"
+timeout 60 $B/base-tandem-gpu 28 exp_f64 exp_f32 normal_f32 u32 2>&1 | tail -8
+timeout 60 $B/phobos-bench-tandem-gpu 28 exp_f64 exp_f32 normal_f32 u32 2>&1 | tail -8
+timeout 40 $P bench bench/s14/fill_u32.ph --dim N=268435456 --arg key=1 --backend gpu --json 2>/dev/null | python3 -c "
+import json,sys; j=json.load(sys.stdin); print('u32 fill as a Phobos kernel (bench/s14/fill_u32.ph), 2^28: %.1f GiB/s, config %s' % (1.0 / (j['median_ms'] / 1e3), j['config']))" || echo "fill_u32.ph failed"
+timeout 60 python3 bench/peers/peers.py 28 exp_f64 exp_f32 normal_f32 u32 f32 f64 2>&1 | tail -14
+lap
+echo "## 5b. more speed"
 PHOBOS_COOPERATIVE=off row "matmul 2048^3 fast, no cooperative" $MM --precision fast
 row "attention bwd kv BH=64 S=1024 D=64 cooperative" examples/attention_dropout_backward.ph --kernel attention_dropout_backward_kv --dim BH=64 --dim S=1024 $ATT --precision fast
 row "attention bwd q BH=64 S=1024 D=64 cooperative" examples/attention_dropout_backward.ph --kernel attention_dropout_backward_q --dim BH=64 --dim S=1024 $ATT --precision fast
