@@ -613,15 +613,11 @@ impl Kernel {
         let kernel = self
             .checked(&cfg)
             .map_err(|e| PyValueError::new_err(format!("config: {e}")))?;
-        let precision = match precision_name {
-            "exact" => phobos_gpu::Precision::Exact,
-            "fast" => phobos_gpu::Precision::Fast,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "precision must be 'exact' or 'fast', not {other:?}"
-                )));
-            }
-        };
+        let precision = phobos_gpu::Precision::parse(precision_name).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "precision must be 'exact' or 'fast', not {precision_name:?}"
+            ))
+        })?;
         let options = phobos_gpu::GpuOptions {
             precision,
             ..phobos_gpu::GpuOptions::for_kernel(&kernel)
@@ -801,13 +797,9 @@ fn backend(v: &Bound<'_, PyAny>) -> PyResult<Backend> {
 
 fn precision(v: &Bound<'_, PyAny>) -> PyResult<Precision> {
     let s: String = v.extract()?;
-    match s.as_str() {
-        "exact" => Ok(Precision::Exact),
-        "fast" => Ok(Precision::Fast),
-        _ => Err(PyValueError::new_err(format!(
-            "precision must be 'exact' or 'fast', not {s:?}"
-        ))),
-    }
+    Precision::parse(&s).ok_or_else(|| {
+        PyValueError::new_err(format!("precision must be 'exact' or 'fast', not {s:?}"))
+    })
 }
 
 fn config(v: &Bound<'_, PyAny>) -> PyResult<Vec<(String, i64)>> {

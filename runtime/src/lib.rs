@@ -68,22 +68,8 @@ impl Backend {
 }
 
 /// Whether float results must be exact (the default) or may use the
-/// device's native approximations.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Precision {
-    #[default]
-    Exact,
-    Fast,
-}
-
-impl Precision {
-    pub fn name(self) -> &'static str {
-        match self {
-            Precision::Exact => "exact",
-            Precision::Fast => "fast",
-        }
-    }
-}
+/// device's native approximations: the one type the whole project names.
+pub use phobos_core::Precision;
 
 #[derive(Clone, Debug, Default)]
 pub struct Options {

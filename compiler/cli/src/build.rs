@@ -362,10 +362,7 @@ pub fn build(a: &BuildArgs) -> Result<ExitCode> {
     if let Some(n) = given.keys().find(|n| !known.contains(*n)) {
         bail!("--dim {n}: no kernel built here has a dim `{n}`");
     }
-    let precision = match a.precision {
-        PrecisionArg::Exact => phobos_gpu::Precision::Exact,
-        PrecisionArg::Fast => phobos_gpu::Precision::Fast,
-    };
+    let precision: phobos_gpu::Precision = a.precision.into();
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     let mut kernels = Vec::new();
     let mut written = Vec::new();
@@ -448,10 +445,7 @@ pub fn build(a: &BuildArgs) -> Result<ExitCode> {
     let manifest = Manifest {
         phobosc: env!("CARGO_PKG_VERSION"),
         source: a.file.display().to_string(),
-        precision: match precision {
-            phobos_gpu::Precision::Exact => "exact",
-            phobos_gpu::Precision::Fast => "fast",
-        },
+        precision: precision.name(),
         limits: Limits {
             max_compute_workgroup_storage_size: a.workgroup_memory,
             max_compute_invocations_per_workgroup: phobos_gpu::PORTABLE_WORKGROUP_SIZE,

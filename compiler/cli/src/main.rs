@@ -61,6 +61,15 @@ pub enum PrecisionArg {
     Fast,
 }
 
+impl From<PrecisionArg> for phobos_core::Precision {
+    fn from(p: PrecisionArg) -> Self {
+        match p {
+            PrecisionArg::Exact => phobos_core::Precision::Exact,
+            PrecisionArg::Fast => phobos_core::Precision::Fast,
+        }
+    }
+}
+
 fn main() -> ExitCode {
     // Mesa's Vulkan device-select layer prints a harmless XDG_RUNTIME_DIR
     // error when it probes for a display; Phobos never presents, so skip it.

@@ -8,7 +8,7 @@ use phobos_core::ir::{Kernel, ParamKind};
 use phobos_core::launch::Arg;
 use phobos_core::types::Scalar;
 use phobos_runtime::gpu::Resident;
-use phobos_runtime::{Backend, Options, Precision, Provenance, checks, npy, phases};
+use phobos_runtime::{Backend, Options, Provenance, checks, npy, phases};
 use serde_json::json;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -163,10 +163,7 @@ fn prepare_generating(
             BackendArg::Cpu => Backend::Cpu,
             BackendArg::Gpu => Backend::Gpu,
         },
-        precision: match a.precision {
-            PrecisionArg::Exact => Precision::Exact,
-            PrecisionArg::Fast => Precision::Fast,
-        },
+        precision: a.precision.into(),
         threads: a.threads,
         workgroup_size: None,
     };

@@ -6,12 +6,14 @@ pub mod bounds;
 pub mod diag;
 pub mod figure;
 pub mod ir;
+pub mod precision;
 pub mod sema;
 pub mod span;
 pub mod syntax;
 pub mod types;
 
 pub use diag::{Diagnostic, render};
+pub use precision::Precision;
 pub use sema::Program;
 pub mod bind;
 pub mod inputs;

@@ -110,19 +110,11 @@ pub const PORTABLE_WORKGROUP_SIZE: u32 = 256;
 /// is bound in pieces, [`Split`]).
 pub const PORTABLE_STORAGE_BUFFERS: u32 = 8;
 
-/// How f32 division and square root are computed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Precision {
-    /// Correctly rounded `/` and `sqrt` built from integer operations (the
-    /// device's own are not, on the H200), with the same bits as the
-    /// interpreter. With [`spirv`]'s post-processing the device also keeps
-    /// subnormals and never contracts `a * b + c`.
-    #[default]
-    Exact,
-    /// The device's native `/` and `sqrt`, and no SPIR-V post-processing:
-    /// faster, but results may differ from the interpreter's.
-    Fast,
-}
+/// Exact or fast (`phobos_core::Precision`): exact mode lowers `/` and
+/// `sqrt` correctly rounded and [`spirv`] post-processes the module so the
+/// device keeps subnormals and never contracts; fast mode uses the device's
+/// own operations and no post-processing.
+pub use phobos_core::Precision;
 
 /// How a kernel is lowered. Neither field changes which element gets which
 /// value, only how the work is spread and (for `precision`) how `/` and

@@ -58,10 +58,7 @@ impl Pipeline {
             )));
         }
         let options = phobos_gpu::GpuOptions {
-            precision: match precision {
-                Precision::Exact => phobos_gpu::Precision::Exact,
-                Precision::Fast => phobos_gpu::Precision::Fast,
-            },
+            precision,
             workgroup_size,
             // Lavapipe hangs on the branch (see `GpuOptions::branch_fallback`).
             branch_fallback: !gpu.info.name.contains("llvmpipe"),

@@ -251,10 +251,7 @@ pub fn explain(compiled: &crate::Compiled) -> String {
         } else {
             "s"
         },
-        match o.precision {
-            crate::Precision::Exact => "exact",
-            crate::Precision::Fast => "fast",
-        }
+        o.precision.name()
     );
     let _ = writeln!(out, "values:");
     for v in &compiled.plan.values {
