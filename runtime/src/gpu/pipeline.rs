@@ -77,6 +77,35 @@ impl Pipeline {
             cooperative: gpu.cooperative_f16() && gpu.can_run_exact(),
             knobs: gpu.knobs(),
         };
+        match Pipeline::build_with(gpu, kernel, &options, splits, started) {
+            // Tensor cores the driver would not take: the same kernel on
+            // the ordinary cores, and the provenance says why.
+            Err(e @ GpuError::Wgpu(_)) if options.cooperative => {
+                let ordinary = phobos_gpu::GpuOptions {
+                    cooperative: false,
+                    ..options
+                };
+                let mut p = Pipeline::build_with(gpu, kernel, &ordinary, splits, started)?;
+                p.notes.push(format!(
+                    "the driver refused the cooperative-matrix pipeline ({e}); products run on the \
+                     ordinary cores"
+                ));
+                Ok(p)
+            }
+            built => built,
+        }
+    }
+
+    /// [`Pipeline::build`] with its options made.
+    fn build_with(
+        gpu: &Gpu,
+        kernel: &Kernel,
+        options: &phobos_gpu::GpuOptions,
+        splits: &[Option<phobos_gpu::Split>],
+        started: Instant,
+    ) -> Result<Pipeline, GpuError> {
+        let (options, precision, workgroup_size) =
+            (*options, options.precision, options.workgroup_size);
         let compiled = phobos_gpu::compile_split(kernel, &options, splits)
             .map_err(|e| GpuError::Lower(e.to_string()))?;
         let lowered = Instant::now();
