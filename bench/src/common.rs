@@ -45,7 +45,24 @@ pub fn time_dispatches(
     pipeline: &wgpu::ComputePipeline,
     pieces: &[(&wgpu::BindGroup, u32)],
 ) -> (f64, f64) {
-    let t = timestamps(gpu, |enc, ts| {
+    let t = time_pass(gpu, pipeline, |pass| {
+        for &(bind, groups) in pieces {
+            let (x, y) = (groups.min(65535), groups.div_ceil(65535));
+            pass.set_bind_group(0, bind, &[]);
+            pass.dispatch_workgroups(x, y, 1);
+        }
+    });
+    (t[t.len() / 2], t[0])
+}
+
+/// Sorted seconds of [`RUNS`] timed passes of `pipeline`, each recorded by
+/// `dispatch` (bind groups and dispatches).
+pub fn time_pass(
+    gpu: &Gpu,
+    pipeline: &wgpu::ComputePipeline,
+    mut dispatch: impl FnMut(&mut wgpu::ComputePass),
+) -> Vec<f64> {
+    timestamps(gpu, |enc, ts| {
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: None,
             timestamp_writes: ts.map(|(q, i)| wgpu::ComputePassTimestampWrites {
@@ -55,13 +72,23 @@ pub fn time_dispatches(
             }),
         });
         pass.set_pipeline(pipeline);
-        for &(bind, groups) in pieces {
-            let (x, y) = (groups.min(65535), groups.div_ceil(65535));
-            pass.set_bind_group(0, bind, &[]);
-            pass.dispatch_workgroups(x, y, 1);
-        }
-    });
-    (t[t.len() / 2], t[0])
+        dispatch(&mut pass);
+    })
+}
+
+/// A storage buffer's entry in a compute bind group layout.
+#[allow(dead_code)] // not every binary makes its own layout
+pub fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
 }
 
 /// A buffer for fills and kernels on the caller's buffers: written by

@@ -184,16 +184,7 @@ impl Problem {
         });
         let bytes = self.want.len() as u64;
         common::poison(gpu, &self.c, bytes);
-        let t = common::timestamps(gpu, |enc, ts| {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: None,
-                timestamp_writes: ts.map(|(q, i)| wgpu::ComputePassTimestampWrites {
-                    query_set: q,
-                    beginning_of_pass_write_index: Some(i),
-                    end_of_pass_write_index: Some(i + 1),
-                }),
-            });
-            pass.set_pipeline(&pipeline);
+        let t = common::time_pass(gpu, &pipeline, |pass| {
             pass.set_bind_group(0, &bind, &[]);
             pass.dispatch_workgroups(n / tile, n / tile, 1);
         });
@@ -269,16 +260,7 @@ fn pipeline(gpu: &Gpu, wgsl: &str, exact: bool) -> Result<wgpu::ComputePipeline,
             source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(wgsl)),
         })
     };
-    let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    };
+    let storage = common::storage_entry;
     let bindings = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("gemm"),
         entries: &[storage(0, true), storage(1, true), storage(2, false)],

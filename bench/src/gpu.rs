@@ -96,16 +96,7 @@ fn ceiling_with(
         source,
     });
     let explicit = std::env::var("PHOBOS_BENCH_EXPLICIT_LAYOUT").is_ok();
-    let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    };
+    let storage = common::storage_entry;
     let mut layout_entries = vec![storage(1, false)];
     if copy {
         layout_entries.push(storage(0, true));
