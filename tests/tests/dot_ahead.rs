@@ -4,6 +4,10 @@
 //! tensor's edge, an accumulator, and the three ways a block's invocations
 //! hold the product (an element each, register tiles of 1 x 4 and 2 x 4).
 //!
+//! Triton's spelling, `acc = dot(a, b, acc)` over blocks of K with an
+//! accumulator tile, is computed in place in the tile: no staging tile and
+//! no copy, and the bits of one `dot` over the whole of K.
+//!
 //! The runtime leaves the path off on lavapipe, whose LLVM takes minutes
 //! to compile the examples' exact kernels with it (`Gpu::set_dot_ahead`);
 //! this test, alone in its process, turns it on for small f32 products.
@@ -88,6 +92,86 @@ fn staged_products_keep_the_interpreters_bits() {
                     b.get(j)
                 );
             }
+        }
+    }
+}
+
+const LOOP: &str = r#"
+kernel loop_k(A: tensor<f32>[M, K], B: tensor<f32>[K, N], C: tensor<f32>[M, N],
+              D: tensor<f32>[M, N]) {
+  let i = ctx.block.x * 16
+  let j = ctx.block.y * 32
+  var acc: tile<f32>[16, 32] = 0.0
+  for kb in 0 .. K / 16 {
+    let k = kb * 16
+    acc = dot(A[i :+ 16, k :+ 16], B[k :+ 16, j :+ 32], acc)
+  }
+  C[i :+ 16, j :+ 32] = acc
+  D[i :+ 16, j :+ 32] = dot(A[i :+ 16, :], B[:, j :+ 32])
+}
+"#;
+
+#[test]
+fn tritons_loop_over_k_accumulates_in_place_with_the_bits_of_one_product() {
+    if !gpu_available() {
+        return;
+    }
+    Gpu::shared().unwrap().set_dot_ahead(Some(true));
+    let k = program("loop_k.ph", LOOP)
+        .kernel("loop_k", &[])
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let (m, n, kk) = (37, 45, 48);
+    let inputs = vec![
+        Arg::Tensor(random(&[m, kk], 3)),
+        Arg::Tensor(random(&[kk, n], 4)),
+        Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, n])),
+        Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, n])),
+    ];
+    let mut want = inputs.clone();
+    run_everywhere(&k, &mut want);
+    let (Arg::Tensor(c), Arg::Tensor(d)) = (&want[2], &want[3]) else {
+        unreachable!("outputs are tensors")
+    };
+    assert!(
+        (0..c.len()).all(|j| c.get(j).bits() == d.get(j).bits()),
+        "the loop over K adds what one product over K adds, in the same order"
+    );
+    let mut got = inputs.clone();
+    let options = Options {
+        backend: Backend::Gpu,
+        ..Options::default()
+    };
+    let prov = launch(&k, &mut got, &options).unwrap_or_else(|e| panic!("{e}"));
+    let note = prov
+        .lowering
+        .iter()
+        .find(|n| n.starts_with("statement 5:"))
+        .unwrap_or_else(|| panic!("{:?}", prov.lowering));
+    assert!(
+        note.contains("`dot` of [16, 16] by [16, 32] by the workgroup"),
+        "{note}"
+    );
+    // In place: the workgroup holds `acc` and the two chunks, no staging
+    // tile for the store and no result array to copy from.
+    let mut gpu_options = phobos_gpu::GpuOptions::for_kernel(&k);
+    gpu_options.knobs.dot_ahead = true;
+    let compiled = phobos_gpu::compile(&k, &gpu_options).unwrap_or_else(|e| panic!("{e}"));
+    let plan = compiled.explain();
+    // (`D`'s product goes to `dot_result`, read by its store.)
+    assert!(!plan.contains("staging"), "{plan}");
+    assert_eq!(plan.matches("`dot_result`").count(), 1, "{plan}");
+    assert!(plan.contains("workgroup memory: 7168 of"), "{plan}");
+    for p in [2, 3] {
+        let (Arg::Tensor(a), Arg::Tensor(b)) = (&want[p], &got[p]) else {
+            unreachable!("outputs are tensors")
+        };
+        if let Some(j) = (0..a.len()).find(|&j| a.get(j).bits() != b.get(j).bits()) {
+            panic!(
+                "`{}` element {j}: interp {} but gpu {}",
+                k.params[p].name,
+                a.get(j),
+                b.get(j)
+            );
         }
     }
 }

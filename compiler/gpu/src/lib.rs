@@ -191,8 +191,9 @@ pub struct Knobs {
     pub ablate_stream: bool,
     /// Whether `dot` may be computed ahead by the workgroup
     /// (`lower/dot_ahead.rs`); `PHOBOS_DOT_AHEAD=0` keeps every product's
-    /// loop per element, to measure what staging gains. Same bits either
-    /// way.
+    /// loop per element, to measure what staging gains (`=1` asks for
+    /// staging on lavapipe too, where the runtime leaves it off). Same bits
+    /// either way.
     pub dot_ahead: bool,
 }
 
@@ -308,11 +309,19 @@ pub fn workgroup_size(kernel: &Kernel) -> u32 {
         }
     }
     // A reduction's operand, spread over the workgroup: about 4 elements
-    // an invocation (`lower/coop_reduce.rs`).
+    // an invocation (`lower/coop_reduce.rs`); a product of constant shape,
+    // about 8 elements of the result an invocation (`lower/dot_regs.rs`'s
+    // 2 x 4 register tiles).
     let mut reduced: u64 = 0;
     for e in &kernel.exprs {
         if let phobos_core::ir::ExprKind::Reduce { arg, .. } = e.kind {
             reduced = reduced.max(elements(&kernel.exprs[arg].shape).div_ceil(4));
+        }
+        let constant = e.shape.iter().all(|d| matches!(d, Dim::Const(_)));
+        if let phobos_core::ir::ExprKind::Dot { .. } = e.kind
+            && constant
+        {
+            reduced = reduced.max(elements(&e.shape).div_ceil(8));
         }
     }
     most.div_ceil(64).max(reduced).next_power_of_two().clamp(

@@ -322,8 +322,9 @@ impl Gpu {
     /// workgroup (`phobos_gpu::Knobs::dot_ahead`): `None` is automatic,
     /// which is on except on lavapipe, whose LLVM takes a minute or more to
     /// compile an exact-mode kernel with a staged product (the attention
-    /// examples: two minutes each, cold). Tests force it on for small
-    /// products there. Same bits either way.
+    /// examples: two minutes each, cold); `PHOBOS_DOT_AHEAD=1` turns it on
+    /// there too. Tests force it on for small products there. Same bits
+    /// either way.
     pub fn set_dot_ahead(&self, on: Option<bool>) {
         *self.dot_ahead.lock().unwrap() = on;
     }
@@ -333,11 +334,10 @@ impl Gpu {
     /// choice.
     pub fn knobs(&self) -> phobos_gpu::Knobs {
         let mut knobs = phobos_gpu::Knobs::from_env();
-        let here = self
-            .dot_ahead
-            .lock()
-            .unwrap()
-            .unwrap_or(!self.info.name.contains("llvmpipe"));
+        let here = self.dot_ahead.lock().unwrap().unwrap_or(
+            std::env::var("PHOBOS_DOT_AHEAD").as_deref() == Ok("1")
+                || !self.info.name.contains("llvmpipe"),
+        );
         knobs.dot_ahead &= here;
         knobs
     }

@@ -25,7 +25,7 @@
 use super::{H, LocalHome, Lower, coop_reduce::Computed};
 use crate::LowerError;
 use naga::{BinaryOperator as B, GlobalVariable, Handle, Statement};
-use phobos_core::ir::{BinOp, ExprId, ExprKind, LocalId};
+use phobos_core::ir::{BinOp, ExprId, ExprKind, Index, LocalId, Place};
 use phobos_core::types::{Dim, Scalar, Value};
 use std::collections::HashMap;
 
@@ -91,6 +91,29 @@ impl Lower<'_> {
         };
         plan.coop = self.coop_dot_ok(&plan);
         Some(plan)
+    }
+
+    /// `acc = dot(a, b, acc)` over the whole of a workgroup tile `acc`
+    /// (Triton's loop over K), where only the accumulator reads `acc`, at
+    /// each element's own position: computed in place, as [`Self::dot_let`]
+    /// does, each element read as its start before the invocation that
+    /// owns it writes it. No staging tile, no result array, no copy.
+    pub(super) fn dot_store(
+        &mut self,
+        place: Place,
+        index: &[Index],
+        value: ExprId,
+        pre: &HashMap<ExprId, H>,
+    ) -> Result<bool, LowerError> {
+        let Place::Local(local) = place else {
+            return Ok(false);
+        };
+        if !matches!(self.k.exprs[value].kind, ExprKind::Dot { .. })
+            || !self.reads_own_element(place, index, value)
+        {
+            return Ok(false);
+        }
+        self.dot_let(local, value, pre)
     }
 
     /// `let local = value` (or a `var`) where `value` is a product planned
@@ -187,8 +210,10 @@ impl Lower<'_> {
                 }
             }
         };
+        let k = self.k.shape_text(&self.k.exprs[plan.a].shape[1..]);
+        let k = k.trim_matches(|c| c == '[' || c == ']');
         self.tandem.notes.push(format!(
-            "statement {}: `dot` of [{m}, K] by [K, {n}] by the workgroup: K in chunks of {kc} \
+            "statement {}: `dot` of [{m}, {k}] by [{k}, {n}] by the workgroup: K in chunks of {kc} \
              staged in workgroup memory, {how}",
             self.tandem.stmt + 1
         ));

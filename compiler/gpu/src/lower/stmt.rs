@@ -180,6 +180,9 @@ impl<'k> Lower<'k> {
             self.node(i, &[], &mut pre)?;
         }
         if !self.is_private(place) {
+            if self.dot_store(place, index, value, &pre)? {
+                return Ok(());
+            }
             self.compute_ahead(value, &pre)?;
         }
         if self.is_private(place) {
@@ -372,9 +375,17 @@ impl<'k> Lower<'k> {
                     }
                 }
                 ExprKind::Load { place: p, .. } if *p == place => return false,
+                // A product's accumulator is read at the element's own
+                // position (`acc = dot(a, b, acc)`); its operands are not.
+                ExprKind::Dot { a, b, acc } => {
+                    if [*a, *b].iter().any(|x| self.reads(*x).contains(&place)) {
+                        return false;
+                    }
+                    stack.extend(*acc);
+                }
                 // Positions move inside these: any read there is of
                 // other elements.
-                ExprKind::Reduce { .. } | ExprKind::Dot { .. } | ExprKind::Transpose(_)
+                ExprKind::Reduce { .. } | ExprKind::Transpose(_)
                     if self.reads(id).contains(&place) =>
                 {
                     return false;
