@@ -103,3 +103,47 @@ fn sixteen_bit_values_are_refused_with_their_location() {
     ];
     phobos_tests::assert_located_errors(&cases);
 }
+
+const WIDEN: &str = r#"
+kernel widen(X: tensor<f16>[N], Y: tensor<f32>[N]) {
+  let i = ctx.block.x * 256
+  Y[i :+ 256] = X[i :+ 256]
+}
+"#;
+
+/// Fast mode widens f16 loads with the hardware's `unpack2x16float`: every
+/// pattern gives the core's value, but a NaN (any NaN) and a subnormal,
+/// which a driver may flush to a zero of its sign.
+#[test]
+fn fast_mode_widens_every_f16_as_the_core_does() {
+    if !phobos_tests::gpu_available() {
+        return;
+    }
+    let k = program("widen.ph", WIDEN)
+        .kernel("widen", &[])
+        .unwrap_or_else(|d| panic!("{d:?}"));
+    let mut args = vec![
+        Arg::Tensor(from_bits(Scalar::F16, &[65536], |i| i as u16)),
+        Arg::Tensor(Tensor::zeros(Scalar::F32, &[65536])),
+    ];
+    let options = phobos_runtime::Options {
+        backend: phobos_runtime::Backend::Gpu,
+        precision: phobos_runtime::Precision::Fast,
+        ..phobos_runtime::Options::default()
+    };
+    phobos_runtime::launch(&k, &mut args, &options).unwrap_or_else(|e| panic!("{e}"));
+    let y = tensor(&args[1]);
+    for bits in 0..=u16::MAX {
+        let want = half_value(Scalar::F16, bits);
+        let got = y.get(usize::from(bits)).as_f64() as f32;
+        let subnormal = bits & 0x7c00 == 0 && bits & 0x03ff != 0;
+        let ok = match () {
+            _ if want.is_nan() => got.is_nan(),
+            _ if subnormal => {
+                got == want || (got == 0.0 && got.is_sign_negative() == want.is_sign_negative())
+            }
+            _ => got.to_bits() == want.to_bits(),
+        };
+        assert!(ok, "f16 {bits:#06x}: {want} but fast mode gave {got}");
+    }
+}

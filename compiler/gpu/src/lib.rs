@@ -404,6 +404,8 @@ pub fn validate(kernel: &Kernel, module: &Module) -> Result<ModuleInfo, LowerErr
     // FLOAT64 admits `GpuOptions::wide_div`'s f64 values, which never
     // leave `exact_div`.
     // SUBGROUP admits `GpuOptions::subgroup_shuffle`'s vote and shuffles.
+    // SHADER_FLOAT16_IN_FLOAT32 admits fast mode's `unpack2x16float` of f16
+    // loads (`lower/half_io.rs`), core WGSL and in every Vulkan driver.
     // A module with cooperative matrices (`GpuOptions::cooperative`) has
     // f16 staging arrays, and its subgroups multiply in control flow
     // uniform over each subgroup, as Vulkan asks, not over the workgroup,
@@ -418,7 +420,10 @@ pub fn validate(kernel: &Kernel, module: &Module) -> Result<ModuleInfo, LowerErr
     };
     Validator::new(
         flags,
-        Capabilities::FLOAT64 | Capabilities::SUBGROUP | extra,
+        Capabilities::FLOAT64
+            | Capabilities::SUBGROUP
+            | Capabilities::SHADER_FLOAT16_IN_FLOAT32
+            | extra,
     )
     .subgroup_stages(naga::valid::ShaderStages::COMPUTE)
     .subgroup_operations(

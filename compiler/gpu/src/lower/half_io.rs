@@ -86,12 +86,23 @@ impl Lower<'_> {
         (ptr, shift)
     }
 
-    /// Element `flat` of the 16-bit tensor `p`, as f32.
+    /// Element `flat` of the 16-bit tensor `p`, as f32. Fast mode widens
+    /// an f16 with the hardware's `unpack2x16float` (one instruction, not
+    /// `crate::half`'s twenty): the same value for every f16 but a NaN,
+    /// whose payload is the driver's, and subnormals, which a driver may
+    /// flush (Vulkan lets it).
     pub(super) fn half_load(&mut self, p: Place, flat: H) -> H {
         let elem = self.place_elem(p);
         let (ptr, shift) = self.half_word(p, flat);
         let w = self.var_load(ptr);
         let w = self.binary(B::ShiftRight, w, shift);
+        if self.precision == crate::Precision::Fast && elem == Scalar::F16 {
+            let pair = self.math(naga::MathFunction::Unpack2x16float, w);
+            return self.expr(Expression::AccessIndex {
+                base: pair,
+                index: 0,
+            });
+        }
         let mask = self.u32c(0xffff);
         let bits = self.binary(B::And, w, mask);
         let f = self.half_fn(elem, HalfFn::Decode);
