@@ -2,7 +2,7 @@
 //! Python package's call overhead is measured against (`bench/call.py`,
 //! recorded in bench/RESULTS.md under "Python").
 //!
-//!     cargo run --release -p phobos-python --example call_overhead
+//!     cargo run --release -p phobos-python --example call_overhead [-- cpu interp gpu]
 //!
 //! It launches `examples/dropout_rows.ph` on a 16 x 256 tile, as
 //! `mod.dropout_rows(X=x, seed=1, backend=B)` does from Python: fresh
@@ -24,7 +24,17 @@ fn main() {
     let kernel = program.kernel("dropout_rows", &[]).expect("checks");
     let shape = [16, 256];
     let x = Tensor::from_fn(Scalar::F32, &shape, |i| Value::F32(i as f32));
-    for (backend, runs) in [(Backend::Cpu, 2000), (Backend::Interp, 200)] {
+    let mut names: Vec<String> = std::env::args().skip(1).collect();
+    if names.is_empty() {
+        names = vec!["cpu".into(), "interp".into()];
+    }
+    for name in names {
+        let (backend, runs) = match name.as_str() {
+            "cpu" => (Backend::Cpu, 2000),
+            "interp" => (Backend::Interp, 200),
+            "gpu" => (Backend::Gpu, 2000),
+            other => panic!("unknown backend `{other}`: cpu, interp or gpu"),
+        };
         let options = Options {
             backend,
             ..Options::default()
