@@ -405,3 +405,46 @@ fn workgroups_of_1024_give_the_interpreters_bits() {
         assert_eq!(want, got, "{name} {dims:?} in workgroups of 1024");
     }
 }
+
+const FLAT: &str = "
+@autotune(T in [256])
+kernel flat(X: tensor<f32>[N], Y: tensor<f32>[N], Z: tensor<u32>[N], key: u32) {
+  let i = ctx.block.x * T
+  Y[i :+ T] = X[i :+ T] * 2.0 + 1.0
+  Z[i :+ T] = tandem_u32(key, i + iota(0))
+}
+";
+
+/// A tensor whose length is a dim moves 16 bytes at a time where the
+/// launch's length is a multiple of 4 (`phobos_gpu::specialize` records
+/// it), with the interpreter's bits at lengths that end inside a block,
+/// and element by element where it is not a multiple of 4.
+#[test]
+fn rows_of_a_dims_length_move_16_bytes_at_a_time_where_the_launch_allows() {
+    let k = kernel(FLAT, "flat");
+    for (n, quads) in [
+        (1000, true),
+        (1024, true),
+        (4, true),
+        (1002, false),
+        (7, false),
+    ] {
+        let specialized = phobos_gpu::specialize(&k, &[n]);
+        assert_eq!(specialized.dim_multiple(0), if quads { 4 } else { 1 });
+        let options = phobos_gpu::GpuOptions::for_kernel(&specialized);
+        let wgsl = phobos_gpu::compile(&specialized, &options)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .wgsl();
+        assert_eq!(wgsl.contains("array<vec4<f32>>"), quads, "N = {n}:\n{wgsl}");
+        let x = Tensor::from_fn(Scalar::F32, &[n as usize], |i| {
+            Value::F32(i as f32 * 0.37 - 5.0)
+        });
+        let inputs = vec![
+            Arg::Tensor(x),
+            Arg::Tensor(Tensor::zeros(Scalar::F32, &[n as usize])),
+            Arg::Tensor(Tensor::zeros(Scalar::U32, &[n as usize])),
+            Arg::Scalar(Value::U32(7)),
+        ];
+        phobos_tests::run_on_every_backend(&k, &inputs, &format!("flat N = {n}"));
+    }
+}

@@ -60,8 +60,9 @@
 //!
 //! TODO (not done here):
 //! - i64/u64/f64 and bool tensors (one byte per element) are `Unsupported`;
-//! - 16-byte loads and stores over rows of a symbolic length (`[N]`):
-//!   they need a run-time `N % 4 == 0` test and buffers padded to 16 bytes;
+//! - 16-byte loads and stores over rows of a symbolic length (`[N]`) whose
+//!   launch value is not a multiple of 4 (where it is, [`specialize`]
+//!   records it and they move 16 bytes at a time);
 //! - stores whose value reads their own destination over a tile of more
 //!   than 16 KiB (with the `let`/`var` tiles): their value is staged in
 //!   workgroup memory before the destination is written (see [`specialize`]

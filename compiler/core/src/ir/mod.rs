@@ -29,6 +29,12 @@ pub struct Kernel {
     pub params: Vec<Param>,
     /// Symbolic dimension names, bound at launch from the tensors given.
     pub dims: Vec<String>,
+    /// For each symbolic dim, a power of two its launch value is known to
+    /// be a multiple of (missing: 1). Sema knows nothing; a backend that
+    /// lowers for a launch may record what the launch's values show
+    /// (`phobos_gpu::specialize`: a tensor whose rows are a multiple of 4
+    /// long moves 16 bytes at a time). Part of the printed form.
+    pub dim_align: Vec<u64>,
     /// The chosen value of each `@autotune` parameter.
     pub config: Vec<(String, i64)>,
     pub grid: [GridExpr; 3],
@@ -393,6 +399,12 @@ impl Kernel {
         format!("[{}]", v.join(", "))
     }
 
+    /// The power of two dim `s`'s launch value is known to be a multiple
+    /// of ([`Kernel::dim_align`]).
+    pub fn dim_multiple(&self, s: SymId) -> u64 {
+        self.dim_align.get(s).copied().unwrap_or(1)
+    }
+
     /// The kernel's identity, for caches keyed by what a backend compiles:
     /// its printed form and every local's shape (which the printed form
     /// leaves out), so two kernels with one fingerprint lower alike.
@@ -415,6 +427,13 @@ impl Kernel {
         let _ = writeln!(out, "kernel {} config({})", self.name, cfg.join(", "));
         let grid: Vec<String> = self.grid.iter().map(|g| g.display(&self.dims)).collect();
         let _ = writeln!(out, "  grid ({})", grid.join(", "));
+        let aligned: Vec<String> = (0..self.dims.len())
+            .filter(|&d| self.dim_multiple(d) > 1)
+            .map(|d| format!("{} % {} == 0", self.dims[d], self.dim_multiple(d)))
+            .collect();
+        if !aligned.is_empty() {
+            let _ = writeln!(out, "  known {}", aligned.join(", "));
+        }
         for (i, p) in self.params.iter().enumerate() {
             let desc = match &p.kind {
                 ParamKind::Tensor {

@@ -272,6 +272,7 @@ impl<'p> Checker<'p> {
                 name: def.name.name.clone(),
                 params: Vec::new(),
                 dims: Vec::new(),
+                dim_align: Vec::new(),
                 config: tune.iter().map(|(t, v)| (t.name.clone(), *v)).collect(),
                 grid: [
                     ir::GridExpr::Const(1),

@@ -182,7 +182,38 @@ pub(crate) fn nscalar(s: Scalar) -> Result<NScalar, LowerError> {
 /// writes, and tile loops divide by a constant extent of 0 as by 1
 /// (`Lower::tile_loop_range`), a loop that runs no times either way.
 /// Where the extents are made constant, so are the dims' values.
+///
+/// It also records which dims that end a 32-bit tensor's rows are a
+/// multiple of 4 at this launch ([`Kernel::dim_align`]), so that such a
+/// tensor moves 16 bytes at a time (`stmt::quad_slice`) though its length
+/// is a dim: at most two pipelines per dim, not one per value.
 pub fn specialize<'k>(kernel: &'k Kernel, dims: &[u64]) -> std::borrow::Cow<'k, Kernel> {
+    let mut k = specialize_extents(kernel, dims);
+    let align = row_alignment(&k, dims);
+    if align.iter().any(|&a| a > 1) && k.dim_align != align {
+        k.to_mut().dim_align = align;
+    }
+    k
+}
+
+/// For each dim: 4 where it is the last axis of a tensor of 32-bit
+/// elements and its value at this launch is a multiple of 4 (a row's
+/// groups of 4 then lie wholly inside or outside it), else 1.
+fn row_alignment(k: &Kernel, dims: &[u64]) -> Vec<u64> {
+    let mut align = vec![1; k.dims.len()];
+    for p in &k.params {
+        if let ParamKind::Tensor { shape, elem, .. } = &p.kind
+            && matches!(elem, Scalar::I32 | Scalar::U32 | Scalar::F32)
+            && let Some(Dim::Sym(s)) = shape.last()
+            && dims.get(*s).is_some_and(|v| v % 4 == 0)
+        {
+            align[*s] = 4;
+        }
+    }
+    align
+}
+
+fn specialize_extents<'k>(kernel: &'k Kernel, dims: &[u64]) -> std::borrow::Cow<'k, Kernel> {
     let symbolic = |shape: &[Dim]| shape.iter().any(|d| matches!(d, Dim::Sym(_)));
     let staged = |s: &Stmt| match s {
         Stmt::Store {

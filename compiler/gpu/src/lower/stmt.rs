@@ -615,15 +615,21 @@ pub(crate) fn quad_slice(k: &Kernel, place: Place, index: &[Index]) -> bool {
     if !matches!(elem, Scalar::I32 | Scalar::U32 | Scalar::F32) {
         return false;
     }
-    let (Some(Dim::Const(row)), Some(last)) = (shape.last(), index.last()) else {
+    let (Some(row), Some(last)) = (shape.last(), index.last()) else {
         return false;
+    };
+    // A row a multiple of 4 long: constant, or a dim the launch's value
+    // shows is (`specialize`, `Kernel::dim_align`).
+    let row_quads = match row {
+        Dim::Const(row) => row % 4 == 0,
+        Dim::Sym(s) => k.dim_multiple(*s) % 4 == 0,
     };
     match last {
         Index::Range {
             start,
             len: Dim::Const(len),
         } => {
-            row % 4 == 0
+            row_quads
                 && *len > 0
                 && len % 4 == 0
                 // A start known to be a multiple of 4 (`ir::range`: a slice start
