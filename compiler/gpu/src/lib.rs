@@ -190,6 +190,12 @@ pub struct Knobs {
     /// to show what a kernel costs without the stream's arithmetic
     /// (`PHOBOS_ABLATE_STREAM=1`). The bits are wrong.
     pub ablate_stream: bool,
+    /// Measurement only: the Tandem fills' exact logarithm and square root
+    /// (SPEC.md 6.2, and the division-free `sqrt`) replaced by the
+    /// hardware's `log` and `sqrt`, f64's logarithm by f32's widened
+    /// (`PHOBOS_ABLATE_MAP=1`), to show what the SPEC's exact maps cost.
+    /// The bits are wrong.
+    pub ablate_map: bool,
     /// Whether `dot` may be computed ahead by the workgroup
     /// (`lower/dot_ahead.rs`); `PHOBOS_DOT_AHEAD=0` keeps every product's
     /// loop per element, to measure what staging gains (`=1` asks for
@@ -211,6 +217,7 @@ impl Knobs {
             row_cache_words: number("PHOBOS_ROW_CACHE_WORDS", lower::ROW_CACHE_WORDS),
             row_words_max: number("PHOBOS_ROW_WORDS_MAX", lower::ROW_WORDS_MAX),
             ablate_stream: std::env::var("PHOBOS_ABLATE_STREAM").as_deref() == Ok("1"),
+            ablate_map: std::env::var("PHOBOS_ABLATE_MAP").as_deref() == Ok("1"),
             dot_ahead: std::env::var("PHOBOS_DOT_AHEAD").as_deref() != Ok("0"),
         }
     }

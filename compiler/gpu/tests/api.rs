@@ -198,7 +198,11 @@ fn self_reading_stores_are_staged_in_workgroup_memory() {
     ));
     let aligned = phobos_gpu::specialize(&plain, &[4]);
     assert_eq!(aligned.dim_multiple(0), 4);
-    assert!(aligned.print().contains("known N % 4 == 0"), "{}", aligned.print());
+    assert!(
+        aligned.print().contains("known N % 4 == 0"),
+        "{}",
+        aligned.print()
+    );
     // 4,097 f32 elements do not fit in 16 KiB.
     let big = kernel("kernel t(Y: tensor<f32>[N]) {\n Y[0 :+ 4097] = Y[1 :+ 4097]\n}");
     let e = lower(&big, &GpuOptions::default()).unwrap_err();

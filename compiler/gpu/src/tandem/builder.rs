@@ -223,6 +223,19 @@ impl Fb {
             arg3: None,
         })
     }
+    /// The hardware's `fun` of the f32 with bits `x`, as bits: measurement
+    /// only (`Knobs::ablate_map`), never the SPEC's bits.
+    pub fn native_f32(&mut self, fun: MathFunction, x: H) -> H {
+        let f = self.bitcast(x, ScalarKind::Float);
+        let r = self.expr(Expression::Math {
+            fun,
+            arg: f,
+            arg1: None,
+            arg2: None,
+            arg3: None,
+        });
+        self.bitcast(r, ScalarKind::Uint)
+    }
     /// The same bits as another scalar kind.
     pub fn bitcast(&mut self, x: H, kind: ScalarKind) -> H {
         self.expr(Expression::As {

@@ -208,6 +208,20 @@ impl Fb {
         self.fsub(zero, ln)
     }
 
+    /// `-ln((x + 1/2) 2^-32)` with the hardware's f32 logarithm:
+    /// measurement only (`Knobs::ablate_map`), never the SPEC's bits.
+    pub(super) fn neg_ln_native(&mut self, x: H) -> H {
+        let f = self.convert_f32(x);
+        let f = self.bitcast(f, ScalarKind::Uint);
+        let half = self.c(0.5f32.to_bits());
+        let f = self.fadd(f, half);
+        let scale = self.c((2.0f32).powi(-32).to_bits());
+        let u = self.fmul(f, scale);
+        let ln = self.native_f32(naga::MathFunction::Log, u);
+        let zero = self.c(0);
+        self.fsub(zero, ln)
+    }
+
     fn sin_poly(&mut self, a: H) -> H {
         let z = self.fmul(a, a);
         let p = self.horner(z, &SIN_SERIES_F32.map(f32::to_bits));
@@ -294,17 +308,28 @@ pub(super) fn float_fns(
     let span = naga::Span::UNDEFINED;
     let branch_fallback = options.branch_fallback;
     let wide = options.wide_div;
+    let ablate = options.knobs.ablate_map;
     let sqrt = Fb::function(tys, branch_fallback, "exact_sqrt", 1, tys.u32, |b, a| {
-        if wide {
+        if ablate {
+            b.native_f32(naga::MathFunction::Sqrt, a[0])
+        } else if wide {
             crate::exact::sqrt_wide(b, a[0])
         } else {
             crate::exact::sqrt(b, a[0])
         }
     });
     let sqrt = m.functions.append(sqrt, span);
-    let neg_ln = Fb::function(tys, branch_fallback, "neg_ln_u32", 1, tys.u32, |b, a| {
-        b.neg_ln_u32(a[0])
-    });
+    let neg_ln = Fb::function(
+        tys,
+        branch_fallback,
+        "neg_ln_u32",
+        1,
+        tys.u32,
+        |b, a| match ablate {
+            true => b.neg_ln_native(a[0]),
+            false => b.neg_ln_u32(a[0]),
+        },
+    );
     let neg_ln = m.functions.append(neg_ln, span);
     FloatFns { sqrt, neg_ln }
 }

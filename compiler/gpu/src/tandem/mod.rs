@@ -671,7 +671,9 @@ pub fn fill_module(map: FillMap, k: u32, options: &GpuOptions) -> Module {
     let floats = map
         .needs_f32_fns()
         .then(|| floats::float_fns(&mut m, tys, options));
-    let neg_ln64 = map.needs_f64().then(|| neg_ln64_fn(&mut m, tys));
+    let neg_ln64 = map
+        .needs_f64()
+        .then(|| neg_ln64_fn(&mut m, tys, options.knobs.ablate_map));
     let f64_pair = map.needs_f64().then(|| f64_pair_ty(&mut m));
     let zig = map.has_ziggurat().then(|| ziggurat::FillParts {
         slow: slow_fn(&mut m, tys, &g, neg_ln64.expect("neg_ln_u64")),
@@ -813,10 +815,15 @@ pub fn fill_module(map: FillMap, k: u32, options: &GpuOptions) -> Module {
     finish(m, b, size)
 }
 
-/// Adds `neg_ln_u64(lo, hi) -> f64` to `m`.
-fn neg_ln64_fn(m: &mut Module, tys: Tys) -> Handle<naga::Function> {
+/// Adds `neg_ln_u64(lo, hi) -> f64` to `m` (under `Knobs::ablate_map`,
+/// the hardware's f32 logarithm of the high word, widened: wrong bits).
+fn neg_ln64_fn(m: &mut Module, tys: Tys, ablate: bool) -> Handle<naga::Function> {
     let f64_ty = ty(m, TypeInner::Scalar(NScalar::F64));
     let f = Fb::function(tys, true, "neg_ln_u64", 2, f64_ty, |b, a| {
+        if ablate {
+            let l = b.neg_ln_native(a[1]);
+            return b.f32_bits_to_f64(l);
+        }
         b.neg_ln_u64((a[0], a[1]))
     });
     m.functions.append(f, Span::UNDEFINED)
@@ -997,7 +1004,7 @@ pub fn misses_module(map: FillMap) -> Module {
 /// The misses kernel of `normal_f64`.
 fn normal64_misses_module(map: FillMap) -> Module {
     let (mut m, tys, g, vec3) = skeleton(map, true, false);
-    let neg_ln = neg_ln64_fn(&mut m, tys);
+    let neg_ln = neg_ln64_fn(&mut m, tys, false);
     let slow = slow_fn(&mut m, tys, &g, neg_ln);
     let size = map.workgroup_size(Kernel::Misses, DEFAULT_K);
     let (mut b, at) = entry(tys, vec3, true, size);
