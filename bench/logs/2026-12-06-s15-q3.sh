@@ -2,7 +2,9 @@
 # Session 15, third call: flat tensors (`tensor<f32>[N]`, N a dim) before
 # (target/dev/phobosc-before, commit ac6982b) and after their 16-byte loads
 # and stores where the launch's N is a multiple of 4 (target/dev/phobosc);
-# the u32 fill's two spellings beside the hand-built fill module.
+# the u32 fill's two spellings beside the hand-built fill module; issue
+# 30's short rows with the SPEC's exact maps and with the hardware's log
+# and sqrt (PHOBOS_ABLATE_MAP=1, wrong bits), beside cuRAND.
 for f in .gl/*.deb; do dpkg -x $f / >/dev/null; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 echo "# commit ${C:-?}; $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
@@ -23,5 +25,8 @@ for p in phobosc-before phobosc; do
   row $p "flat scale 2^28-1 f32 (N % 4 != 0)" 2 bench/s15/flat.ph --kernel flat_scale --dim N=268435455
   row $p "dropout_rows example 2^28" 2 examples/dropout_rows.ph --dim M=1048576 --arg seed=1
 done
-timeout 60 $B/phobos-bench-tandem-gpu 28 u32 2>&1 | grep "^| u32 |"
+timeout 60 $B/phobos-bench-tandem-gpu 28 u32 normal_f32 exp_f32 exp_f64 2>&1 | grep "^| \(u32\|normal_f32\|exp_f32\|exp_f64\) |"
+echo "## the same, PHOBOS_ABLATE_MAP=1 (the hardware's log and sqrt; the bits are wrong, so the CPU check fails)"
+PHOBOS_ABLATE_MAP=1 timeout 60 $B/phobos-bench-tandem-gpu 28 normal_f32 exp_f32 exp_f64 2>&1 | grep "^| \(normal_f32\|exp_f32\|exp_f64\) |"
+timeout 60 python3 bench/peers/peers.py 28 normal_f32 exp_f32 exp_f64 2>&1 | grep "^| \(normal_f32\|exp_f32\|exp_f64\) |"
 echo "took $(( $(date +%s) - t0 )) s"
