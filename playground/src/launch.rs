@@ -402,9 +402,10 @@ fn checks(p: &Prepared) -> Vec<Json> {
 }
 
 /// `plan`: the launch for WebGPU. The WGSL is `phobosc build`'s for this
-/// configuration unless the kernel has tiles whose extent is a dim, which
-/// are made constant for this launch first (`phobos_gpu::specialize`, as
-/// the runtime does; `specialized` says so).
+/// configuration unless the launch's dims change it, as the runtime's
+/// (`phobos_gpu::specialize`; `specialized` says so): tiles whose extent is
+/// a dim are made constant, and rows whose length is a dim that is a
+/// multiple of 4 move 16 bytes at a time.
 pub fn plan(r: &LaunchRequest) -> Response {
     let p = match prepare(r) {
         Ok(p) => p,
