@@ -197,12 +197,35 @@ pub fn specialize<'k>(kernel: &'k Kernel, dims: &[u64]) -> std::borrow::Cow<'k, 
 }
 
 /// For each dim: 4 where it is the last axis of a tensor of 32-bit
-/// elements and its value at this launch is a multiple of 4 (a row's
+/// elements that some load or store slices by a constant multiple of 4
+/// along it, and its value at this launch is a multiple of 4 (a row's
 /// groups of 4 then lie wholly inside or outside it), else 1.
 fn row_alignment(k: &Kernel, dims: &[u64]) -> Vec<u64> {
+    let quads = |index: &[Index]| matches!(index.last(), Some(Index::Range { len: Dim::Const(n), .. }) if n % 4 == 0);
+    let mut sliced = vec![false; k.params.len()];
+    for e in &k.exprs {
+        if let ExprKind::Load {
+            place: Place::Param(p),
+            index,
+        } = &e.kind
+        {
+            sliced[*p] |= quads(index);
+        }
+    }
+    for s in &k.body {
+        if let Stmt::Store {
+            place: Place::Param(p),
+            index,
+            ..
+        } = s
+        {
+            sliced[*p] |= quads(index);
+        }
+    }
     let mut align = vec![1; k.dims.len()];
-    for p in &k.params {
-        if let ParamKind::Tensor { shape, elem, .. } = &p.kind
+    for (p, param) in k.params.iter().enumerate() {
+        if let ParamKind::Tensor { shape, elem, .. } = &param.kind
+            && sliced[p]
             && matches!(elem, Scalar::I32 | Scalar::U32 | Scalar::F32)
             && let Some(Dim::Sym(s)) = shape.last()
             && dims.get(*s).is_some_and(|v| v % 4 == 0)
