@@ -190,13 +190,21 @@ fn self_reading_stores_are_staged_in_workgroup_memory() {
     );
     assert!(text.contains("storageBarrier()"), "{text}");
     // A kernel with nothing to specialize comes back as it is, but for
-    // what the launch shows of its rows: a multiple of 4 long or not.
+    // what the launch shows of rows it slices by 4: a multiple of 4 long
+    // or not.
     let plain = kernel("kernel t(X: tensor<f32>[N], Y: tensor<f32>[N]) {\n Y = X + 1.0\n}");
     assert!(matches!(
-        phobos_gpu::specialize(&plain, &[5]),
+        phobos_gpu::specialize(&plain, &[4]),
         std::borrow::Cow::Borrowed(_)
     ));
-    let aligned = phobos_gpu::specialize(&plain, &[4]);
+    let sliced = kernel(
+        "kernel t(X: tensor<f32>[N], Y: tensor<f32>[N]) {\n let i = ctx.block.x * 8\n Y[i :+ 8] = X[i :+ 8]\n}",
+    );
+    assert!(matches!(
+        phobos_gpu::specialize(&sliced, &[6]),
+        std::borrow::Cow::Borrowed(_)
+    ));
+    let aligned = phobos_gpu::specialize(&sliced, &[4]);
     assert_eq!(aligned.dim_multiple(0), 4);
     assert!(
         aligned.print().contains("known N % 4 == 0"),
