@@ -12,7 +12,7 @@ t0=$(date +%s)
 B=target/dev
 row() { local p=$1 label=$2 gib=$3; shift 3
   timeout 60 $B/$p bench "$@" --backend gpu --json 2>/dev/null | python3 -c "
-import json,sys; j=json.load(sys.stdin); ms=j['median_ms']; print('%s\t%s\t%s\t%.4f ms\t%.0f GiB/s\tconfig %s' % ('$p', '$label', j['precision'], ms, $gib / (ms / 1e3), j['config']))" || echo "$p	$label	failed"
+import json,sys; j=json.load(sys.stdin); ms=j['median_ms']; print('%s\t%s\t%s\t%.4f ms\t%.0f GiB/s\tconfig %s, workgroup %s' % ('$p', '$label', j['precision'], ms, $gib / (ms / 1e3), j['config'], j.get('workgroup_size')))" || echo "$p	$label	failed"
 }
 for p in phobosc-before phobosc; do
   row $p "fill u32 flat (bench/s14/fill_u32.ph)" 1 bench/s14/fill_u32.ph --dim N=268435456 --arg key=1
@@ -22,6 +22,7 @@ for p in phobosc-before phobosc; do
   row $p "flat Tandem dropout 2^28 f32" 2 bench/s15/flat.ph --kernel flat_tandem_dropout --dim N=268435456 --arg key=1
   row $p "flat scale 2^28-1 f32 (N % 4 != 0)" 2 bench/s15/flat.ph --kernel flat_scale --dim N=268435455
 done
+row phobosc "matmul 2048^3 fast, tuned (GiB/s column meaningless)" 1 examples/matmul.ph --dim M=2048 --dim N=2048 --dim K=2048 --precision fast
 timeout 60 $B/phobos-bench-tandem-gpu 28 u32 normal_f32 exp_f32 exp_f64 2>&1 | grep "^| \(u32\|normal_f32\|exp_f32\|exp_f64\) |"
 echo "## the same, PHOBOS_ABLATE_MAP=1 (the hardware's log and sqrt; the bits are wrong, so the CPU check fails)"
 PHOBOS_ABLATE_MAP=1 timeout 60 $B/phobos-bench-tandem-gpu 28 normal_f32 exp_f32 exp_f64 2>&1 | grep "^| \(normal_f32\|exp_f32\|exp_f64\) |"
