@@ -201,7 +201,7 @@ pub fn specialize<'k>(kernel: &'k Kernel, dims: &[u64]) -> std::borrow::Cow<'k, 
 /// along it, and its value at this launch is a multiple of 4 (a row's
 /// groups of 4 then lie wholly inside or outside it), else 1.
 fn row_alignment(k: &Kernel, dims: &[u64]) -> Vec<u64> {
-    let quads = |index: &[Index]| matches!(index.last(), Some(Index::Range { len: Dim::Const(n), .. }) if n % 4 == 0);
+    let quads = |index: &[Index]| matches!(index.last(), Some(Index::Range { len: Dim::Const(n), .. }) if n.is_multiple_of(4));
     let mut sliced = vec![false; k.params.len()];
     for e in &k.exprs {
         if let ExprKind::Load {
@@ -228,7 +228,7 @@ fn row_alignment(k: &Kernel, dims: &[u64]) -> Vec<u64> {
             && sliced[p]
             && matches!(elem, Scalar::I32 | Scalar::U32 | Scalar::F32)
             && let Some(Dim::Sym(s)) = shape.last()
-            && dims.get(*s).is_some_and(|v| v % 4 == 0)
+            && dims.get(*s).is_some_and(|v| v.is_multiple_of(4))
         {
             align[*s] = 4;
         }

@@ -622,7 +622,7 @@ pub(crate) fn quad_slice(k: &Kernel, place: Place, index: &[Index]) -> bool {
     // shows is (`specialize`, `Kernel::dim_align`).
     let row_quads = match row {
         Dim::Const(row) => row % 4 == 0,
-        Dim::Sym(s) => k.dim_multiple(*s) % 4 == 0,
+        Dim::Sym(s) => k.dim_multiple(*s).is_multiple_of(4),
     };
     match last {
         Index::Range {
