@@ -179,6 +179,10 @@ fn self_reading_stores_are_staged_in_workgroup_memory() {
     );
     let e = lower(&k, &GpuOptions::default()).unwrap_err();
     assert!(e.to_string().contains("depends on a dim"), "{e}");
+    assert!(
+        e.to_string().contains("phobosc build --dim N=<extent>"),
+        "{e}"
+    );
     let dims = [5, 6];
     let special = phobos_gpu::specialize(&k, &dims);
     assert!(matches!(special, std::borrow::Cow::Owned(_)));

@@ -306,9 +306,17 @@ pub(super) fn staging(lw: &Lower<'_>) -> Result<Vec<(Scalar, u32)>, LowerError> 
         let name = lw.place_name(*place);
         let tile = analysis::slice_tile(index);
         let Some(count) = tile_elements(&tile) else {
+            let dims: Vec<String> = tile
+                .iter()
+                .filter_map(|d| match d {
+                    Dim::Sym(s) => Some(format!("--dim {}=<extent>", k.dims[*s])),
+                    Dim::Const(_) => None,
+                })
+                .collect();
             return Err(unsupported(format!(
-                "a store to `{name}` whose value reads `{name}` itself, over a tile {} whose extent depends on a dim (its value is staged in workgroup memory first, which needs a constant size: lower `phobos_gpu::specialize(kernel, dims)`)",
-                k.shape_text(&tile)
+                "a store to `{name}` whose value reads `{name}` itself, over a tile {} whose extent depends on a dim: its value is staged in workgroup memory first, which needs a constant size, so the kernel is built for given extents (a launch does this itself; `phobosc build {}`; in Rust, lower `phobos_gpu::specialize(kernel, dims)`)",
+                k.shape_text(&tile),
+                dims.join(" ")
             )));
         };
         // A 16-bit tensor's value is staged as f32, rounded when stored.
