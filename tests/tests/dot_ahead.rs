@@ -38,22 +38,49 @@ fn random(shape: &[usize], salt: u32) -> Tensor {
     })
 }
 
+/// Kernel `name` of `source`, with products staged on this GPU.
+fn staged_kernel(file: &str, source: &str, name: &str) -> phobos_core::ir::Kernel {
+    Gpu::shared().unwrap().set_dot_ahead(Some(true));
+    program(file, source)
+        .kernel(name, &[])
+        .unwrap_or_else(|d| panic!("{d:?}"))
+}
+
+/// `A [m, k]`, `B [k, n]` (random, from `salt`) and two zero `[m, n]`
+/// outputs.
+fn operands(m: usize, n: usize, k: usize, salt: u32) -> Vec<Arg> {
+    vec![
+        Arg::Tensor(random(&[m, k], salt)),
+        Arg::Tensor(random(&[k, n], salt + 1)),
+        Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, n])),
+        Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, n])),
+    ]
+}
+
+/// The outputs (parameters 2 and 3) of `got` have `want`'s bits.
+fn same_outputs(k: &phobos_core::ir::Kernel, want: &[Arg], got: &[Arg], what: &str) {
+    for p in [2, 3] {
+        let (Arg::Tensor(a), Arg::Tensor(b)) = (&want[p], &got[p]) else {
+            unreachable!("outputs are tensors")
+        };
+        if let Some(j) = (0..a.len()).find(|&j| a.get(j).bits() != b.get(j).bits()) {
+            panic!(
+                "{what}: `{}` element {j}: interp {} but gpu {}",
+                k.params[p].name,
+                a.get(j),
+                b.get(j)
+            );
+        }
+    }
+}
+
 #[test]
 fn staged_products_keep_the_interpreters_bits() {
     if !gpu_available() {
         return;
     }
-    Gpu::shared().unwrap().set_dot_ahead(Some(true));
-    let k = program("products.ph", SOURCE)
-        .kernel("products", &[])
-        .unwrap_or_else(|d| panic!("{d:?}"));
-    let (m, n, kk) = (37, 20, 40);
-    let inputs = vec![
-        Arg::Tensor(random(&[m, kk], 1)),
-        Arg::Tensor(random(&[kk, n], 2)),
-        Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, n])),
-        Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, n])),
-    ];
+    let k = staged_kernel("products.ph", SOURCE, "products");
+    let inputs = operands(37, 20, 40, 1);
     let mut want = inputs.clone();
     run_everywhere(&k, &mut want);
     for (workgroup, held) in [
@@ -80,19 +107,7 @@ fn staged_products_keep_the_interpreters_bits() {
                 .all(|n| n.contains("by the workgroup") && n.contains(held)),
             "workgroup {workgroup}: {notes:?}"
         );
-        for (p, (a, b)) in want.iter().zip(&got).enumerate().skip(2) {
-            let (Arg::Tensor(a), Arg::Tensor(b)) = (a, b) else {
-                unreachable!("outputs are tensors")
-            };
-            if let Some(j) = (0..a.len()).find(|&j| a.get(j).bits() != b.get(j).bits()) {
-                panic!(
-                    "workgroup {workgroup}: `{}` element {j}: interp {} but gpu {}",
-                    k.params[p].name,
-                    a.get(j),
-                    b.get(j)
-                );
-            }
-        }
+        same_outputs(&k, &want, &got, &format!("workgroup {workgroup}"));
     }
 }
 
@@ -116,17 +131,8 @@ fn tritons_loop_over_k_accumulates_in_place_with_the_bits_of_one_product() {
     if !gpu_available() {
         return;
     }
-    Gpu::shared().unwrap().set_dot_ahead(Some(true));
-    let k = program("loop_k.ph", LOOP)
-        .kernel("loop_k", &[])
-        .unwrap_or_else(|d| panic!("{d:?}"));
-    let (m, n, kk) = (37, 45, 48);
-    let inputs = vec![
-        Arg::Tensor(random(&[m, kk], 3)),
-        Arg::Tensor(random(&[kk, n], 4)),
-        Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, n])),
-        Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, n])),
-    ];
+    let k = staged_kernel("loop_k.ph", LOOP, "loop_k");
+    let inputs = operands(37, 45, 48, 3);
     let mut want = inputs.clone();
     run_everywhere(&k, &mut want);
     let (Arg::Tensor(c), Arg::Tensor(d)) = (&want[2], &want[3]) else {
@@ -161,17 +167,5 @@ fn tritons_loop_over_k_accumulates_in_place_with_the_bits_of_one_product() {
     assert!(!plan.contains("staging"), "{plan}");
     assert_eq!(plan.matches("`dot_result`").count(), 1, "{plan}");
     assert!(plan.contains("workgroup memory: 7168 of"), "{plan}");
-    for p in [2, 3] {
-        let (Arg::Tensor(a), Arg::Tensor(b)) = (&want[p], &got[p]) else {
-            unreachable!("outputs are tensors")
-        };
-        if let Some(j) = (0..a.len()).find(|&j| a.get(j).bits() != b.get(j).bits()) {
-            panic!(
-                "`{}` element {j}: interp {} but gpu {}",
-                k.params[p].name,
-                a.get(j),
-                b.get(j)
-            );
-        }
-    }
+    same_outputs(&k, &want, &got, "the loop over K");
 }
