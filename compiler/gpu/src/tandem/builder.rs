@@ -18,6 +18,8 @@ pub(super) struct Tys {
     pub u32: Handle<Type>,
     pub vec2: Handle<Type>,
     pub vec4: Handle<Type>,
+    /// The result type of a subgroup vote.
+    pub boolean: Handle<Type>,
     /// Whether 64-bit integers may be used (`GpuOptions::int64`).
     pub int64: bool,
     /// The f64 type, in modules that compute in f64.
