@@ -5,7 +5,8 @@
 #    blocks in subgroups of 32 before storing them (tandem/shuffle.rs); the
 #    same binary with PHOBOS_SUBGROUPS=off is the direct loop as before;
 #    then the three short rows with the hardware's log and sqrt
-#    (PHOBOS_ABLATE_MAP=1, wrong bits: the bound of the maps' arithmetic);
+#    (PHOBOS_ABLATE_MAP=1, wrong bits: the bound of the maps' arithmetic),
+#    each alone, and workgroups of 32 and 128 invocations;
 # 2. cuRAND and PyTorch, the same rows, same call;
 # 3. the u32 fill as a Phobos kernel over rows of 256 and over a flat index;
 # 4. issue 28's spellings (tests/spellings/) at rows of 1024 and 4096, both
@@ -25,6 +26,12 @@ PHOBOS_SUBGROUPS=off timeout 90 $B/phobos-bench-tandem-gpu 28 $ROWS 2>&1 | grep 
 lap
 echo "## 1c. PHOBOS_ABLATE_MAP=1 (the hardware's log and sqrt; wrong bits)"
 PHOBOS_ABLATE_MAP=1 timeout 40 $B/phobos-bench-tandem-gpu 28 normal_f32 exp_f32 exp_f64 2>&1 | grep "^|"
+lap
+echo "## 1d. the logarithm alone (=log), the square root alone (=sqrt)"
+PHOBOS_ABLATE_MAP=log timeout 40 $B/phobos-bench-tandem-gpu 28 normal_f32 exp_f32 exp_f64 2>&1 | grep "^|"
+PHOBOS_ABLATE_MAP=sqrt timeout 20 $B/phobos-bench-tandem-gpu 28 normal_f32 2>&1 | grep "^|"
+echo "## 1e. workgroups of 32 and of 128 invocations (PHOBOS_FILL_WORKGROUP_SIZE; same bits)"
+for w in 32 128; do PHOBOS_FILL_WORKGROUP_SIZE=$w timeout 40 $B/phobos-bench-tandem-gpu 28 normal_f32 exp_f32 exp_f64 2>&1 | grep "^|" | sed "s/^/wg $w /"; done
 lap
 echo "## 2. peers"
 timeout 100 python3 bench/peers/peers.py 28 $ROWS 2>&1 | grep "^|"

@@ -226,7 +226,7 @@ impl Fb {
         })
     }
     /// The hardware's `fun` of the f32 with bits `x`, as bits: measurement
-    /// only (`Knobs::ablate_map`), never the SPEC's bits.
+    /// only (`Knobs::ablate_log`), never the SPEC's bits.
     pub fn native_f32(&mut self, fun: MathFunction, x: H) -> H {
         let f = self.bitcast(x, ScalarKind::Float);
         let r = self.expr(Expression::Math {

@@ -248,8 +248,22 @@ impl FillMap {
         self.out_words().min(4)
     }
 
-    /// Invocations per workgroup of the map's `kernel`.
+    /// Invocations per workgroup of the map's `kernel`. For measurement,
+    /// `PHOBOS_FILL_WORKGROUP_SIZE` (a multiple of 32 up to 256) sets it for
+    /// every fill kernel but `normal_f64`'s; the bits are the same.
     pub fn workgroup_size(self, kernel: Kernel, k: u32) -> u32 {
+        let forced = std::env::var("PHOBOS_FILL_WORKGROUP_SIZE")
+            .ok()
+            .and_then(|v| v.parse::<u32>().ok())
+            .filter(|n| n % 32 == 0 && (32..=256).contains(n));
+        match (self, kernel, forced) {
+            (FillMap::NormalF64, Kernel::Fill, _) => ZIGGURAT_WORKGROUP_SIZE,
+            (_, Kernel::Fill, Some(n)) => n,
+            _ => self.default_workgroup_size(kernel, k),
+        }
+    }
+
+    fn default_workgroup_size(self, kernel: Kernel, k: u32) -> u32 {
         match (self, kernel) {
             (FillMap::NormalF64, Kernel::Fill) => ZIGGURAT_WORKGROUP_SIZE,
             (FillMap::Raw | FillMap::F32 | FillMap::Below32, Kernel::Fill) if k >= 8 => {
@@ -678,7 +692,7 @@ pub fn fill_module(map: FillMap, k: u32, options: &GpuOptions) -> Module {
         .then(|| floats::float_fns(&mut m, tys, options));
     let neg_ln64 = map
         .needs_f64()
-        .then(|| neg_ln64_fn(&mut m, tys, options.knobs.ablate_map));
+        .then(|| neg_ln64_fn(&mut m, tys, options.knobs.ablate_log));
     let f64_pair = map.needs_f64().then(|| f64_pair_ty(&mut m));
     let zig = map.has_ziggurat().then(|| ziggurat::FillParts {
         slow: slow_fn(&mut m, tys, &g, neg_ln64.expect("neg_ln_u64")),
@@ -858,7 +872,7 @@ fn store_block(b: &mut Fb, g: &Globals, map: FillMap, fns: &MapFns, o: [H; 4], i
     store_words(b, g, map, first, &words);
 }
 
-/// Adds `neg_ln_u64(lo, hi) -> f64` to `m` (under `Knobs::ablate_map`,
+/// Adds `neg_ln_u64(lo, hi) -> f64` to `m` (under `Knobs::ablate_log`,
 /// the hardware's f32 logarithm of the high word, widened: wrong bits).
 fn neg_ln64_fn(m: &mut Module, tys: Tys, ablate: bool) -> Handle<naga::Function> {
     let f64_ty = ty(m, TypeInner::Scalar(NScalar::F64));
