@@ -319,17 +319,18 @@ pub(super) fn float_fns(
         }
     });
     let sqrt = m.functions.append(sqrt, span);
-    let neg_ln = Fb::function(
-        tys,
-        branch_fallback,
-        "neg_ln_u32",
-        1,
-        tys.u32,
-        |b, a| match ablate_log {
-            true => b.neg_ln_native(a[0]),
-            false => b.neg_ln_u32(a[0]),
-        },
-    );
+    let neg_ln =
+        Fb::function(
+            tys,
+            branch_fallback,
+            "neg_ln_u32",
+            1,
+            tys.u32,
+            |b, a| match ablate_log {
+                true => b.neg_ln_native(a[0]),
+                false => b.neg_ln_u32(a[0]),
+            },
+        );
     let neg_ln = m.functions.append(neg_ln, span);
     FloatFns { sqrt, neg_ln }
 }

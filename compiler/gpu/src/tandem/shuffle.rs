@@ -72,10 +72,9 @@ fn builtin(b: &mut Fb, builtin: BuiltIn, name: &str) -> H {
 
 /// The result of a subgroup operation of type `ty`, made by `op`.
 fn subgroup_result(b: &mut Fb, ty: naga::Handle<naga::Type>, op: impl FnOnce(H) -> Statement) -> H {
-    let result = b
-        .f
-        .expressions
-        .append(Expression::SubgroupOperationResult { ty }, Span::UNDEFINED);
+    let result =
+        b.f.expressions
+            .append(Expression::SubgroupOperationResult { ty }, Span::UNDEFINED);
     b.cur.push(op(result));
     result
 }
@@ -105,11 +104,13 @@ pub(super) fn vote(b: &mut Fb, g: H, live: H, k: H) -> H {
     let ok = b.land(ok, live);
     let ok = b.land(ok, long);
     let boolean = b.tys.boolean;
-    subgroup_result(b, boolean, |result| Statement::SubgroupCollectiveOperation {
-        op: SubgroupOperation::All,
-        collective_op: CollectiveOperation::Reduce,
-        argument: ok,
-        result,
+    subgroup_result(b, boolean, |result| {
+        Statement::SubgroupCollectiveOperation {
+            op: SubgroupOperation::All,
+            collective_op: CollectiveOperation::Reduce,
+            argument: ok,
+            result,
+        }
     })
 }
 

@@ -34,8 +34,8 @@
 use super::stepped::{Pattern, Stepped};
 use super::{K_GROUP_BLOCKS, Lower, WARM_UP};
 use crate::LowerError;
-use crate::tandem_ops;
 use crate::lower::H;
+use crate::tandem_ops;
 use naga::{
     BinaryOperator as B, Block, BuiltIn, CollectiveOperation, Expression, FunctionArgument,
     GatherMode, Span, Statement, SubgroupOperation,
@@ -63,11 +63,12 @@ impl tandem_ops::LaneOps for Vec4Lanes<'_, '_> {
     }
     fn shuffle_xor(&mut self, v: H, mask: u32) -> H {
         let mask = self.lw.u32c(mask);
-        self.lw.subgroup_result(self.ty, |result| Statement::SubgroupGather {
-            mode: GatherMode::ShuffleXor(mask),
-            argument: v,
-            result,
-        })
+        self.lw
+            .subgroup_result(self.ty, |result| Statement::SubgroupGather {
+                mode: GatherMode::ShuffleXor(mask),
+                argument: v,
+                result,
+            })
     }
 }
 
