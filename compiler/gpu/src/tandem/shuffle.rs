@@ -10,15 +10,15 @@
 //! (group, step) with two rounds of shuffles (`tandem_ops::transpose_groups`,
 //! which the kernels' stepped draws use too, `lower/tandem_draw/shuffled.rs`),
 //! so that each of the four stores that follow covers 512 contiguous bytes,
-//! as a copy's do. The map (uniform floats, exponentials, normals) is
-//! applied after the exchange, to the block each lane stores.
+//! as a copy's do. The map (the raw stream, uniform floats) is applied
+//! after the exchange, to the block each lane stores.
 //!
 //! The bits are those of the direct loop: the same blocks, mapped the same
 //! way, stored at the same places. A subgroup takes this path only when a
 //! vote says that it is 32 wide, that its lane `i` is invocation
 //! `32 w + i` of one `w`, that all 32 chunks are in the dispatch and that
-//! `K` is at least 4 (a batch is four steps); otherwise it takes the
-//! direct loop.
+//! `K` is at least 8 ([`MIN_K`]; a batch is four steps); otherwise it takes
+//! the direct loop.
 
 use super::builder::{Fb, H};
 use super::{FillMap, stream};
@@ -29,22 +29,29 @@ use naga::{
     SubgroupOperation,
 };
 
-/// Whether `map`'s fill kernel exchanges blocks in subgroups: where the
-/// device's subgroups are always 32 wide (`GpuOptions::subgroup_shuffle`),
-/// for the maps that store each block's output at the block's own place
-/// (not bools or `below_i64_u32`, which stage their stores, nor the maps
-/// with retries or misses).
+/// The shortest chunk (`K`) whose fills exchange blocks: on the H100
+/// (bench/RESULTS.md, sixteenth session) the exchange at `K = 4` (one batch
+/// a chunk) took the f32 fill from 97.7% to 94.8% of the ceiling and the f64
+/// fill from 82.5% to 72.3%.
+const MIN_K: u32 = 8;
+
+/// Whether `map`'s fill kernel exchanges blocks: where the device's
+/// subgroups are always 32 wide (`GpuOptions::subgroup_shuffle`), for the
+/// maps that store each block's output at the block's own place and whose
+/// arithmetic is light, so that the stores bound them. On the H100
+/// (bench/RESULTS.md, sixteenth session) it took u32, f32, f64 and f16 from
+/// 89.5-94.5% of the ceiling to 95.1-97.7%, and slowed the maps bound by
+/// their arithmetic (exp_f32 from 72.0% to 63.8%, normal_f32 from 54.3% to
+/// 51.2%), which keep the direct loop. Bools and `below_i64_u32` stage
+/// their stores; the maps with retries or misses keep the direct loop too.
 pub(super) fn applies(map: FillMap, options: &GpuOptions) -> bool {
     options.subgroup_shuffle
         && match map {
-            FillMap::Raw
-            | FillMap::F16
-            | FillMap::F32
-            | FillMap::F64
-            | FillMap::NormalF32
+            FillMap::Raw | FillMap::F16 | FillMap::F32 | FillMap::F64 => true,
+            FillMap::NormalF32
             | FillMap::ExponentialF32
-            | FillMap::ExponentialF64 => true,
-            FillMap::Bool
+            | FillMap::ExponentialF64
+            | FillMap::Bool
             | FillMap::Below32
             | FillMap::Below32To64
             | FillMap::Below64
@@ -97,8 +104,8 @@ pub(super) fn vote(b: &mut Fb, g: H, live: H, k: H) -> H {
     let same_row = b.eq(row, first);
     let lanes = b.c(SHUFFLE_LANES);
     let wide = b.eq(size, lanes);
-    let batch = b.c(SHUFFLE_BATCH as u32);
-    let long = b.ge(k, batch);
+    let min_k = b.c(MIN_K);
+    let long = b.ge(k, min_k);
     let ok = b.land(same_lane, same_row);
     let ok = b.land(ok, wide);
     let ok = b.land(ok, live);
