@@ -620,6 +620,12 @@ impl Gpu {
 }
 
 impl Prepared {
+    /// The buffer [`Gpu::prepare`] made for tensor parameter `param`
+    /// (`None` for scalars and the caller's own buffers).
+    pub fn buffer(&self, param: usize) -> Option<&wgpu::Buffer> {
+        self.owned.get(param).and_then(Option::as_ref)
+    }
+
     /// The workgroups each dispatch launches.
     pub fn workgroups(&self) -> [u32; 3] {
         self.workgroups

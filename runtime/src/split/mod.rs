@@ -1,0 +1,151 @@
+//! One launch, or one fill, split across several devices, with the bits of
+//! one (issue 32).
+//!
+//! A launch's blocks are independent of the device that computes them:
+//! counters are logical indices, and every backend gives the
+//! interpreter's bits. So a grid can be cut into contiguous ranges of
+//! blocks along one axis ([`writes::split_axis`]), one range per device,
+//! in proportion to the devices' weights ([`ranges::weighted`]); each
+//! device runs the same kernel over its range ([`part::part_kernel`] on a
+//! GPU, `phobos_cpu::run_blocks` on the CPU) and the slabs of the outputs
+//! its blocks write ([`writes::slabs`]) are gathered into the caller's
+//! tensors ([`run`]). The result is the single-device result bit for bit
+//! whenever the slabs of different devices are disjoint and no block reads
+//! a tensor that is written; a kernel for which that cannot be shown is
+//! refused before anything runs ([`SplitError::Refused`]).
+//!
+//! Stages, one module each:
+//!
+//! - `devices.rs`: `--devices` read ([`Devices::parse`]), checked against
+//!   the adapters present ([`Devices::resolve`]) and opened, several
+//!   devices on one adapter if named more than once ([`devices::open`]);
+//! - `ranges.rs`: contiguous weighted ranges of blocks (or elements);
+//! - `writes.rs`: which slab of each output a range of blocks writes, and
+//!   the refusal of overlapping ones;
+//! - `part.rs`: a GPU's part as a kernel of its own;
+//! - `run.rs` and `slab_io.rs`: running the parts at once, all or nothing,
+//!   and moving the slabs;
+//! - `fill.rs`: a Tandem fill's elements cut the same way.
+//!
+//! What is copied: every device receives every input whole (a tensor read
+//! by every block, such as a weight, must be; a tensor read by rows is too,
+//! for now), and writes its outputs into buffers of their full size, of
+//! which only its slabs are read back. The `@autotune` configuration is
+//! one for every device (the grid must be one grid); each GPU takes its
+//! own heuristic workgroup size.
+
+pub mod devices;
+pub mod fill;
+mod part;
+pub mod ranges;
+mod run;
+mod slab_io;
+pub mod writes;
+
+pub use devices::{DeviceKind, DeviceSpec, Devices, DevicesError};
+pub use fill::{FillShare, SplitFill, fill};
+pub use part::part_kernel;
+
+use crate::{Options, Provenance, RuntimeError};
+use phobos_core::ir::Kernel;
+use phobos_core::launch::{Arg, LaunchError};
+use std::fmt;
+use std::ops::Range;
+
+/// One device's share of a split launch, for provenance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PartRun {
+    pub device: DeviceKind,
+    /// The device as `phobosc run` prints it: `gpu0 llvmpipe (...)`.
+    pub name: String,
+    pub weight: f64,
+    /// The blocks it ran, along the split axis ([`SplitRun::axis`]).
+    pub blocks: Range<u64>,
+    /// Milliseconds from its start to its results being ready (on a GPU,
+    /// the dispatch and wait; the upload before and the read-back after
+    /// are not in it).
+    pub ms: f64,
+    /// Milliseconds compiling its kernel (0 when cached).
+    pub compile_ms: Option<f64>,
+    /// CPU threads it used (1 for a GPU).
+    pub threads: usize,
+}
+
+/// What a split launch did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SplitRun {
+    /// The launch as a whole: the bound grid and dims, the configuration,
+    /// the devices in `device`, the GPUs' lowering notes.
+    pub provenance: Provenance,
+    /// The grid axis the blocks were cut along (0 for `x`).
+    pub axis: u8,
+    /// Every device in `--devices` order, with its range and time.
+    pub parts: Vec<PartRun>,
+}
+
+#[derive(Debug)]
+pub enum SplitError {
+    /// `--devices` does not parse, names an adapter that is not there, or a
+    /// device would not open.
+    Devices(DevicesError),
+    /// The arguments do not bind to the kernel.
+    Launch(LaunchError),
+    /// The kernel's writes cannot be shown to follow its blocks, so a split
+    /// might not give one device's bits; nothing ran.
+    Refused(String),
+    /// Device `index` of the list (`device`, as `gpu0` or `cpu`) failed;
+    /// the caller's tensors are as they were before the launch.
+    Device {
+        index: usize,
+        device: String,
+        error: Box<RuntimeError>,
+    },
+}
+
+impl fmt::Display for SplitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SplitError::Devices(e) => write!(f, "{e}"),
+            SplitError::Launch(e) => write!(f, "{e}"),
+            SplitError::Refused(why) => write!(f, "cannot split this launch: {why}"),
+            SplitError::Device {
+                index,
+                device,
+                error,
+            } => write!(
+                f,
+                "device {index} of the split ({device}) failed, so no results were kept: {error}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SplitError {}
+
+impl From<DevicesError> for SplitError {
+    fn from(e: DevicesError) -> Self {
+        SplitError::Devices(e)
+    }
+}
+
+/// Runs `kernel` over `args` split across `devices` (module doc); the
+/// tensors it stores hold the results afterwards, the same bits as on one
+/// device. `options.precision` and `options.threads` (each CPU device's
+/// threads; default: the cores shared among them) apply; `backend` and
+/// `workgroup_size` do not (each device is its own backend, and each GPU
+/// takes its heuristic's workgroup size). Every device is checked and
+/// opened, and the split checked, before anything runs; a device that
+/// fails afterwards fails the launch, naming it, and leaves `args` as
+/// they were.
+pub fn launch_split(
+    kernel: &Kernel,
+    args: &mut [Arg],
+    options: &Options,
+    devices: &[DeviceSpec],
+) -> Result<SplitRun, SplitError> {
+    if devices.is_empty() {
+        return Err(DevicesError("a split needs at least one device".to_string()).into());
+    }
+    let gpus = devices::open(devices)?;
+    run::run(kernel, args, options, devices, &gpus)
+}

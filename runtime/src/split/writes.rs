@@ -1,0 +1,242 @@
+//! Which elements of each stored tensor a range of blocks writes, and the
+//! refusal of a split whose devices' writes could meet.
+//!
+//! A split runs blocks `b0 .. b1` of the split grid axis on one device and
+//! gathers, from that device, the elements those blocks write. That is
+//! only the single-device result when no element is written by blocks of
+//! two devices and no block reads what another device's blocks write. So
+//! the split asks, before anything runs:
+//!
+//! - no tensor is both read and written (a block could read rows another
+//!   device writes, which this device never sees);
+//! - every store to a tensor starts, along one axis of the tensor (the same
+//!   axis for every store to it), at `s * ctx.block.a + c` with `s > 0`
+//!   (`ir::analysis::block_affine`: constants, dims, `let`s, sums and
+//!   products by constants), where `a` is the split grid axis and no other
+//!   block axis enters that start. Blocks `b0 .. b1` then write only
+//!   positions `s * b0 + c .. s * (b1 - 1) + c + len` along that axis (all of
+//!   every other axis, at most);
+//! - those intervals of different devices do not meet.
+//!
+//! The CPU backend's test for running blocks on threads
+//! (`phobos-cpu`'s `parallel.rs`) is the same idea per block; here it is
+//! per range of blocks, so that a kernel whose blocks overlap only inside
+//! one device's range still splits.
+
+use phobos_core::ir::analysis::block_affine;
+use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, LocalId, ParamKind, Place, Stmt};
+use phobos_core::launch::Bound;
+use phobos_core::types::Value;
+use std::collections::HashMap;
+use std::ops::Range;
+
+/// The elements of one stored tensor that each device writes: positions
+/// `parts[i]` along tensor axis `axis` (every position of the other axes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slab {
+    /// The tensor's parameter index.
+    pub param: usize,
+    /// The tensor's axis the devices' writes are cut along.
+    pub axis: usize,
+    /// For each device, in order, the positions along `axis` its blocks
+    /// write (within the tensor; empty for a device without blocks).
+    pub parts: Vec<Range<u64>>,
+}
+
+/// The grid axis a launch of grid `grid` is split along: the one with the
+/// most blocks (`x` on a tie).
+pub fn split_axis(grid: [u64; 3]) -> u8 {
+    let mut best = 0;
+    for a in 1..3 {
+        if grid[a] > grid[best] {
+            best = a;
+        }
+    }
+    best as u8
+}
+
+/// The slab of every stored tensor when grid axis `axis`'s blocks are cut
+/// into `ranges`, or why the split would not give the single-device bits
+/// (the message names the tensor).
+pub fn slabs(
+    k: &Kernel,
+    bound: &Bound,
+    axis: u8,
+    ranges: &[Range<u64>],
+) -> Result<Vec<Slab>, String> {
+    let lets: HashMap<LocalId, ExprId> = (k.body.iter())
+        .filter_map(|s| match s {
+            Stmt::Let { local, value } => Some((*local, *value)),
+            Stmt::Var { .. } | Stmt::Store { .. } | Stmt::For { .. } | Stmt::EndFor => None,
+        })
+        .collect();
+    let konst = |x: ExprId| match k.exprs[x].kind {
+        ExprKind::Const(Value::I32(v)) => Some(i64::from(v)),
+        ExprKind::DimValue(s) => bound.dims.get(s).map(|&d| d as i64),
+        _ => None,
+    };
+    let affine = |x: ExprId| block_affine(k, x, &konst, &|l| lets.get(&l).copied());
+    let mut out = Vec::new();
+    // One device with every block: its writes are the whole launch's.
+    if ranges.iter().filter(|r| !r.is_empty()).count() <= 1 {
+        for (p, param) in k.params.iter().enumerate() {
+            if let ParamKind::Tensor {
+                shape,
+                written: true,
+                ..
+            } = &param.kind
+            {
+                let rows = shape.first().map_or(1, |d| d.extent(&bound.dims) as u64);
+                out.push(Slab {
+                    param: p,
+                    axis: 0,
+                    parts: ranges
+                        .iter()
+                        .map(|r| if r.is_empty() { 0..0 } else { 0..rows })
+                        .collect(),
+                });
+            }
+        }
+        return Ok(out);
+    }
+    for (p, param) in k.params.iter().enumerate() {
+        let ParamKind::Tensor {
+            shape,
+            read,
+            written: true,
+            ..
+        } = &param.kind
+        else {
+            continue;
+        };
+        let name = &param.name;
+        if *read {
+            return Err(format!(
+                "`{name}` is both read and written, so a block could read elements that \
+                 another device writes; run it on one device"
+            ));
+        }
+        let extents: Vec<u64> = shape
+            .iter()
+            .map(|d| d.extent(&bound.dims) as u64)
+            .collect();
+        // Per store: the tensor axis, stride, offset and length.
+        let mut cuts: Vec<(usize, i64, i64, u64)> = Vec::new();
+        for (n, s) in k.body.iter().enumerate() {
+            let Stmt::Store {
+                place: Place::Param(q),
+                index,
+                ..
+            } = s
+            else {
+                continue;
+            };
+            if *q != p {
+                continue;
+            }
+            let cut = index.iter().enumerate().find_map(|(d, ix)| {
+                let (start, len) = match ix {
+                    Index::Range {
+                        start: Some(s),
+                        len,
+                    } => (*s, len.extent(&bound.dims) as u64),
+                    Index::Single(s) => (*s, 1),
+                    Index::Range { start: None, .. } => return None,
+                };
+                let (coef, offset) = affine(start)?;
+                let others_zero = (0..3).all(|b| b == usize::from(axis) || coef[b] == 0);
+                (coef[usize::from(axis)] > 0 && others_zero).then_some((
+                    d,
+                    coef[usize::from(axis)],
+                    offset,
+                    len,
+                ))
+            });
+            let Some(cut) = cut else {
+                return Err(format!(
+                    "statement {n} stores to `{name}` at positions that do not follow \
+                     ctx.block.{} (a slice `s * ctx.block.{} + c :+ len` along one axis), so \
+                     blocks on different devices could write the same elements; run it on \
+                     one device",
+                    ["x", "y", "z"][usize::from(axis)],
+                    ["x", "y", "z"][usize::from(axis)],
+                ));
+            };
+            if index.len() != extents.len() {
+                return Err(format!(
+                    "statement {n} indexes `{name}` with {} positions for its {} axes",
+                    index.len(),
+                    extents.len()
+                ));
+            }
+            if let Some(first) = cuts.first()
+                && first.0 != cut.0
+            {
+                return Err(format!(
+                    "the stores to `{name}` follow the blocks along its axes {} and {}, so \
+                     the devices' writes cannot be cut into slabs; run it on one device",
+                    first.0, cut.0
+                ));
+            }
+            cuts.push(cut);
+        }
+        let Some(&(tensor_axis, ..)) = cuts.first() else {
+            // Written in the IR's flags but by no store here: nothing to
+            // gather.
+            out.push(Slab {
+                param: p,
+                axis: 0,
+                parts: vec![0..0; ranges.len()],
+            });
+            continue;
+        };
+        let extent = extents[tensor_axis];
+        let parts: Vec<Range<u64>> = ranges
+            .iter()
+            .map(|r| {
+                if r.is_empty() {
+                    return 0..0;
+                }
+                let (b0, b1) = (r.start as i128, r.end as i128 - 1);
+                let lo = (cuts.iter())
+                    .map(|&(_, s, c, _)| i128::from(s) * b0 + i128::from(c))
+                    .min()
+                    .expect("a store");
+                let hi = (cuts.iter())
+                    .map(|&(_, s, c, len)| i128::from(s) * b1 + i128::from(c) + i128::from(len))
+                    .max()
+                    .expect("a store");
+                let clip = |v: i128| v.clamp(0, i128::from(extent)) as u64;
+                clip(lo)..clip(hi).max(clip(lo))
+            })
+            .collect();
+        let mut last: Option<(usize, &Range<u64>)> = None;
+        for (i, part) in parts.iter().enumerate() {
+            if part.is_empty() {
+                continue;
+            }
+            if let Some((j, prev)) = last
+                && prev.end > part.start
+            {
+                return Err(format!(
+                    "blocks {:?} and {:?} of ctx.block.{} (devices {j} and {i}) both write \
+                     positions {}..{} of axis {tensor_axis} of `{name}`: its blocks write \
+                     overlapping slices, so one device's bits cannot be gathered; run it on \
+                     one device",
+                    ranges[j],
+                    ranges[i],
+                    ["x", "y", "z"][usize::from(axis)],
+                    part.start,
+                    prev.end.min(part.end),
+                ));
+            }
+            last = Some((i, part));
+        }
+        out.push(Slab {
+            param: p,
+            axis: tensor_axis,
+            parts,
+        });
+    }
+    Ok(out)
+}
