@@ -10,8 +10,8 @@
 //! say so (`PHOBOS_REQUIRE_GPU=1` makes that a failure).
 
 use phobos_core::launch::Arg;
-use phobos_runtime::split::{DeviceSpec, Devices, SplitError, launch_split};
 use phobos_runtime::Options;
+use phobos_runtime::split::{DeviceSpec, Devices, SplitError, launch_split};
 use phobos_tests::{fixture_dims, gpu_available, gpu_may_refuse, make_args, ph_files, root};
 
 /// Examples whose pipelines take lavapipe about a minute each to build
@@ -62,7 +62,11 @@ fn every_example_split_two_and_three_ways_gives_the_interpreters_bits() {
         let dims = fixture_dims(&text);
         let program = phobos_tests::program(&path.display().to_string(), &text);
         for name in program.kernel_names() {
-            let config = program.configs(name).into_iter().next().expect("a configuration");
+            let config = program
+                .configs(name)
+                .into_iter()
+                .next()
+                .expect("a configuration");
             let kernel = program.kernel(name, &config).expect("checks");
             kernels += 1;
             let inputs = make_args(&kernel, &dims, &[]);
@@ -70,7 +74,11 @@ fn every_example_split_two_and_three_ways_gives_the_interpreters_bits() {
             let bound = phobos_core::interp::run(&kernel, &mut want).unwrap();
             let mut splits: Vec<&str> = cpu_splits.to_vec();
             if gpu {
-                splits.extend(if slow { &gpu_splits[1..2] } else { &gpu_splits[..] });
+                splits.extend(if slow {
+                    &gpu_splits[1..2]
+                } else {
+                    &gpu_splits[..]
+                });
             }
             for split in splits {
                 let at = format!("{file} `{name}` grid {:?} on {split}", bound.grid);
@@ -78,16 +86,18 @@ fn every_example_split_two_and_three_ways_gives_the_interpreters_bits() {
                 let t = std::time::Instant::now();
                 match launch_split(&kernel, &mut got, &Options::default(), &devices(split)) {
                     Ok(run) => {
-                        let covered: u64 = run.parts.iter().map(|p| p.blocks.end - p.blocks.start).sum();
+                        let covered: u64 = run
+                            .parts
+                            .iter()
+                            .map(|p| p.blocks.end - p.blocks.start)
+                            .sum();
                         assert_eq!(
                             covered,
                             bound.grid[usize::from(run.axis)],
                             "{at}: every block once"
                         );
                     }
-                    Err(SplitError::Device { error, .. })
-                        if gpu_may_refuse(&error.to_string()) =>
-                    {
+                    Err(SplitError::Device { error, .. }) if gpu_may_refuse(&error.to_string()) => {
                         continue;
                     }
                     Err(e) => panic!("{at}: {e}"),
@@ -102,4 +112,194 @@ fn every_example_split_two_and_three_ways_gives_the_interpreters_bits() {
     }
     eprintln!("{kernels} kernels, {runs} split launches");
     assert!(kernels >= 16, "the examples have kernels: {kernels}");
+}
+
+/// A split fill is the single-device fill: every device's range of every
+/// piece, put end to end, for maps with rejection, pairs and bits.
+#[test]
+fn a_fill_split_two_and_three_ways_is_the_single_device_fill() {
+    use phobos_runtime::fills::{Engine, parse_type};
+    use phobos_tandem::{Bulk, Key, Tandem};
+    let gpu = gpu_available();
+    let rng = Tandem::new(Key::from_seed(0x5eed));
+    let mut splits = vec!["cpu,cpu", "cpu:1,cpu:2,cpu:5"];
+    if gpu {
+        splits.extend(["gpu0,gpu0", "gpu0,cpu", "cpu:3,gpu0,gpu0"]);
+    }
+    for ty in [
+        "u32",
+        "f32",
+        "normal_f32",
+        "bool",
+        "below:1000",
+        "u16",
+        "normal_f64",
+    ] {
+        let dist = parse_type(ty).unwrap();
+        let size = dist.elem_size();
+        // An odd count from an odd start, so that ranges cut inside chunks,
+        // groups and Box-Muller pairs.
+        let (start, n) = (12_345u64, 10_007usize);
+        let mut want = vec![0u8; n * size];
+        Engine::Fast(Bulk::new(rng))
+            .fill(&dist, start, &mut want)
+            .unwrap();
+        for split in &splits {
+            let s = phobos_runtime::split::fill(&dist, rng, &devices(split), None);
+            let s = match s {
+                Ok(s) => s,
+                // A map without a GPU fill is refused before anything runs.
+                Err(e) if split.contains("gpu") && e.to_string().contains("GPU") => continue,
+                Err(e) => panic!("{ty} on {split}: {e}"),
+            };
+            let engine = Engine::Split(s);
+            let mut got = vec![0u8; n * size];
+            engine
+                .fill(&dist, start, &mut got)
+                .unwrap_or_else(|e| panic!("{ty} on {split}: {e}"));
+            assert!(want == got, "{ty} on {split}: the bits differ");
+            let Engine::Split(s) = &engine else {
+                unreachable!()
+            };
+            let shares = s.shares();
+            assert_eq!(
+                shares.iter().map(|s| s.elements).sum::<u64>(),
+                n as u64,
+                "{ty} on {split}: every element once"
+            );
+        }
+    }
+}
+
+const OVERLAPPING: &str = "@grid(cdiv(M, 2))
+kernel overlapping(X: tensor<f32>[M], Y: tensor<f32>[M]) {
+  let r = ctx.block.x * 2
+  Y[r :+ 4] = X[r :+ 4] + 1.0
+}";
+
+const SAME_ROWS: &str = "@grid(4)
+kernel same_rows(X: tensor<f32>[M], Y: tensor<f32>[M]) {
+  Y = X * 2.0
+}";
+
+const IN_PLACE: &str = "@autotune(R in [4])
+kernel in_place(Y: tensor<f32>[M]) {
+  let r = ctx.block.x * R
+  Y[r :+ R] = Y[r :+ R] + 1.0
+}";
+
+const ROWS: &str = "@autotune(R in [4])
+kernel rows(X: tensor<f32>[M], Y: tensor<f32>[M]) {
+  let r = ctx.block.x * R
+  Y[r :+ R] = X[r :+ R] * 3.0
+}";
+
+fn kernel_of(src: &str) -> (phobos_core::ir::Kernel, Vec<Arg>) {
+    let program = phobos_tests::program("split.ph", src);
+    let name = program.kernel_names()[0].to_string();
+    let config = program.configs(&name).into_iter().next().unwrap();
+    let k = program.kernel(&name, &config).expect("checks");
+    let args = make_args(&k, &[("M".to_string(), 37)], &[]);
+    (k, args)
+}
+
+#[test]
+fn kernels_whose_blocks_write_the_same_rows_are_refused_before_anything_runs() {
+    for (src, phrase) in [
+        (OVERLAPPING, "overlapping"),
+        (SAME_ROWS, "do not follow"),
+        (IN_PLACE, "both read and written"),
+    ] {
+        let (k, args) = kernel_of(src);
+        let mut got = args.clone();
+        let e = launch_split(&k, &mut got, &Options::default(), &devices("cpu,cpu"))
+            .expect_err("refused");
+        assert!(matches!(e, SplitError::Refused(_)), "{e}");
+        assert!(e.to_string().contains(phrase), "{e}");
+        assert!(differs(&args, &got).is_none(), "nothing ran: {e}");
+        // On one device there is nothing to refuse.
+        launch_split(&k, &mut got, &Options::default(), &devices("cpu"))
+            .unwrap_or_else(|e| panic!("{phrase} on one device: {e}"));
+    }
+}
+
+#[test]
+fn a_device_that_does_not_exist_is_named_before_anything_runs() {
+    let e = Devices::parse("cpu,gpu7").unwrap().resolve().unwrap_err();
+    assert!(
+        e.to_string().contains("`gpu7`: there is no adapter 7"),
+        "{e}"
+    );
+    let e = Devices::parse("64").unwrap().resolve().unwrap_err();
+    assert!(e.to_string().contains("64 devices asked for"), "{e}");
+    // The same through the launch, with a list that skips `resolve`.
+    let (k, args) = kernel_of(ROWS);
+    let mut got = args.clone();
+    let specs = devices("cpu,gpu99");
+    let e = launch_split(&k, &mut got, &Options::default(), &specs).unwrap_err();
+    assert!(matches!(e, SplitError::Devices(_)), "{e}");
+    assert!(e.to_string().contains("gpu99"), "{e}");
+    assert!(differs(&args, &got).is_none());
+}
+
+#[test]
+fn a_device_failing_mid_run_fails_the_launch_and_keeps_no_results() {
+    let (k, args) = kernel_of(ROWS);
+    let mut splits = vec!["cpu,cpu", "cpu,cpu,cpu"];
+    if gpu_available() {
+        splits.extend(["gpu0,cpu", "cpu,gpu0"]);
+    }
+    for split in splits {
+        let specs = devices(split);
+        for fail in 0..specs.len() {
+            let mut got = args.clone();
+            let e = phobos_runtime::split::launch_split_failing(
+                &k,
+                &mut got,
+                &Options::default(),
+                &specs,
+                Some(fail),
+            )
+            .unwrap_err();
+            let SplitError::Device { index, device, .. } = &e else {
+                panic!("{split}: {e}");
+            };
+            assert_eq!(*index, fail, "{split}: {e}");
+            assert_eq!(device, &specs[fail].kind.to_string());
+            assert!(e.to_string().contains(&format!("({device}) failed")), "{e}");
+            assert!(
+                differs(&args, &got).is_none(),
+                "{split}, device {fail} failing: the arguments changed"
+            );
+        }
+        // And without the failure, the results.
+        let mut got = args.clone();
+        let run = launch_split(&k, &mut got, &Options::default(), &specs).unwrap();
+        assert_eq!(run.parts.len(), specs.len());
+        let mut want = args.clone();
+        phobos_core::interp::run(&k, &mut want).unwrap();
+        assert!(differs(&want, &got).is_none(), "{split}");
+    }
+}
+
+/// The provenance lists every device with its range, which together cover
+/// the grid in order, as the weights say.
+#[test]
+fn provenance_lists_each_device_its_blocks_and_time() {
+    let (k, args) = kernel_of(ROWS);
+    let mut got = args.clone();
+    let run = launch_split(&k, &mut got, &Options::default(), &devices("cpu:1,cpu:3")).unwrap();
+    let blocks: Vec<_> = run.parts.iter().map(|p| p.blocks.clone()).collect();
+    // 37 rows of 4: 10 blocks, a quarter and three quarters.
+    assert_eq!(blocks, vec![0..2, 2..10]);
+    assert!(
+        run.parts
+            .iter()
+            .all(|p| p.ms >= 0.0 && p.name.starts_with("cpu"))
+    );
+    assert!(
+        run.provenance.device.contains("split over 2 devices"),
+        "{}",
+        run.provenance.device
+    );
 }

@@ -32,8 +32,8 @@ mod platform;
 mod timing;
 mod transfer;
 
-pub(crate) use dispatch::{bytes_of, bytes_of_mut};
 pub use dispatch::{GpuArg, Prepared, Resident};
+pub(crate) use dispatch::{bytes_of, bytes_of_mut};
 pub use fill::{PreparedFill, fill_map};
 pub use pipeline::BuildPhases;
 pub use platform::ExactSupport;

@@ -257,6 +257,9 @@ mod tests {
     #[test]
     fn an_adapter_past_the_last_is_named() {
         let e = Devices::parse("cpu,gpu999").unwrap().resolve().unwrap_err();
-        assert!(e.to_string().contains("`gpu999`: there is no adapter 999"), "{e}");
+        assert!(
+            e.to_string().contains("`gpu999`: there is no adapter 999"),
+            "{e}"
+        );
     }
 }

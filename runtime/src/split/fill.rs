@@ -53,10 +53,7 @@ pub fn fill(
         return Err(DevicesError("a split needs at least one device".to_string()).into());
     }
     let gpus = open(devices)?;
-    let cpus = devices
-        .iter()
-        .filter(|d| d.kind == DeviceKind::Cpu)
-        .count();
+    let cpus = devices.iter().filter(|d| d.kind == DeviceKind::Cpu).count();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = threads.unwrap_or((cores / cpus.max(1)).max(1));
     let mut parts = Vec::new();

@@ -146,6 +146,27 @@ pub fn launch_split(
     if devices.is_empty() {
         return Err(DevicesError("a split needs at least one device".to_string()).into());
     }
+    let injected = std::env::var("PHOBOS_SPLIT_FAIL")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    launch_split_failing(kernel, args, options, devices, injected)
+}
+
+/// [`launch_split`] with device `fail` (by its place in `devices`) failing
+/// once its blocks have run, as a device lost mid-run would: for tests of
+/// the all-or-nothing rule. `PHOBOS_SPLIT_FAIL=<index>` makes
+/// [`launch_split`] do the same (for tests of `phobosc`).
+#[doc(hidden)]
+pub fn launch_split_failing(
+    kernel: &Kernel,
+    args: &mut [Arg],
+    options: &Options,
+    devices: &[DeviceSpec],
+    fail: Option<usize>,
+) -> Result<SplitRun, SplitError> {
+    if devices.is_empty() {
+        return Err(DevicesError("a split needs at least one device".to_string()).into());
+    }
     let gpus = devices::open(devices)?;
-    run::run(kernel, args, options, devices, &gpus)
+    run::run(kernel, args, options, devices, &gpus, fail)
 }

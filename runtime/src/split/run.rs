@@ -44,6 +44,7 @@ pub(super) fn run(
     options: &Options,
     specs: &[DeviceSpec],
     gpus: &[Option<&'static Gpu>],
+    injected: Option<usize>,
 ) -> Result<SplitRun, SplitError> {
     let bound = bind(kernel, args).map_err(SplitError::Launch)?;
     let axis = split_axis(bound.grid);
@@ -62,9 +63,6 @@ pub(super) fn run(
         device: specs[i].kind.to_string(),
         error: Box::new(error),
     };
-    let injected = std::env::var("PHOBOS_SPLIT_FAIL")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok());
     let cpus: Vec<usize> = (0..specs.len())
         .filter(|&i| specs[i].kind == DeviceKind::Cpu && !ranges[i].is_empty())
         .collect();
@@ -90,11 +88,8 @@ pub(super) fn run(
         prepared.push(p);
     }
     // The other CPU devices' own arguments.
-    let mut copies: Vec<(usize, Vec<Arg>)> = cpus
-        .iter()
-        .skip(1)
-        .map(|&i| (i, args.to_vec()))
-        .collect();
+    let mut copies: Vec<(usize, Vec<Arg>)> =
+        cpus.iter().skip(1).map(|&i| (i, args.to_vec())).collect();
 
     // 2. Every device at once.
     let shapes = shapes_of(args);
@@ -159,7 +154,7 @@ pub(super) fn run(
         && let Some(Some(Ok(_))) = results.get(i)
     {
         results[i] = Some(Err(RuntimeError::Compile(
-            "failure injected by PHOBOS_SPLIT_FAIL".to_string(),
+            "a failure injected for tests (PHOBOS_SPLIT_FAIL)".to_string(),
         )));
     }
 
@@ -280,7 +275,9 @@ fn gpu_part(
     for slab in slabs {
         let name = &kernel.params[slab.param].name;
         let shape = shapes[slab.param].as_ref().expect("slabs are of tensors");
-        let size = kernel.place_elem(phobos_core::ir::Place::Param(slab.param)).size();
+        let size = kernel
+            .place_elem(phobos_core::ir::Place::Param(slab.param))
+            .size();
         let segs = super::slab_io::segments(shape, slab.axis, &slab.parts[i]);
         let Some(span) = byte_span(&segs, size) else {
             pieces.push(Piece::Bytes {

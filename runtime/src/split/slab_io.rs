@@ -25,7 +25,9 @@ pub fn segments(shape: &[usize], axis: usize, part: &Range<u64>) -> Vec<Range<us
 /// The elements of `segs` of `data`, one after another.
 pub fn gather(data: &Data, segs: &[Range<usize>]) -> Data {
     fn pick<T: Clone>(v: &[T], segs: &[Range<usize>]) -> Vec<T> {
-        segs.iter().flat_map(|r| v[r.clone()].iter().cloned()).collect()
+        segs.iter()
+            .flat_map(|r| v[r.clone()].iter().cloned())
+            .collect()
     }
     match data {
         Data::Bool(v) => Data::Bool(pick(v, segs)),
@@ -82,8 +84,7 @@ pub fn place(t: &mut Tensor, segs: &[Range<usize>], piece: &Piece) {
         Piece::Elements(d) => scatter(&mut t.data, segs, d),
         Piece::Bytes { first, bytes } => {
             let size = t.elem().size();
-            let out =
-                crate::gpu::bytes_of_mut(&mut t.data).expect("the GPU refuses bool tensors");
+            let out = crate::gpu::bytes_of_mut(&mut t.data).expect("the GPU refuses bool tensors");
             for r in segs {
                 let (a, b) = (r.start * size, r.end * size);
                 out[a..b].copy_from_slice(&bytes[a - first..b - first]);

@@ -116,10 +116,7 @@ pub fn slabs(
                  another device writes; run it on one device"
             ));
         }
-        let extents: Vec<u64> = shape
-            .iter()
-            .map(|d| d.extent(&bound.dims) as u64)
-            .collect();
+        let extents: Vec<u64> = shape.iter().map(|d| d.extent(&bound.dims) as u64).collect();
         // Per store: the tensor axis, stride, offset and length.
         let mut cuts: Vec<(usize, i64, i64, u64)> = Vec::new();
         for (n, s) in k.body.iter().enumerate() {
