@@ -17,6 +17,9 @@ use std::time::Instant;
 /// The devices of a split fill, opened, with what each has made so far.
 pub struct SplitFill {
     parts: Vec<FillPart>,
+    /// A device made to fail after making its range, for tests
+    /// (`PHOBOS_SPLIT_FAIL=<index>`, as for launches).
+    injected: Option<usize>,
 }
 
 struct FillPart {
@@ -80,7 +83,10 @@ pub fn fill(
             made: Mutex::new((0, 0.0)),
         });
     }
-    Ok(SplitFill { parts })
+    let injected = std::env::var("PHOBOS_SPLIT_FAIL")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    Ok(SplitFill { parts, injected })
 }
 
 impl SplitFill {
@@ -124,6 +130,12 @@ impl SplitFill {
                 .collect()
         });
         for (i, (r, part)) in results.into_iter().zip(&self.parts).enumerate() {
+            let r = match r {
+                Ok(()) if self.injected == Some(i) => {
+                    Err("a failure injected for tests (PHOBOS_SPLIT_FAIL)".to_string())
+                }
+                r => r,
+            };
             if let Err(e) = r {
                 return Err(format!(
                     "device {i} of the split ({}) failed, so the fill stops: {e}",
