@@ -15,7 +15,8 @@ pub fn weighted(total: u64, weights: &[f64]) -> Vec<Range<u64>> {
     let mut prefix = 0.0;
     for (i, w) in weights.iter().enumerate() {
         prefix += w;
-        let end = if i + 1 == weights.len() || !(sum > 0.0) {
+        let usable = sum.is_finite() && sum > 0.0;
+        let end = if i + 1 == weights.len() || !usable {
             total
         } else {
             // Exact for the totals a grid or a fill piece has (below 2^53).
