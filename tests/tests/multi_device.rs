@@ -303,3 +303,29 @@ fn provenance_lists_each_device_its_blocks_and_time() {
         run.provenance.device
     );
 }
+
+/// A device is sent the rows of an input its blocks read, and a tensor
+/// every block reads whole (a bias) whole.
+#[test]
+fn inputs_read_by_rows_are_sliced_and_biases_sent_whole() {
+    use phobos_runtime::split::writes::{read_slabs, slabs};
+    let path = root().join("examples/bias_gelu_dropout.ph");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let program = phobos_tests::program("bias_gelu_dropout.ph", &text);
+    let k = program.kernel("bias_gelu_dropout", &[]).expect("checks");
+    let args = make_args(&k, &[("M".to_string(), 40)], &[]);
+    let bound = phobos_core::launch::bind(&k, &args).unwrap();
+    // R = 16: 3 blocks, the last of 8 rows.
+    assert_eq!(bound.grid, [3, 1, 1]);
+    let ranges = vec![0..1, 1..3];
+    let reads = read_slabs(&k, &bound, 0, &ranges);
+    let x = reads[0].as_ref().expect("X is read by rows");
+    assert_eq!((x.axis, x.parts.clone()), (0, vec![0..16, 16..40]));
+    assert!(reads[1].is_none(), "B is read whole by every block");
+    let writes = slabs(&k, &bound, 0, &ranges).unwrap();
+    assert_eq!(writes.len(), 1);
+    assert_eq!(
+        (writes[0].param, writes[0].parts.clone()),
+        (2, vec![0..16, 16..40])
+    );
+}

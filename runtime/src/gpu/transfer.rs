@@ -224,6 +224,36 @@ impl Gpu {
         Ok(buffer)
     }
 
+    /// A storage buffer for `t` holding its bytes `range` (widened to whole
+    /// 4-byte words within the tensor) and zeros elsewhere: a part of a
+    /// split launch, which reads no other bytes (`crate::split`).
+    pub(crate) fn upload_range(
+        &self,
+        name: &str,
+        t: &phobos_core::tensor::Tensor,
+        range: std::ops::Range<u64>,
+    ) -> Result<wgpu::Buffer, GpuError> {
+        let buffer = self.zeroed(name, t)?;
+        let bytes = bytes_of(&t.data).expect("zeroed refused bools");
+        let len = bytes.len() as u64;
+        let from = range.start.min(len) & !3;
+        let to = range.end.min(len).max(from);
+        let mut at = from;
+        while at < to {
+            let end = to.min(at + TRANSFER_PIECE as u64);
+            let piece = &bytes[at as usize..end as usize];
+            if piece.len() % 4 == 0 {
+                self.queue.write_buffer(&buffer, at, piece);
+            } else {
+                // The tensor's last word, padded as `upload` pads it.
+                let padded = [piece, &[0; 3][..4 - piece.len() % 4]].concat();
+                self.queue.write_buffer(&buffer, at, &padded);
+            }
+            at = end;
+        }
+        Ok(buffer)
+    }
+
     /// A storage buffer for `t`, holding zeros (wgpu zero-fills it): for a
     /// tensor the caller made all zero ([`crate::Transfers::zeroed`]),
     /// and where uploads and generated inputs go. `name` names it in

@@ -27,10 +27,13 @@
 //!   and moving the slabs;
 //! - `fill.rs`: a Tandem fill's elements cut the same way.
 //!
-//! What is copied: every device receives every input whole (a tensor read
-//! by every block, such as a weight, must be; a tensor read by rows is too,
-//! for now), and writes its outputs into buffers of their full size, of
-//! which only its slabs are read back. The `@autotune` configuration is
+//! What is copied: a GPU receives of each input the rows its blocks read,
+//! where every load of it follows the blocks along one axis
+//! ([`writes::read_slabs`]), and every other input whole (a weight, a
+//! bias, a tensor read through a loop variable); its buffers have the
+//! tensors' full sizes (zeros outside what was sent), and only its slabs of
+//! the outputs are sent and read back. A CPU device reads the host's
+//! tensors where they are (the first in place, others from a copy). The `@autotune` configuration is
 //! one for every device (the grid must be one grid); each GPU takes its
 //! own heuristic workgroup size.
 

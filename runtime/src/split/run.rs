@@ -4,9 +4,11 @@
 //! Order of work, so that the host's tensors are read before anyone
 //! writes them and written only once every device has finished:
 //!
-//! 1. each GPU uploads the arguments whole and is handed its part
-//!    ([`super::part::part_kernel`]); a refusal here names the device and
-//!    nothing has run;
+//! 1. each GPU is sent the rows of the inputs its blocks read (every input
+//!    read otherwise, whole) and of the outputs they write
+//!    ([`super::writes::read_slabs`], [`super::writes::slabs`]), and is
+//!    handed its part ([`super::part::part_kernel`]); a refusal here names
+//!    the device and nothing has run;
 //! 2. each GPU waits for its part and reads back its slabs, on a thread of
 //!    its own; each CPU device after the first runs its blocks on a copy of
 //!    the arguments, on a thread of its own; the first CPU device runs its
@@ -20,7 +22,7 @@ use super::devices::{DeviceKind, DeviceSpec};
 use super::part::part_kernel;
 use super::ranges::weighted;
 use super::slab_io::{Piece, byte_span, gather, place, slab_segments};
-use super::writes::{Slab, slabs, split_axis};
+use super::writes::{Slab, read_slabs, slabs, split_axis};
 use super::{PartRun, SplitError, SplitRun};
 use crate::gpu::{Gpu, Prepared};
 use crate::{Backend, Options, Provenance, RuntimeError};
@@ -52,6 +54,7 @@ pub(super) fn run(
     let weights: Vec<f64> = specs.iter().map(|s| s.weight).collect();
     let ranges = weighted(whole, &weights);
     let slabs = slabs(kernel, &bound, axis, &ranges).map_err(SplitError::Refused)?;
+    let reads = read_slabs(kernel, &bound, axis, &ranges);
     let names: Vec<String> = (specs.iter().zip(gpus))
         .map(|(s, g)| match g {
             Some(g) => format!("{} {}", s.kind, g.describe()),
@@ -78,8 +81,9 @@ pub(super) fn run(
         let p = match g {
             Some(g) if !r.is_empty() => {
                 let part = part_kernel(kernel, axis, r.start, r.end - r.start, whole);
+                let uploads = uploads(kernel, args, &slabs, &reads, i);
                 let p = g
-                    .prepare_with(&part, args, options.precision, None)
+                    .prepare_slices(&part, args, options.precision, &uploads)
                     .map_err(|e| failed(i, e))?;
                 Some(p)
             }
@@ -237,6 +241,31 @@ pub(super) fn run(
         axis,
         parts,
     })
+}
+
+/// The bytes of each tensor device `i` is sent: of a stored tensor, its
+/// slab (the rest is never read back); of an input read by rows, the rows
+/// its blocks read; of any other tensor, all (`None`).
+fn uploads(
+    kernel: &Kernel,
+    args: &[Arg],
+    slabs: &[Slab],
+    reads: &[Option<Slab>],
+    i: usize,
+) -> Vec<Option<Range<u64>>> {
+    (0..kernel.params.len())
+        .map(|p| {
+            let slab = slabs
+                .iter()
+                .find(|s| s.param == p)
+                .or_else(|| reads.get(p).and_then(Option::as_ref))?;
+            let Arg::Tensor(t) = &args[p] else {
+                return None;
+            };
+            let segs = slab_segments(slab, t, i);
+            Some(byte_span(&segs, t.elem().size()).unwrap_or(0..0))
+        })
+        .collect()
 }
 
 fn cpu_error(e: phobos_cpu::RunError) -> RuntimeError {

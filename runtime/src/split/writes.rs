@@ -1,5 +1,6 @@
 //! Which elements of each stored tensor a range of blocks writes, and the
-//! refusal of a split whose devices' writes could meet.
+//! refusal of a split whose devices' writes could meet; which elements of
+//! each input it reads, so that a GPU receives only those.
 //!
 //! A split runs blocks `b0 .. b1` of the split grid axis on one device and
 //! gathers, from that device, the elements those blocks write. That is
@@ -131,24 +132,7 @@ pub fn slabs(
             if *q != p {
                 continue;
             }
-            let cut = index.iter().enumerate().find_map(|(d, ix)| {
-                let (start, len) = match ix {
-                    Index::Range {
-                        start: Some(s),
-                        len,
-                    } => (*s, len.extent(&bound.dims) as u64),
-                    Index::Single(s) => (*s, 1),
-                    Index::Range { start: None, .. } => return None,
-                };
-                let (coef, offset) = affine(start)?;
-                let others_zero = (0..3).all(|b| b == usize::from(axis) || coef[b] == 0);
-                (coef[usize::from(axis)] > 0 && others_zero).then_some((
-                    d,
-                    coef[usize::from(axis)],
-                    offset,
-                    len,
-                ))
-            });
+            let cut = cut_of(index, bound, axis, &affine);
             let Some(cut) = cut else {
                 return Err(format!(
                     "statement {n} stores to `{name}` at positions that do not follow \
@@ -187,26 +171,7 @@ pub fn slabs(
             });
             continue;
         };
-        let extent = extents[tensor_axis];
-        let parts: Vec<Range<u64>> = ranges
-            .iter()
-            .map(|r| {
-                if r.is_empty() {
-                    return 0..0;
-                }
-                let (b0, b1) = (r.start as i128, r.end as i128 - 1);
-                let lo = (cuts.iter())
-                    .map(|&(_, s, c, _)| i128::from(s) * b0 + i128::from(c))
-                    .min()
-                    .expect("a store");
-                let hi = (cuts.iter())
-                    .map(|&(_, s, c, len)| i128::from(s) * b1 + i128::from(c) + i128::from(len))
-                    .max()
-                    .expect("a store");
-                let clip = |v: i128| v.clamp(0, i128::from(extent)) as u64;
-                clip(lo)..clip(hi).max(clip(lo))
-            })
-            .collect();
+        let parts = intervals(&cuts, extents[tensor_axis], ranges);
         let mut last: Option<(usize, &Range<u64>)> = None;
         for (i, part) in parts.iter().enumerate() {
             if part.is_empty() {
@@ -236,4 +201,114 @@ pub fn slabs(
         });
     }
     Ok(out)
+}
+
+/// A slice that follows the blocks of grid axis `axis`: the tensor axis,
+/// the stride `s > 0`, the offset `c` and the length of the first index of
+/// `index` whose start is `s * ctx.block.axis + c` (no other block axis in
+/// it).
+type Cut = (usize, i64, i64, u64);
+
+fn cut_of(
+    index: &[Index],
+    bound: &Bound,
+    axis: u8,
+    affine: &dyn Fn(ExprId) -> Option<([i64; 3], i64)>,
+) -> Option<Cut> {
+    index.iter().enumerate().find_map(|(d, ix)| {
+        let (start, len) = match ix {
+            Index::Range {
+                start: Some(s),
+                len,
+            } => (*s, len.extent(&bound.dims) as u64),
+            Index::Single(s) => (*s, 1),
+            Index::Range { start: None, .. } => return None,
+        };
+        let (coef, offset) = affine(start)?;
+        let a = usize::from(axis);
+        let others_zero = (0..3).all(|b| b == a || coef[b] == 0);
+        (coef[a] > 0 && others_zero).then_some((d, coef[a], offset, len))
+    })
+}
+
+/// For each range of blocks, the positions along the cuts' tensor axis
+/// (of extent `extent`) that slices `cuts` of those blocks cover.
+fn intervals(cuts: &[Cut], extent: u64, ranges: &[Range<u64>]) -> Vec<Range<u64>> {
+    ranges
+        .iter()
+        .map(|r| {
+            if r.is_empty() || cuts.is_empty() {
+                return 0..0;
+            }
+            let (b0, b1) = (r.start as i128, r.end as i128 - 1);
+            let lo = (cuts.iter())
+                .map(|&(_, s, c, _)| i128::from(s) * b0 + i128::from(c))
+                .min()
+                .unwrap_or(0);
+            let hi = (cuts.iter())
+                .map(|&(_, s, c, len)| i128::from(s) * b1 + i128::from(c) + i128::from(len))
+                .max()
+                .unwrap_or(0);
+            let clip = |v: i128| v.clamp(0, i128::from(extent)) as u64;
+            clip(lo)..clip(hi).max(clip(lo))
+        })
+        .collect()
+}
+
+/// The slab of every tensor the kernel only reads that each range of
+/// blocks reads, where every load of it follows the blocks along one
+/// tensor axis (as stores must, [`slabs`]); `None` for a tensor some load
+/// reads otherwise (whole, as a weight or a bias is read, or through a
+/// loop variable), which every device then receives whole.
+pub fn read_slabs(k: &Kernel, bound: &Bound, axis: u8, ranges: &[Range<u64>]) -> Vec<Option<Slab>> {
+    let lets: HashMap<LocalId, ExprId> = (k.body.iter())
+        .filter_map(|s| match s {
+            Stmt::Let { local, value } => Some((*local, *value)),
+            Stmt::Var { .. } | Stmt::Store { .. } | Stmt::For { .. } | Stmt::EndFor => None,
+        })
+        .collect();
+    let konst = |x: ExprId| match k.exprs[x].kind {
+        ExprKind::Const(Value::I32(v)) => Some(i64::from(v)),
+        ExprKind::DimValue(s) => bound.dims.get(s).map(|&d| d as i64),
+        _ => None,
+    };
+    let affine = |x: ExprId| block_affine(k, x, &konst, &|l| lets.get(&l).copied());
+    (k.params.iter().enumerate())
+        .map(|(p, param)| {
+            let ParamKind::Tensor {
+                shape,
+                read: true,
+                written: false,
+                ..
+            } = &param.kind
+            else {
+                return None;
+            };
+            let mut cuts: Vec<Cut> = Vec::new();
+            for e in &k.exprs {
+                let ExprKind::Load {
+                    place: Place::Param(q),
+                    index,
+                } = &e.kind
+                else {
+                    continue;
+                };
+                if *q != p {
+                    continue;
+                }
+                let cut = cut_of(index, bound, axis, &affine)?;
+                if index.len() != shape.len() || cuts.first().is_some_and(|f| f.0 != cut.0) {
+                    return None;
+                }
+                cuts.push(cut);
+            }
+            let tensor_axis = cuts.first()?.0;
+            let extent = shape[tensor_axis].extent(&bound.dims) as u64;
+            Some(Slab {
+                param: p,
+                axis: tensor_axis,
+                parts: intervals(&cuts, extent, ranges),
+            })
+        })
+        .collect()
 }
