@@ -82,7 +82,7 @@ fn a_split_run_writes_the_interpreters_bytes() {
         let want = run_bytes(&example(file), dims, None, "want.npy");
         let mut splits = vec!["cpu,cpu", "cpu:1,cpu:1,cpu:2"];
         if gpu {
-            splits.extend(["0,0", "gpu0,cpu,gpu0:2"]);
+            splits.extend(["0,0", "gpu0,cpu,gpu0:2", "all", "1"]);
         }
         for split in splits {
             let got = run_bytes(&example(file), dims, Some(split), "got.npy");
