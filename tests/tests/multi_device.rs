@@ -188,6 +188,14 @@ kernel in_place(Y: tensor<f32>[M]) {
   Y[r :+ R] = Y[r :+ R] + 1.0
 }";
 
+/// Each block reads the first row of the next block's, which another
+/// device may write.
+const READS_NEXT: &str = "@autotune(R in [4])
+kernel reads_next(Y: tensor<f32>[M]) {
+  let r = ctx.block.x * R
+  Y[r :+ R] = Y[r + 1 :+ R] + 1.0
+}";
+
 const ROWS: &str = "@autotune(R in [4])
 kernel rows(X: tensor<f32>[M], Y: tensor<f32>[M]) {
   let r = ctx.block.x * R
@@ -208,7 +216,7 @@ fn kernels_whose_blocks_write_the_same_rows_are_refused_before_anything_runs() {
     for (src, phrase) in [
         (OVERLAPPING, "overlapping"),
         (SAME_ROWS, "do not follow"),
-        (IN_PLACE, "both read and written"),
+        (READS_NEXT, "both read and written"),
     ] {
         let (k, args) = kernel_of(src);
         let mut got = args.clone();
@@ -328,4 +336,88 @@ fn inputs_read_by_rows_are_sliced_and_biases_sent_whole() {
         (writes[0].param, writes[0].parts.clone()),
         (2, vec![0..16, 16..40])
     );
+}
+
+/// The ok fixtures on two and three devices: each gives the
+/// interpreter's bits or is refused before anything runs (a fixture may
+/// write overlapping rows or read what it writes), and most split.
+#[test]
+fn every_fixture_splits_with_the_interpreters_bits_or_is_refused() {
+    let gpu = gpu_available();
+    let (mut split, mut refused) = (0, Vec::new());
+    for path in ph_files(&root().join("tests/fixtures/ok")) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let dims = fixture_dims(&text);
+        let program = phobos_tests::program(&path.display().to_string(), &text);
+        for name in program.kernel_names() {
+            let config = program
+                .configs(name)
+                .into_iter()
+                .next()
+                .expect("a configuration");
+            let kernel = program.kernel(name, &config).expect("checks");
+            let inputs = make_args(&kernel, &dims, &[]);
+            let mut want = inputs.clone();
+            phobos_core::interp::run(&kernel, &mut want).unwrap();
+            let mut splits = vec!["cpu,cpu", "cpu:2,cpu,cpu:3"];
+            if gpu {
+                splits.push("gpu0,cpu,gpu0");
+            }
+            for devices_text in splits {
+                let at = format!("{} `{name}` on {devices_text}", path.display());
+                let mut got = inputs.clone();
+                match launch_split(
+                    &kernel,
+                    &mut got,
+                    &Options::default(),
+                    &devices(devices_text),
+                ) {
+                    Ok(_) => {
+                        split += 1;
+                        if let Some(d) = differs(&want, &got) {
+                            panic!("{at}: {d}");
+                        }
+                    }
+                    Err(SplitError::Device { error, .. }) if gpu_may_refuse(&error.to_string()) => {
+                    }
+                    Err(SplitError::Refused(why)) => {
+                        assert!(
+                            differs(&inputs, &got).is_none(),
+                            "{at}: refused after running"
+                        );
+                        refused.push(format!("{at}: {why}"));
+                    }
+                    Err(e) => panic!("{at}: {e}"),
+                }
+            }
+        }
+    }
+    for r in &refused {
+        eprintln!("refused: {r}");
+    }
+    eprintln!("{split} split launches, {} refused", refused.len());
+    assert!(split > 2 * refused.len(), "most fixtures split");
+}
+
+/// A tensor read and written in the rows each block writes splits, on the
+/// CPU and on the GPU, with the interpreter's bits.
+#[test]
+fn a_tensor_updated_in_place_by_rows_splits() {
+    let (k, args) = kernel_of(IN_PLACE);
+    let mut want = args.clone();
+    phobos_core::interp::run(&k, &mut want).unwrap();
+    let mut splits = vec!["cpu,cpu", "cpu,cpu:2,cpu"];
+    if gpu_available() {
+        splits.extend(["gpu0,gpu0", "cpu,gpu0", "gpu0,cpu:2,gpu0"]);
+    }
+    for split in splits {
+        let mut got = args.clone();
+        launch_split(&k, &mut got, &Options::default(), &devices(split))
+            .unwrap_or_else(|e| panic!("{split}: {e}"));
+        assert!(
+            differs(&want, &got).is_none(),
+            "{split}: {:?}",
+            differs(&want, &got)
+        );
+    }
 }

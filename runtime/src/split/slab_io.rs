@@ -9,8 +9,12 @@ use std::ops::Range;
 /// The element ranges of `t` that positions `part` along axis `slab.axis`
 /// cover (every position of the other axes), in order.
 pub fn segments(shape: &[usize], axis: usize, part: &Range<u64>) -> Vec<Range<usize>> {
-    if part.is_empty() || shape.is_empty() {
+    if part.is_empty() {
         return Vec::new();
+    }
+    // A tensor of rank 0 is one element.
+    if shape.is_empty() {
+        return vec![0..1];
     }
     let outer: usize = shape[..axis].iter().product();
     let inner: usize = shape[axis + 1..].iter().product();

@@ -8,8 +8,10 @@
 //! two devices and no block reads what another device's blocks write. So
 //! the split asks, before anything runs:
 //!
-//! - no tensor is both read and written (a block could read rows another
-//!   device writes, which this device never sees);
+//! - a tensor both read and written is read by each device only in rows
+//!   it writes itself (every load of it follows the blocks along the axis
+//!   its stores do, within the device's slab), so no device reads rows
+//!   another writes;
 //! - every store to a tensor starts, along one axis of the tensor (the same
 //!   axis for every store to it), at `s * ctx.block.a + c` with `s > 0`
 //!   (`ir::analysis::block_affine`: constants, dims, `let`s, sums and
@@ -111,12 +113,6 @@ pub fn slabs(
             continue;
         };
         let name = &param.name;
-        if *read {
-            return Err(format!(
-                "`{name}` is both read and written, so a block could read elements that \
-                 another device writes; run it on one device"
-            ));
-        }
         let extents: Vec<u64> = shape.iter().map(|d| d.extent(&bound.dims) as u64).collect();
         // Per store: the tensor axis, stride, offset and length.
         let mut cuts: Vec<(usize, i64, i64, u64)> = Vec::new();
@@ -172,6 +168,26 @@ pub fn slabs(
             continue;
         };
         let parts = intervals(&cuts, extents[tensor_axis], ranges);
+        // A tensor read as well as written splits when every device reads
+        // only rows it writes itself: then no device reads what another
+        // writes, and each is sent its own rows (`read_slabs`).
+        if *read {
+            let reads = load_cuts(k, p, &|ix| cut_of(ix, bound, axis, &affine));
+            let within = reads
+                .filter(|r| r.iter().all(|c| c.0 == tensor_axis))
+                .is_some_and(|r| {
+                    let read = intervals(&r, extents[tensor_axis], ranges);
+                    (read.iter().zip(&parts))
+                        .all(|(r, w)| r.is_empty() || (w.start <= r.start && r.end <= w.end))
+                });
+            if !within {
+                return Err(format!(
+                    "`{name}` is both read and written, and its blocks read rows that are \
+                     not their own, so a device could read elements that another writes; \
+                     run it on one device"
+                ));
+            }
+        }
         let mut last: Option<(usize, &Range<u64>)> = None;
         for (i, part) in parts.iter().enumerate() {
             if part.is_empty() {
@@ -284,25 +300,13 @@ pub fn read_slabs(k: &Kernel, bound: &Bound, axis: u8, ranges: &[Range<u64>]) ->
             else {
                 return None;
             };
-            let mut cuts: Vec<Cut> = Vec::new();
-            for e in &k.exprs {
-                let ExprKind::Load {
-                    place: Place::Param(q),
-                    index,
-                } = &e.kind
-                else {
-                    continue;
-                };
-                if *q != p {
-                    continue;
-                }
-                let cut = cut_of(index, bound, axis, &affine)?;
-                if index.len() != shape.len() || cuts.first().is_some_and(|f| f.0 != cut.0) {
-                    return None;
-                }
-                cuts.push(cut);
-            }
+            let cuts = load_cuts(k, p, &|ix| {
+                cut_of(ix, bound, axis, &affine).filter(|_| ix.len() == shape.len())
+            })?;
             let tensor_axis = cuts.first()?.0;
+            if cuts.iter().any(|c| c.0 != tensor_axis) {
+                return None;
+            }
             let extent = shape[tensor_axis].extent(&bound.dims) as u64;
             Some(Slab {
                 param: p,
@@ -311,4 +315,23 @@ pub fn read_slabs(k: &Kernel, bound: &Bound, axis: u8, ranges: &[Range<u64>]) ->
             })
         })
         .collect()
+}
+
+/// The cut of every load of parameter `p` (every node of the arena, so
+/// none is missed), or `None` when one has none.
+fn load_cuts(k: &Kernel, p: usize, cut: &dyn Fn(&[Index]) -> Option<Cut>) -> Option<Vec<Cut>> {
+    let mut cuts = Vec::new();
+    for e in &k.exprs {
+        let ExprKind::Load {
+            place: Place::Param(q),
+            index,
+        } = &e.kind
+        else {
+            continue;
+        };
+        if *q == p {
+            cuts.push(cut(index)?);
+        }
+    }
+    Some(cuts)
 }
