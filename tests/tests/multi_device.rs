@@ -310,6 +310,17 @@ fn provenance_lists_each_device_its_blocks_and_time() {
         "{}",
         run.provenance.device
     );
+    // Measured weights: blocks per millisecond, so the faster device gets
+    // more; a device that ran nothing keeps its share of the mean.
+    let mut timed = run.clone();
+    timed.parts[0].ms = 1.0; // 2 blocks: 2 a millisecond
+    timed.parts[1].ms = 16.0; // 8 blocks: 0.5 a millisecond
+    let w = timed.measured_weights(&devices("cpu:1,cpu:3"));
+    assert_eq!((w[0].weight, w[1].weight), (2.0, 0.5));
+    timed.parts[0].blocks = 0..0;
+    let w = timed.measured_weights(&devices("cpu:1,cpu:3"));
+    // The other device's speed is 0.5 a millisecond for weight 3.
+    assert!((w[0].weight - 0.5 / 3.0).abs() < 1e-12, "{w:?}");
 }
 
 /// A device is sent the rows of an input its blocks read, and a tensor

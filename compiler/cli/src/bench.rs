@@ -24,6 +24,10 @@ pub struct BenchArgs {
     /// Timed launches after the warm-up; the median is reported.
     #[arg(long, default_value_t = 21)]
     runs: usize,
+    /// With --devices: weight the devices by the speed the warm-up launch
+    /// measured (blocks per millisecond of each), not as declared.
+    #[arg(long)]
+    measured_weights: bool,
 }
 
 pub fn bench(a: &BenchArgs) -> Result<ExitCode> {
@@ -166,6 +170,18 @@ fn bench_split(
 ) -> Result<ExitCode> {
     let (kernel, first, _) =
         crate::devices::launch(&a.run, program, name, kernel, args, options, devices)?;
+    let measured;
+    let devices = if a.measured_weights {
+        // Measured on a launch after the warm-up, whose first dispatches
+        // may include a driver's compilation.
+        let probe = phobos_runtime::split::launch_split(&kernel, args, options, devices)?;
+        measured = probe.measured_weights(devices);
+        // Once more at the new weights, so that their parts are compiled.
+        phobos_runtime::split::launch_split(&kernel, args, options, &measured)?;
+        &measured[..]
+    } else {
+        devices
+    };
     let mut secs = Vec::with_capacity(a.runs.max(1));
     let mut last = None;
     for _ in 0..a.runs.max(1) {

@@ -289,4 +289,22 @@ fn bench_reports_each_device() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["backend"], "split");
     assert_eq!(v["split"]["devices"].as_array().map(Vec::len), Some(2));
+    let o = phobosc(
+        &[
+            "bench",
+            &example("dropout_rows.ph"),
+            "--no-tune",
+            "--dim",
+            "M=256",
+            "--runs",
+            "2",
+            "--devices",
+            "cpu,cpu",
+            "--measured-weights",
+        ],
+        &[],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(text.matches("device     cpu").count(), 2, "{text}");
 }

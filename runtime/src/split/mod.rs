@@ -64,9 +64,9 @@ pub struct PartRun {
     pub weight: f64,
     /// The blocks it ran, along the split axis ([`SplitRun::axis`]).
     pub blocks: Range<u64>,
-    /// Milliseconds from its start to its results being ready (on a GPU,
-    /// the dispatch and wait; the upload before and the read-back after
-    /// are not in it).
+    /// Milliseconds computing its blocks: on a GPU, the dispatch and the
+    /// wait (the upload before and the read-back after are not in it); on
+    /// the CPU, the run less its compilation.
     pub ms: f64,
     /// Milliseconds compiling its kernel (0 when cached).
     pub compile_ms: Option<f64>,
@@ -84,6 +84,35 @@ pub struct SplitRun {
     pub axis: u8,
     /// Every device in `--devices` order, with its range and time.
     pub parts: Vec<PartRun>,
+}
+
+impl SplitRun {
+    /// `devices` (this run's, in its order) weighted by the speed this run
+    /// measured, blocks per millisecond, so that a next launch gives each
+    /// device a share it finishes in about the same time. A device that ran
+    /// no blocks, or too fast to time, keeps its weight scaled to the
+    /// others' mean, so that it is tried again.
+    pub fn measured_weights(&self, devices: &[DeviceSpec]) -> Vec<DeviceSpec> {
+        let speed = |p: &PartRun| {
+            let blocks = (p.blocks.end - p.blocks.start) as f64;
+            (blocks > 0.0 && p.ms > 1e-3).then(|| blocks / p.ms)
+        };
+        let known: Vec<(f64, f64)> = (self.parts.iter().zip(devices))
+            .filter_map(|(p, d)| speed(p).map(|s| (s, d.weight)))
+            .collect();
+        // Blocks per millisecond for each unit of declared weight.
+        let per_weight = if known.is_empty() {
+            1.0
+        } else {
+            known.iter().map(|(s, w)| s / w).sum::<f64>() / known.len() as f64
+        };
+        (self.parts.iter().zip(devices))
+            .map(|(p, d)| DeviceSpec {
+                kind: d.kind,
+                weight: speed(p).unwrap_or(d.weight * per_weight),
+            })
+            .collect()
+    }
 }
 
 #[derive(Debug)]

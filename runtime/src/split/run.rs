@@ -138,8 +138,8 @@ pub(super) fn run(
             results[i] = Some(
                 ran.map(|info| Done {
                     pieces: Vec::new(),
-                    ms: started.elapsed().as_secs_f64() * 1e3,
-                    compile_ms: Some(info.compile_ms),
+                    ms: (started.elapsed().as_secs_f64() * 1e3 - cpu_compile_ms(&info)).max(0.0),
+                    compile_ms: Some(cpu_compile_ms(&info)),
                     threads: info.threads,
                     notes: Vec::new(),
                 })
@@ -346,7 +346,7 @@ fn cpu_part(
     let started = Instant::now();
     let info = phobos_cpu::run_blocks(kernel, own, Some(threads), Some((axis, range)))
         .map_err(cpu_error)?;
-    let ms = started.elapsed().as_secs_f64() * 1e3;
+    let ms = (started.elapsed().as_secs_f64() * 1e3 - cpu_compile_ms(&info)).max(0.0);
     let pieces = slabs
         .iter()
         .map(|slab| {
@@ -359,8 +359,13 @@ fn cpu_part(
     Ok(Done {
         pieces,
         ms,
-        compile_ms: Some(info.compile_ms),
+        compile_ms: Some(cpu_compile_ms(&info)),
         threads: info.threads,
         notes: Vec::new(),
     })
+}
+
+/// What compiling cost this run: nothing when the process's cache served it.
+fn cpu_compile_ms(info: &phobos_cpu::RunInfo) -> f64 {
+    if info.cache_hit { 0.0 } else { info.compile_ms }
 }
