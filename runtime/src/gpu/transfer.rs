@@ -242,7 +242,7 @@ impl Gpu {
         while at < to {
             let end = to.min(at + TRANSFER_PIECE as u64);
             let piece = &bytes[at as usize..end as usize];
-            if piece.len() % 4 == 0 {
+            if piece.len().is_multiple_of(4) {
                 self.queue.write_buffer(&buffer, at, piece);
             } else {
                 // The tensor's last word, padded as `upload` pads it.

@@ -14,7 +14,7 @@ pub fn segments(shape: &[usize], axis: usize, part: &Range<u64>) -> Vec<Range<us
     }
     // A tensor of rank 0 is one element.
     if shape.is_empty() {
-        return vec![0..1];
+        return std::iter::once(0..1).collect();
     }
     let outer: usize = shape[..axis].iter().product();
     let inner: usize = shape[axis + 1..].iter().product();
