@@ -432,3 +432,40 @@ fn a_tensor_updated_in_place_by_rows_splits() {
         );
     }
 }
+
+/// A GPU whose workgroup memory cannot hold the kernel's tiles has its
+/// blocks run by the CPU backend, with the same bits, and the provenance
+/// says so (as a launch on one GPU does).
+#[test]
+fn a_gpu_refusing_the_tiles_has_its_blocks_run_on_the_cpu() {
+    if !gpu_available() {
+        return;
+    }
+    let limit = phobos_runtime::gpu::Gpu::shared()
+        .expect("available")
+        .device()
+        .limits()
+        .max_compute_workgroup_storage_size;
+    let too_many = limit / 4 + 1;
+    let src = format!(
+        "@autotune(R in [4])
+kernel big(X: tensor<f32>[M], Y: tensor<f32>[M]) {{
+  var t: tile<f32>[{too_many}] = f32(iota(0))
+  let r = ctx.block.x * R
+  Y[r :+ R] = X[r :+ R] + t[0 :+ R]
+}}"
+    );
+    let (k, args) = kernel_of(&src);
+    let mut want = args.clone();
+    phobos_core::interp::run(&k, &mut want).unwrap();
+    let mut got = args.clone();
+    let run = launch_split(&k, &mut got, &Options::default(), &devices("gpu0,cpu,gpu0"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(differs(&want, &got).is_none(), "{:?}", differs(&want, &got));
+    let notes = run.provenance.lowering.join("\n");
+    assert!(
+        notes.contains("device 0 (gpu0): its blocks ran on the CPU backend instead")
+            && notes.contains("device 2 (gpu0)"),
+        "{notes}"
+    );
+}

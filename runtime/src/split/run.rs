@@ -24,7 +24,7 @@ use super::ranges::weighted;
 use super::slab_io::{Piece, byte_span, gather, place, slab_segments};
 use super::writes::{Slab, read_slabs, slabs, split_axis};
 use super::{PartRun, SplitError, SplitRun};
-use crate::gpu::{Gpu, Prepared};
+use crate::gpu::{Gpu, GpuError, Prepared};
 use crate::{Backend, Options, Provenance, RuntimeError};
 use phobos_core::ir::Kernel;
 use phobos_core::launch::{Arg, bind};
@@ -74,26 +74,40 @@ pub(super) fn run(
         .threads
         .unwrap_or((cores / cpus.len().max(1)).max(1));
 
-    // 1. Uploads and pipelines, in order.
+    // 1. Uploads and pipelines, in order. A GPU whose workgroup memory
+    // cannot hold the kernel's tiles has its blocks run by the CPU backend
+    // instead, with the same bits, as a launch on one GPU does.
     let mut prepared: Vec<Option<Prepared>> = Vec::new();
+    let mut on_cpu_instead = Vec::new();
+    let mut notes = Vec::new();
     for (i, g) in gpus.iter().enumerate() {
         let r = &ranges[i];
         let p = match g {
             Some(g) if !r.is_empty() => {
                 let part = part_kernel(kernel, axis, r.start, r.end - r.start, whole);
                 let uploads = uploads(kernel, args, &slabs, &reads, i);
-                let p = g
-                    .prepare_slices(&part, args, options.precision, &uploads)
-                    .map_err(|e| failed(i, e))?;
-                Some(p)
+                match g.prepare_slices(&part, args, options.precision, &uploads) {
+                    Ok(p) => Some(p),
+                    Err(RuntimeError::Gpu(GpuError::WorkgroupMemory(why))) => {
+                        notes.push(format!(
+                            "device {i} ({}): its blocks ran on the CPU backend instead \
+                             (same bits): {why}",
+                            specs[i].kind
+                        ));
+                        on_cpu_instead.push(i);
+                        None
+                    }
+                    Err(e) => return Err(failed(i, e)),
+                }
             }
             _ => None,
         };
         prepared.push(p);
     }
     // The other CPU devices' own arguments.
-    let mut copies: Vec<(usize, Vec<Arg>)> =
-        cpus.iter().skip(1).map(|&i| (i, args.to_vec())).collect();
+    let mut copies: Vec<(usize, Vec<Arg>)> = (cpus.iter().skip(1).chain(&on_cpu_instead))
+        .map(|&i| (i, args.to_vec()))
+        .collect();
 
     // 2. Every device at once.
     let shapes = shapes_of(args);
@@ -179,7 +193,6 @@ pub(super) fn run(
         return Err(failed(i, e));
     }
     let mut parts = Vec::new();
-    let mut notes = Vec::new();
     for (i, result) in results.into_iter().enumerate() {
         let done = result.and_then(Result::ok);
         if let Some(d) = &done
