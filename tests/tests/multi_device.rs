@@ -310,6 +310,16 @@ fn provenance_lists_each_device_its_blocks_and_time() {
         "{}",
         run.provenance.device
     );
+    // A grid without blocks gives every device none.
+    let empty = make_args(&k, &[("M".to_string(), 0)], &[]);
+    let run0 = launch_split(
+        &k,
+        &mut empty.clone(),
+        &Options::default(),
+        &devices("cpu,cpu"),
+    )
+    .unwrap();
+    assert!(run0.parts.iter().all(|p| p.blocks.is_empty()));
     // Measured weights: blocks per millisecond, so the faster device gets
     // more; a device that ran nothing keeps its share of the mean.
     let mut timed = run.clone();

@@ -47,8 +47,12 @@ pub struct Slab {
 }
 
 /// The grid axis a launch of grid `grid` is split along: the one with the
-/// most blocks (`x` on a tie).
+/// most blocks (`x` on a tie), or an empty one, so that a grid without
+/// blocks gives every device none.
 pub fn split_axis(grid: [u64; 3]) -> u8 {
+    if let Some(empty) = grid.iter().position(|&g| g == 0) {
+        return empty as u8;
+    }
     let mut best = 0;
     for a in 1..3 {
         if grid[a] > grid[best] {
