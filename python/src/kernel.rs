@@ -396,16 +396,16 @@ impl Kernel {
             None => self.choose(args, choosing, tune_on)?,
         };
         let kernel = self.checked(&candidate.config).map_err(Failure::Config)?;
-        if let Some(devices) = devices {
-            let mut run = phobos_runtime::split::launch_split(&kernel, args, options, devices)
-                .map_err(Failure::Split)?;
-            run.provenance.tuning = tuning;
-            return Ok((run.provenance.clone(), Some(run)));
-        }
         let options = Options {
             workgroup_size: candidate.workgroup_size,
             ..options.clone()
         };
+        if let Some(devices) = devices {
+            let mut run = phobos_runtime::split::launch_split(&kernel, args, &options, devices)
+                .map_err(Failure::Split)?;
+            run.provenance.tuning = tuning;
+            return Ok((run.provenance.clone(), Some(run)));
+        }
         let mut prov = phobos_runtime::launch(&kernel, args, &options).map_err(Failure::Runtime)?;
         prov.tuning = tuning;
         Ok((prov, None))
@@ -910,6 +910,7 @@ fn split_json<'py>(py: Python<'py>, run: &SplitRun) -> PyResult<Bound<'py, PyAny
                 "ms": p.ms,
                 "compile_ms": p.compile_ms,
                 "threads": p.threads,
+                "workgroup_size": p.workgroup_size,
             })
         })
         .collect();

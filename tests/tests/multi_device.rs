@@ -479,3 +479,30 @@ kernel big(X: tensor<f32>[M], Y: tensor<f32>[M]) {{
         "{notes}"
     );
 }
+
+/// The tuner's workgroup size (`Options::workgroup_size`, chosen on the
+/// shared device) applies to the devices of that adapter.
+#[test]
+fn the_tuners_workgroup_size_applies_to_devices_of_its_adapter() {
+    if !gpu_available() {
+        return;
+    }
+    let (k, args) = kernel_of(ROWS);
+    let options = Options {
+        workgroup_size: Some(32),
+        ..Options::default()
+    };
+    let run = launch_split(&k, &mut args.clone(), &options, &devices("gpu0,cpu,gpu0")).unwrap();
+    let sizes: Vec<_> = run.parts.iter().map(|p| p.workgroup_size).collect();
+    // Adapter 0 is the shared device's where it is the only one (CI).
+    let shared = phobos_runtime::gpu::Gpu::shared()
+        .expect("available")
+        .info()
+        .clone();
+    let first = phobos_runtime::gpu::Gpu::adapters()[0].clone();
+    if (first.name, first.driver_info) == (shared.name, shared.driver_info) {
+        assert_eq!(sizes, vec![Some(32), None, Some(32)]);
+    } else {
+        assert_eq!(sizes[1], None);
+    }
+}

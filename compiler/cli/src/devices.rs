@@ -47,8 +47,14 @@ pub fn launch(
             .kernel(name, &candidate.config)
             .map_err(|d| anyhow!("`{name}` in {}: {:?}", candidate.describe(), d.first()))?
     };
-    let mut run =
-        phobos_runtime::phases::scoped("launch", || launch_split(&kernel, args, options, devices))?;
+    // The tuner's workgroup size, for the devices of the adapter it measured.
+    let options = Options {
+        workgroup_size: candidate.workgroup_size,
+        ..options.clone()
+    };
+    let mut run = phobos_runtime::phases::scoped("launch", || {
+        launch_split(&kernel, args, &options, devices)
+    })?;
     run.provenance.tuning = tuning;
     let prov = run.provenance.clone();
     Ok((kernel, prov, run))
@@ -62,11 +68,13 @@ pub fn lines(run: &SplitRun) -> Vec<String> {
         .iter()
         .map(|p| {
             format!(
-                "device     {}: blocks {}..{} of {whole} along ctx.block.{axis} (weight {}), {:.2} ms{}",
+                "device     {}: blocks {}..{} of {whole} along ctx.block.{axis} (weight {}{}), {:.2} ms{}",
                 p.name,
                 p.blocks.start,
                 p.blocks.end,
                 p.weight,
+                p.workgroup_size
+                    .map_or(String::new(), |w| format!(", workgroup {w}")),
                 p.ms,
                 p.compile_ms
                     .filter(|ms| *ms > 0.0)
@@ -89,6 +97,7 @@ pub fn json(run: &SplitRun) -> serde_json::Value {
             "ms": p.ms,
             "compile_ms": p.compile_ms,
             "threads": p.threads,
+            "workgroup_size": p.workgroup_size,
         })).collect::<Vec<_>>(),
     })
 }

@@ -317,9 +317,10 @@ impl Gpu {
         kernel: &Kernel,
         args: &[Arg],
         precision: Precision,
+        workgroup_size: Option<u32>,
         slices: &[Option<std::ops::Range<u64>>],
     ) -> Result<Prepared, RuntimeError> {
-        self.prepare_generating(kernel, args, precision, None, &[], &[], slices)
+        self.prepare_generating(kernel, args, precision, workgroup_size, &[], &[], slices)
     }
 
     /// [`Gpu::prepare_with`], generating the tensors of `generated` on the

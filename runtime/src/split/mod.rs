@@ -34,8 +34,9 @@
 //! tensors' full sizes (zeros outside what was sent), and only its slabs of
 //! the outputs are sent and read back. A CPU device reads the host's
 //! tensors where they are (the first in place, others from a copy). The `@autotune` configuration is
-//! one for every device (the grid must be one grid); each GPU takes its
-//! own heuristic workgroup size.
+//! one for every device (the grid must be one grid); a GPU of the adapter
+//! the tuner measured takes the tuner's workgroup size, any other its own
+//! heuristic's.
 
 pub mod devices;
 pub mod fill;
@@ -72,6 +73,8 @@ pub struct PartRun {
     pub compile_ms: Option<f64>,
     /// CPU threads it used (1 for a GPU).
     pub threads: usize,
+    /// Invocations per workgroup, on a GPU.
+    pub workgroup_size: Option<u32>,
 }
 
 /// What a split launch did.
@@ -163,9 +166,10 @@ impl From<DevicesError> for SplitError {
 /// Runs `kernel` over `args` split across `devices` (module doc); the
 /// tensors it stores hold the results afterwards, the same bits as on one
 /// device. `options.precision` and `options.threads` (each CPU device's
-/// threads; default: the cores shared among them) apply; `backend` and
-/// `workgroup_size` do not (each device is its own backend, and each GPU
-/// takes its heuristic's workgroup size). Every device is checked and
+/// threads; default: the cores shared among them) apply; `backend` does
+/// not (each device is its own backend); `workgroup_size`, the tuner's
+/// choice on the process's shared GPU, applies to the devices of that
+/// adapter, and the others take their own heuristic's. Every device is checked and
 /// opened, and the split checked, before anything runs; a device that
 /// fails afterwards fails the launch, naming it, and leaves `args` as
 /// they were.

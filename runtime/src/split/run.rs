@@ -38,6 +38,7 @@ struct Done {
     compile_ms: Option<f64>,
     threads: usize,
     notes: Vec<String>,
+    workgroup_size: Option<u32>,
 }
 
 pub(super) fn run(
@@ -86,7 +87,8 @@ pub(super) fn run(
             Some(g) if !r.is_empty() => {
                 let part = part_kernel(kernel, axis, r.start, r.end - r.start, whole);
                 let uploads = uploads(kernel, args, &slabs, &reads, i);
-                match g.prepare_slices(&part, args, options.precision, &uploads) {
+                let w = tuned_size(g, options);
+                match g.prepare_slices(&part, args, options.precision, w, &uploads) {
                     Ok(p) => Some(p),
                     Err(RuntimeError::Gpu(GpuError::WorkgroupMemory(why))) => {
                         notes.push(format!(
@@ -156,6 +158,7 @@ pub(super) fn run(
                     compile_ms: Some(cpu_compile_ms(&info)),
                     threads: info.threads,
                     notes: Vec::new(),
+                    workgroup_size: None,
                 })
                 .map_err(cpu_error),
             );
@@ -221,6 +224,7 @@ pub(super) fn run(
             ms: done.as_ref().map_or(0.0, |d| d.ms),
             compile_ms: done.as_ref().and_then(|d| d.compile_ms),
             threads: done.as_ref().map_or(0, |d| d.threads),
+            workgroup_size: done.as_ref().and_then(|d| d.workgroup_size),
         });
     }
     let any_gpu = gpus.iter().any(Option::is_some);
@@ -254,6 +258,18 @@ pub(super) fn run(
         axis,
         parts,
     })
+}
+
+/// The workgroup size for a GPU of the split: `options.workgroup_size`
+/// (the tuner's choice, made on the process's shared device) on a device of
+/// the same adapter and driver, else the device's own heuristic's (`None`).
+fn tuned_size(g: &Gpu, options: &Options) -> Option<u32> {
+    let w = options.workgroup_size?;
+    let shared = Gpu::shared().ok()?;
+    let (a, b) = (g.info(), shared.info());
+    let same = (a.name == b.name && a.vendor == b.vendor && a.device == b.device)
+        && (a.backend == b.backend && a.driver_info == b.driver_info);
+    (same && w <= g.max_workgroup_size()).then_some(w)
 }
 
 /// The bytes of each tensor device `i` is sent: of a stored tensor, its
@@ -343,6 +359,7 @@ fn gpu_part(
         compile_ms: Some(p.compile_ms),
         threads: 1,
         notes: p.notes.clone(),
+        workgroup_size: Some(p.workgroup_size),
     })
 }
 
@@ -375,6 +392,7 @@ fn cpu_part(
         compile_ms: Some(cpu_compile_ms(&info)),
         threads: info.threads,
         notes: Vec::new(),
+        workgroup_size: None,
     })
 }
 
