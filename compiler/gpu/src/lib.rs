@@ -190,12 +190,15 @@ pub struct Knobs {
     /// to show what a kernel costs without the stream's arithmetic
     /// (`PHOBOS_ABLATE_STREAM=1`). The bits are wrong.
     pub ablate_stream: bool,
-    /// Measurement only: the Tandem fills' exact logarithm and square root
-    /// (SPEC.md 6.2, and the division-free `sqrt`) replaced by the
-    /// hardware's `log` and `sqrt`, f64's logarithm by f32's widened
-    /// (`PHOBOS_ABLATE_MAP=1`), to show what the SPEC's exact maps cost.
-    /// The bits are wrong.
-    pub ablate_map: bool,
+    /// Measurement only: the Tandem fills' exact logarithm (SPEC.md 6.2)
+    /// replaced by the hardware's `log`, f64's by f32's widened
+    /// (`PHOBOS_ABLATE_MAP=1` or `=log`), to show what the SPEC's exact
+    /// maps cost. The bits are wrong.
+    pub ablate_log: bool,
+    /// Measurement only: the fills' correctly rounded square root
+    /// (normal_f32's radius) replaced by the hardware's `sqrt`
+    /// (`PHOBOS_ABLATE_MAP=1` or `=sqrt`). The bits are wrong.
+    pub ablate_sqrt: bool,
     /// Whether `dot` may be computed ahead by the workgroup
     /// (`lower/dot_ahead.rs`); `PHOBOS_DOT_AHEAD=0` keeps every product's
     /// loop per element, to measure what staging gains (`=1` asks for
@@ -213,11 +216,13 @@ impl Knobs {
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(default)
         };
+        let ablate_map = std::env::var("PHOBOS_ABLATE_MAP");
         Knobs {
             row_cache_words: number("PHOBOS_ROW_CACHE_WORDS", lower::ROW_CACHE_WORDS),
             row_words_max: number("PHOBOS_ROW_WORDS_MAX", lower::ROW_WORDS_MAX),
             ablate_stream: std::env::var("PHOBOS_ABLATE_STREAM").as_deref() == Ok("1"),
-            ablate_map: std::env::var("PHOBOS_ABLATE_MAP").as_deref() == Ok("1"),
+            ablate_log: matches!(ablate_map.as_deref(), Ok("1" | "log")),
+            ablate_sqrt: matches!(ablate_map.as_deref(), Ok("1" | "sqrt")),
             dot_ahead: std::env::var("PHOBOS_DOT_AHEAD").as_deref() != Ok("0"),
         }
     }

@@ -79,6 +79,50 @@ pub(crate) fn derive<O: IntOps>(
     add4(o, s, k)
 }
 
+/// Lanes of a subgroup that exchange stepped blocks: four groups of eight
+/// chunks.
+pub(crate) const SHUFFLE_LANES: u32 = 32;
+/// Steps a lane takes before an exchange: one per group of its subgroup.
+pub(crate) const SHUFFLE_BATCH: usize = 4;
+
+/// A subgroup's lane exchange, for [`transpose_groups`]: the fill kernels'
+/// builder and the lowering emit it, and the tests run it on host lanes.
+pub(crate) trait LaneOps {
+    type V: Copy;
+    type B: Copy;
+    /// `c ? yes : no`, lane by lane.
+    fn pick(&mut self, c: Self::B, yes: Self::V, no: Self::V) -> Self::V;
+    /// The value `v` of lane `lane ^ mask`.
+    fn shuffle_xor(&mut self, v: Self::V, mask: u32) -> Self::V;
+}
+
+/// Transposes the 4 x 4 matrix of (group of eight lanes, slot) in a
+/// subgroup of [`SHUFFLE_LANES`], with two rounds of exchanges (lane bits 3
+/// and 4). On entry slot `t` of lane `l` holds the block of step `t` of
+/// the batch from `l`'s own chunk (lane `l % 8` of the subgroup's group
+/// `l / 8`); `up[r]` is bit `3 + r` of `l`. On return slot `s` of lane
+/// `l` holds the block of step `l / 8` from lane `l % 8`'s chunk of group
+/// `s`: block `8 (first step + l / 8) + l % 8` of that group, so the 32
+/// lanes' slot `s` are 32 consecutive blocks, 512 contiguous bytes.
+pub(crate) fn transpose_groups<O: LaneOps>(
+    o: &mut O,
+    slots: &mut [O::V; SHUFFLE_BATCH],
+    up: [O::B; 2],
+) {
+    for (r, up) in up.into_iter().enumerate() {
+        let d = 1usize << r;
+        for a in (0..SHUFFLE_BATCH).filter(|a| a & d == 0) {
+            let (x, y) = (slots[a], slots[a + d]);
+            // The lane with the bit set keeps its slot without the bit and
+            // sends the other; its partner the reverse.
+            let out = o.pick(up, x, y);
+            let got = o.shuffle_xor(out, 8 << r);
+            slots[a] = o.pick(up, got, x);
+            slots[a + d] = o.pick(up, y, got);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,6 +171,35 @@ mod tests {
                     phobos_tandem::core::block_at(key, k_tag, b),
                     "K {k_tag} chunk {chunk} block {j}"
                 );
+            }
+        }
+    }
+
+    /// Host lanes: one value per lane of a subgroup.
+    struct Lanes;
+    impl LaneOps for Lanes {
+        type V = [u32; SHUFFLE_LANES as usize];
+        type B = [bool; SHUFFLE_LANES as usize];
+        fn pick(&mut self, c: Self::B, yes: Self::V, no: Self::V) -> Self::V {
+            std::array::from_fn(|l| if c[l] { yes[l] } else { no[l] })
+        }
+        fn shuffle_xor(&mut self, v: Self::V, mask: u32) -> Self::V {
+            std::array::from_fn(|l| v[l ^ mask as usize])
+        }
+    }
+
+    #[test]
+    fn transposition_gives_each_slot_512_contiguous_bytes() {
+        // A block is named by (group, lane in its group, step): its place
+        // in the groups' interleaved layout is group * 8K + 8 step + lane.
+        let name = |g: usize, q: usize, t: usize| (g * 100 + q * 10 + t) as u32;
+        let mut slots: [_; SHUFFLE_BATCH] =
+            std::array::from_fn(|t| std::array::from_fn(|l| name(l / 8, l % 8, t)));
+        let up = [3, 4].map(|b| std::array::from_fn(|l| (l >> b) & 1 == 1));
+        transpose_groups(&mut Lanes, &mut slots, up);
+        for (s, slot) in slots.iter().enumerate() {
+            for (l, &v) in slot.iter().enumerate() {
+                assert_eq!(v, name(s, l % 8, l / 8), "slot {s} lane {l}");
             }
         }
     }

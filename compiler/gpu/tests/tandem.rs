@@ -57,15 +57,17 @@ fn fill_modules_validate_and_parse_back() {
 fn fill_spirv_passes_spirv_val() {
     for map in MAPS {
         for kernel in kernels(map) {
-            for (precision, wide_div, int64) in [
-                (Precision::Exact, false, false),
-                (Precision::Exact, true, true),
-                (Precision::Fast, false, false),
+            for (precision, wide_div, int64, subgroup_shuffle) in [
+                (Precision::Exact, false, false, false),
+                (Precision::Exact, true, true, false),
+                (Precision::Exact, true, true, true),
+                (Precision::Fast, false, false, false),
             ] {
                 let options = phobos_gpu::GpuOptions {
                     precision,
                     wide_div,
                     int64,
+                    subgroup_shuffle,
                     ..Default::default()
                 };
                 let words = kernel_spirv(map, kernel, 32, &options).unwrap();
@@ -74,7 +76,7 @@ fn fill_spirv_passes_spirv_val() {
                     std::env::temp_dir().join(format!("phobos-tandem-{}", std::process::id()));
                 std::fs::create_dir_all(&dir).unwrap();
                 let file = dir.join(format!(
-                    "{}-{kernel:?}-{precision:?}-{wide_div}-{int64}.spv",
+                    "{}-{kernel:?}-{precision:?}-{wide_div}-{int64}-{subgroup_shuffle}.spv",
                     map.name()
                 ));
                 std::fs::write(&file, bytes).unwrap();
@@ -95,6 +97,43 @@ fn fill_spirv_passes_spirv_val() {
                     String::from_utf8_lossy(&out.stdout),
                     String::from_utf8_lossy(&out.stderr)
                 );
+            }
+        }
+    }
+}
+
+/// Where subgroups are 32 wide, the fills bound by their stores (the raw
+/// stream and the uniform floats) exchange a batch of four blocks with four
+/// shuffles after one vote (`tandem/shuffle.rs`); the others, and every
+/// misses kernel, do not.
+#[test]
+fn fills_exchange_blocks_where_subgroups_are_32_wide() {
+    const ALL: u32 = 334;
+    const SHUFFLE_XOR: u32 = 346;
+    let shuffled = [FillMap::Raw, FillMap::F16, FillMap::F32, FillMap::F64];
+    for map in MAPS {
+        for kernel in kernels(map) {
+            for subgroup_shuffle in [false, true] {
+                let options = phobos_gpu::GpuOptions {
+                    precision: Precision::Exact,
+                    wide_div: true,
+                    int64: true,
+                    subgroup_shuffle,
+                    ..Default::default()
+                };
+                let words = kernel_spirv(map, kernel, 32, &options).unwrap();
+                let count = |want: u32| {
+                    let (mut i, mut n) = (5, 0);
+                    while i < words.len() {
+                        n += u32::from(words[i] & 0xffff == want);
+                        i += (words[i] >> 16) as usize;
+                    }
+                    n
+                };
+                let on = subgroup_shuffle && kernel == Kernel::Fill && shuffled.contains(&map);
+                let what = format!("{map:?} {kernel:?} shuffle {subgroup_shuffle}");
+                assert_eq!(count(ALL), u32::from(on), "{what}");
+                assert_eq!(count(SHUFFLE_XOR), if on { 4 } else { 0 }, "{what}");
             }
         }
     }

@@ -18,6 +18,8 @@ pub(super) struct Tys {
     pub u32: Handle<Type>,
     pub vec2: Handle<Type>,
     pub vec4: Handle<Type>,
+    /// The result type of a subgroup vote.
+    pub boolean: Handle<Type>,
     /// Whether 64-bit integers may be used (`GpuOptions::int64`).
     pub int64: bool,
     /// The f64 type, in modules that compute in f64.
@@ -224,7 +226,7 @@ impl Fb {
         })
     }
     /// The hardware's `fun` of the f32 with bits `x`, as bits: measurement
-    /// only (`Knobs::ablate_map`), never the SPEC's bits.
+    /// only (`Knobs::ablate_log`), never the SPEC's bits.
     pub fn native_f32(&mut self, fun: MathFunction, x: H) -> H {
         let f = self.bitcast(x, ScalarKind::Float);
         let r = self.expr(Expression::Math {

@@ -209,7 +209,7 @@ impl Fb {
     }
 
     /// `-ln((x + 1/2) 2^-32)` with the hardware's f32 logarithm:
-    /// measurement only (`Knobs::ablate_map`), never the SPEC's bits.
+    /// measurement only (`Knobs::ablate_log`), never the SPEC's bits.
     pub(super) fn neg_ln_native(&mut self, x: H) -> H {
         let f = self.convert_f32(x);
         let f = self.bitcast(f, ScalarKind::Uint);
@@ -308,9 +308,9 @@ pub(super) fn float_fns(
     let span = naga::Span::UNDEFINED;
     let branch_fallback = options.branch_fallback;
     let wide = options.wide_div;
-    let ablate = options.knobs.ablate_map;
+    let (ablate_log, ablate_sqrt) = (options.knobs.ablate_log, options.knobs.ablate_sqrt);
     let sqrt = Fb::function(tys, branch_fallback, "exact_sqrt", 1, tys.u32, |b, a| {
-        if ablate {
+        if ablate_sqrt {
             b.native_f32(naga::MathFunction::Sqrt, a[0])
         } else if wide {
             crate::exact::sqrt_wide(b, a[0])
@@ -319,17 +319,18 @@ pub(super) fn float_fns(
         }
     });
     let sqrt = m.functions.append(sqrt, span);
-    let neg_ln = Fb::function(
-        tys,
-        branch_fallback,
-        "neg_ln_u32",
-        1,
-        tys.u32,
-        |b, a| match ablate {
-            true => b.neg_ln_native(a[0]),
-            false => b.neg_ln_u32(a[0]),
-        },
-    );
+    let neg_ln =
+        Fb::function(
+            tys,
+            branch_fallback,
+            "neg_ln_u32",
+            1,
+            tys.u32,
+            |b, a| match ablate_log {
+                true => b.neg_ln_native(a[0]),
+                false => b.neg_ln_u32(a[0]),
+            },
+        );
     let neg_ln = m.functions.append(neg_ln, span);
     FloatFns { sqrt, neg_ln }
 }

@@ -40,6 +40,8 @@
 //! - `f64div.rs`: their correctly rounded f64 divisions from `+ - *`;
 //! - `ziggurat.rs`: `normal_f64` (SPEC.md 7.8), the fast path and the slow
 //!   path of a miss;
+//! - `shuffle.rs`: blocks exchanged in subgroups of 32 before their
+//!   stores, so that a warp's stores are contiguous;
 //! - `stage.rs`: stores staged through workgroup memory so that they
 //!   coalesce (`bool`'s 128 and `below_i64_u32`'s 32 output bytes a block);
 //! - `misslist.rs`: `normal_f64`'s misses kept per invocation and listed
@@ -70,6 +72,7 @@ mod float64;
 mod floats;
 mod ints;
 mod misslist;
+mod shuffle;
 mod stage;
 mod stream;
 mod ziggurat;
@@ -245,8 +248,22 @@ impl FillMap {
         self.out_words().min(4)
     }
 
-    /// Invocations per workgroup of the map's `kernel`.
+    /// Invocations per workgroup of the map's `kernel`. For measurement,
+    /// `PHOBOS_FILL_WORKGROUP_SIZE` (a multiple of 32 up to 256) sets it for
+    /// every fill kernel but `normal_f64`'s; the bits are the same.
     pub fn workgroup_size(self, kernel: Kernel, k: u32) -> u32 {
+        let forced = std::env::var("PHOBOS_FILL_WORKGROUP_SIZE")
+            .ok()
+            .and_then(|v| v.parse::<u32>().ok())
+            .filter(|n| n % 32 == 0 && (32..=256).contains(n));
+        match (self, kernel, forced) {
+            (FillMap::NormalF64, Kernel::Fill, _) => ZIGGURAT_WORKGROUP_SIZE,
+            (_, Kernel::Fill, Some(n)) => n,
+            _ => self.default_workgroup_size(kernel, k),
+        }
+    }
+
+    fn default_workgroup_size(self, kernel: Kernel, k: u32) -> u32 {
         match (self, kernel) {
             (FillMap::NormalF64, Kernel::Fill) => ZIGGURAT_WORKGROUP_SIZE,
             (FillMap::Raw | FillMap::F32 | FillMap::Below32, Kernel::Fill) if k >= 8 => {
@@ -470,6 +487,7 @@ fn skeleton(map: FillMap, wide: bool, int64: bool) -> (Module, Tys, Globals, Han
     let vec2 = vec(&mut m, VectorSize::Bi);
     let vec3 = vec(&mut m, VectorSize::Tri);
     let vec4 = vec(&mut m, VectorSize::Quad);
+    let boolean = ty(&mut m, TypeInner::Scalar(NScalar::BOOL));
     let members = (0..FillParams::WORDS as u32)
         .map(|i| StructMember {
             name: Some(format!("w{i}")),
@@ -557,6 +575,7 @@ fn skeleton(map: FillMap, wide: bool, int64: bool) -> (Module, Tys, Globals, Han
         u32: u32_ty,
         vec2,
         vec4,
+        boolean,
         int64,
         f64: f64_ty,
     };
@@ -673,7 +692,7 @@ pub fn fill_module(map: FillMap, k: u32, options: &GpuOptions) -> Module {
         .then(|| floats::float_fns(&mut m, tys, options));
     let neg_ln64 = map
         .needs_f64()
-        .then(|| neg_ln64_fn(&mut m, tys, options.knobs.ablate_map));
+        .then(|| neg_ln64_fn(&mut m, tys, options.knobs.ablate_log));
     let f64_pair = map.needs_f64().then(|| f64_pair_ty(&mut m));
     let zig = map.has_ziggurat().then(|| ziggurat::FillParts {
         slow: slow_fn(&mut m, tys, &g, neg_ln64.expect("neg_ln_u64")),
@@ -686,6 +705,12 @@ pub fn fill_module(map: FillMap, k: u32, options: &GpuOptions) -> Module {
     let wide = (map == FillMap::Below32To64)
         .then(|| stage::declare(&mut m, tys, "pair_stage", size, stage::PAIR_SLOTS));
     let retry = map.is_bounded().then(|| retry_fn(&mut m, tys, &g, map));
+    let fns = MapFns {
+        floats,
+        neg_ln64,
+        f64_pair,
+        retry,
+    };
     let wg_misses = map.has_ziggurat().then(|| misslist::declare(&mut m));
     let (mut b, at) = entry(tys, vec3, branch_fallback, size);
     let key = [0, 1, 2, 3].map(|q| g.param(&mut b, P::KEY0 + q));
@@ -705,6 +730,9 @@ pub fn fill_module(map: FillMap, k: u32, options: &GpuOptions) -> Module {
     }
     let gi = at.g;
     let live = b.lt(gi, n_chunks);
+    // Subgroups whose lanes are 32 live chunks in order exchange their
+    // blocks before storing them (`shuffle.rs`); the others go on below.
+    let shuffled = shuffle::applies(map, options).then(|| shuffle::vote(&mut b, gi, live, k));
     if bool_stage.is_none() && wide.is_none() && misses.is_none() {
         // No barrier follows: an invocation past the chunks leaves now.
         let past = b.not(live);
@@ -718,10 +746,24 @@ pub fn fill_module(map: FillMap, k: u32, options: &GpuOptions) -> Module {
     let s2 = b.xor(key[2], c_lo);
     let s3 = b.xor(key[3], c_hi);
     let vars = b.seeded([key[0], s1, s2, s3]);
+    let k8 = b.shl_c(k, 3);
+    if let Some(ok) = shuffled {
+        b.if_(ok, |b| {
+            let at = shuffle::Place {
+                g: gi,
+                k8,
+                skip,
+                n_blocks,
+            };
+            shuffle::fill_loop(b, vars, k, at, |b, o, idx| {
+                store_block(b, &g, map, &fns, o, idx)
+            });
+            b.cur.push(Statement::Return { value: None });
+        });
+    }
 
     // Block j of the chunk is relative block (g / 8) * 8K + 8j + g % 8.
     let g8 = b.shr_c(gi, 3);
-    let k8 = b.shl_c(k, 3);
     let gbase = b.mul(g8, k8);
     let lane = b.and_c(gi, 7);
     let j = b.var_init("j", zero);
@@ -763,7 +805,7 @@ pub fn fill_module(map: FillMap, k: u32, options: &GpuOptions) -> Module {
         let inside = b.land(inside, live);
         if let Some(stage) = wide {
             let step = staged(b);
-            let retry = retry.expect("a retry function");
+            let retry = fns.retry.expect("a retry function");
             stage::store_pairs(b, &g, map, stage, step, inside, |b| {
                 ints::below_words(b, &g, map, o, idx, retry)
             });
@@ -774,39 +816,7 @@ pub fn fill_module(map: FillMap, k: u32, options: &GpuOptions) -> Module {
                 normal64_block(b, &g, o, idx, z, misses);
                 return;
             }
-            if let Some(neg_ln) = neg_ln64 {
-                // Two f64 values per block, stored together at out[idx].
-                let v = [(o[0], o[1]), (o[2], o[3])].map(|w| b.call(neg_ln, vec![w.0, w.1]));
-                store_f64_pair(b, &g, f64_pair.expect("vec2<f64>"), idx, v);
-                return;
-            }
-            let words = match map {
-                FillMap::Raw => o.to_vec(),
-                FillMap::F32 => o.iter().map(|&w| b.f32_bits(w)).collect(),
-                FillMap::F16 => o.iter().map(|&w| b.f16_pair_bits(w)).collect(),
-                FillMap::F64 => {
-                    let (l0, h0) = b.f64_bits(o[0], o[1]);
-                    let (l1, h1) = b.f64_bits(o[2], o[3]);
-                    vec![l0, h0, l1, h1]
-                }
-                FillMap::Below32 | FillMap::Below32To64 | FillMap::Below64 => {
-                    ints::below_words(b, &g, map, o, idx, retry.expect("a retry function"))
-                }
-                FillMap::Choice => ints::choice_words(b, &g, o),
-                FillMap::NormalF32 => b.normal_words(o, floats.expect("float functions")),
-                FillMap::ExponentialF32 => b.exponential_words(o, floats.expect("float functions")),
-                FillMap::Bool | FillMap::ExponentialF64 | FillMap::NormalF64 => {
-                    unreachable!("stored above")
-                }
-            };
-            let per = map.out_words() / map.vec_words();
-            let first = if per == 1 {
-                idx
-            } else {
-                let per = b.c(per);
-                b.mul(idx, per)
-            };
-            store_words(b, &g, map, first, &words);
+            store_block(b, &g, map, &fns, o, idx);
         });
     });
     if let (Some(z), Some(misses)) = (&zig, misses) {
@@ -815,7 +825,54 @@ pub fn fill_module(map: FillMap, k: u32, options: &GpuOptions) -> Module {
     finish(m, b, size)
 }
 
-/// Adds `neg_ln_u64(lo, hi) -> f64` to `m` (under `Knobs::ablate_map`,
+/// The functions and types a map's block store calls.
+struct MapFns {
+    floats: Option<floats::FloatFns>,
+    neg_ln64: Option<Handle<naga::Function>>,
+    f64_pair: Option<Handle<Type>>,
+    retry: Option<Handle<naga::Function>>,
+}
+
+/// Computes `map`'s output of stream block `o` and stores it as output
+/// block `idx`: every map but those whose stores are staged (bools,
+/// `below_i64_u32`) or listed (`normal_f64`).
+fn store_block(b: &mut Fb, g: &Globals, map: FillMap, fns: &MapFns, o: [H; 4], idx: H) {
+    if let Some(neg_ln) = fns.neg_ln64 {
+        // Two f64 values per block, stored together at out[idx].
+        let v = [(o[0], o[1]), (o[2], o[3])].map(|w| b.call(neg_ln, vec![w.0, w.1]));
+        store_f64_pair(b, g, fns.f64_pair.expect("vec2<f64>"), idx, v);
+        return;
+    }
+    let words = match map {
+        FillMap::Raw => o.to_vec(),
+        FillMap::F32 => o.iter().map(|&w| b.f32_bits(w)).collect(),
+        FillMap::F16 => o.iter().map(|&w| b.f16_pair_bits(w)).collect(),
+        FillMap::F64 => {
+            let (l0, h0) = b.f64_bits(o[0], o[1]);
+            let (l1, h1) = b.f64_bits(o[2], o[3]);
+            vec![l0, h0, l1, h1]
+        }
+        FillMap::Below32 | FillMap::Below32To64 | FillMap::Below64 => {
+            ints::below_words(b, g, map, o, idx, fns.retry.expect("a retry function"))
+        }
+        FillMap::Choice => ints::choice_words(b, g, o),
+        FillMap::NormalF32 => b.normal_words(o, fns.floats.expect("float functions")),
+        FillMap::ExponentialF32 => b.exponential_words(o, fns.floats.expect("float functions")),
+        FillMap::Bool | FillMap::ExponentialF64 | FillMap::NormalF64 => {
+            unreachable!("stored by the caller")
+        }
+    };
+    let per = map.out_words() / map.vec_words();
+    let first = if per == 1 {
+        idx
+    } else {
+        let per = b.c(per);
+        b.mul(idx, per)
+    };
+    store_words(b, g, map, first, &words);
+}
+
+/// Adds `neg_ln_u64(lo, hi) -> f64` to `m` (under `Knobs::ablate_log`,
 /// the hardware's f32 logarithm of the high word, widened: wrong bits).
 fn neg_ln64_fn(m: &mut Module, tys: Tys, ablate: bool) -> Handle<naga::Function> {
     let f64_ty = ty(m, TypeInner::Scalar(NScalar::F64));
@@ -1034,8 +1091,16 @@ fn normal64_misses_module(map: FillMap) -> Module {
 fn validated(module: Module, what: &str) -> Result<(Module, ModuleInfo), LowerError> {
     // FLOAT64 admits `div_wide`'s f64 values, which never leave `exact_div`,
     // and SHADER_INT64 the 64-bit products of `GpuOptions::int64`.
-    let caps = Capabilities::FLOAT64 | Capabilities::SHADER_INT64;
+    // SUBGROUP admits `shuffle.rs`'s vote and exchanges.
+    let caps = Capabilities::FLOAT64 | Capabilities::SHADER_INT64 | Capabilities::SUBGROUP;
     let info = Validator::new(ValidationFlags::all(), caps)
+        .subgroup_stages(naga::valid::ShaderStages::COMPUTE)
+        .subgroup_operations(
+            naga::valid::SubgroupOperationSet::BASIC
+                | naga::valid::SubgroupOperationSet::VOTE
+                | naga::valid::SubgroupOperationSet::BALLOT
+                | naga::valid::SubgroupOperationSet::SHUFFLE,
+        )
         .validate(&module)
         .map_err(|e| {
             LowerError::Internal(format!(

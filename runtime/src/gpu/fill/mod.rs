@@ -163,6 +163,7 @@ impl Gpu {
                 wide_div: self.device.features().contains(wgpu::Features::SHADER_F64)
                     && std::env::var_os("PHOBOS_NARROW_DIV").is_none(),
                 int64: self.fill_int64(),
+                subgroup_shuffle: self.subgroup_shuffle(),
                 ..Default::default()
             };
             let words = phobos_gpu::tandem::kernel_spirv(map, kernel, k, &options)

@@ -35,6 +35,7 @@ use super::stepped::{Pattern, Stepped};
 use super::{K_GROUP_BLOCKS, Lower, WARM_UP};
 use crate::LowerError;
 use crate::lower::H;
+use crate::tandem_ops;
 use naga::{
     BinaryOperator as B, Block, BuiltIn, CollectiveOperation, Expression, FunctionArgument,
     GatherMode, Span, Statement, SubgroupOperation,
@@ -44,9 +45,32 @@ use phobos_core::types::Scalar;
 use std::collections::HashMap;
 
 /// Lanes a subgroup must have: four groups of eight chunks.
-pub(super) const LANES: u32 = 32;
+pub(super) const LANES: u32 = tandem_ops::SHUFFLE_LANES;
 /// Steps a batch takes before the exchange: one per group of the subgroup.
-const BATCH: u32 = LANES / 8;
+const BATCH: u32 = tandem_ops::SHUFFLE_BATCH as u32;
+
+/// The lowering's subgroup exchange of `vec4<u32>` blocks.
+struct Vec4Lanes<'a, 'b> {
+    lw: &'a mut Lower<'b>,
+    ty: naga::Handle<naga::Type>,
+}
+
+impl tandem_ops::LaneOps for Vec4Lanes<'_, '_> {
+    type V = H;
+    type B = H;
+    fn pick(&mut self, c: H, yes: H, no: H) -> H {
+        self.lw.select(c, yes, no)
+    }
+    fn shuffle_xor(&mut self, v: H, mask: u32) -> H {
+        let mask = self.lw.u32c(mask);
+        self.lw
+            .subgroup_result(self.ty, |result| Statement::SubgroupGather {
+                mode: GatherMode::ShuffleXor(mask),
+                argument: v,
+                result,
+            })
+    }
+}
 
 impl Lower<'_> {
     /// Whether a stepped statement of value `value` over `n` positions
@@ -184,34 +208,14 @@ impl Lower<'_> {
             let jb = lw.var_load(batch);
             let done = lw.binary(B::GreaterEqual, jb, batches);
             lw.if_then(done, Block::from_vec(vec![Statement::Break]));
-            let mut slots: Vec<H> = (0..BATCH)
-                .map(|_| {
-                    let out = lw.step(vars, tc);
-                    lw.expr(Expression::Compose {
-                        ty: vec4,
-                        components: out.to_vec(),
-                    })
+            let mut slots: [H; BATCH as usize] = std::array::from_fn(|_| {
+                let out = lw.step(vars, tc);
+                lw.expr(Expression::Compose {
+                    ty: vec4,
+                    components: out.to_vec(),
                 })
-                .collect();
-            // Transpose (group, step): round r swaps bit r of the lane's
-            // group with bit r of the slot.
-            for (r, up) in bits.into_iter().enumerate() {
-                let d = 1usize << r;
-                let xor = lw.u32c(8 << r);
-                for a in (0..BATCH as usize).filter(|a| a & d == 0) {
-                    let (x, y) = (slots[a], slots[a + d]);
-                    // The lane with the bit set keeps its slot without the
-                    // bit and sends the other; its partner the reverse.
-                    let out = lw.select(up, x, y);
-                    let got = lw.subgroup_result(vec4, |result| Statement::SubgroupGather {
-                        mode: GatherMode::ShuffleXor(xor),
-                        argument: out,
-                        result,
-                    });
-                    slots[a] = lw.select(up, got, x);
-                    slots[a + d] = lw.select(up, y, got);
-                }
-            }
+            });
+            tandem_ops::transpose_groups(&mut Vec4Lanes { lw, ty: vec4 }, &mut slots, bits);
             // Slot `s` is now block `8 (4 jb + lane / 8) + lane % 8` of the
             // subgroup's group `s`: place `(group << 8) + 32 jb + lane`.
             let five = lw.u32c(5);
