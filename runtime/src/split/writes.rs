@@ -71,18 +71,7 @@ pub fn slabs(
     axis: u8,
     ranges: &[Range<u64>],
 ) -> Result<Vec<Slab>, String> {
-    let lets: HashMap<LocalId, ExprId> = (k.body.iter())
-        .filter_map(|s| match s {
-            Stmt::Let { local, value } => Some((*local, *value)),
-            Stmt::Var { .. } | Stmt::Store { .. } | Stmt::For { .. } | Stmt::EndFor => None,
-        })
-        .collect();
-    let konst = |x: ExprId| match k.exprs[x].kind {
-        ExprKind::Const(Value::I32(v)) => Some(i64::from(v)),
-        ExprKind::DimValue(s) => bound.dims.get(s).map(|&d| d as i64),
-        _ => None,
-    };
-    let affine = |x: ExprId| block_affine(k, x, &konst, &|l| lets.get(&l).copied());
+    let affine = affine_in(k, bound);
     let mut out = Vec::new();
     // One device with every block: its writes are the whole launch's.
     if ranges.iter().filter(|r| !r.is_empty()).count() <= 1 {
@@ -119,7 +108,7 @@ pub fn slabs(
         let name = &param.name;
         let extents: Vec<u64> = shape.iter().map(|d| d.extent(&bound.dims) as u64).collect();
         // Per store: the tensor axis, stride, offset and length.
-        let mut cuts: Vec<(usize, i64, i64, u64)> = Vec::new();
+        let mut cuts: Vec<Cut> = Vec::new();
         for (n, s) in k.body.iter().enumerate() {
             let Stmt::Store {
                 place: Place::Param(q),
@@ -223,6 +212,28 @@ pub fn slabs(
     Ok(out)
 }
 
+/// A node as an affine form of the block id ([`block_affine`]), with the
+/// launch's dims and `let`s seen through.
+fn affine_in<'k>(
+    k: &'k Kernel,
+    bound: &'k Bound,
+) -> impl Fn(ExprId) -> Option<([i64; 3], i64)> + 'k {
+    let lets: HashMap<LocalId, ExprId> = (k.body.iter())
+        .filter_map(|s| match s {
+            Stmt::Let { local, value } => Some((*local, *value)),
+            Stmt::Var { .. } | Stmt::Store { .. } | Stmt::For { .. } | Stmt::EndFor => None,
+        })
+        .collect();
+    move |x| {
+        let konst = |x: ExprId| match k.exprs[x].kind {
+            ExprKind::Const(Value::I32(v)) => Some(i64::from(v)),
+            ExprKind::DimValue(s) => bound.dims.get(s).map(|&d| d as i64),
+            _ => None,
+        };
+        block_affine(k, x, &konst, &|l| lets.get(&l).copied())
+    }
+}
+
 /// A slice that follows the blocks of grid axis `axis`: the tensor axis,
 /// the stride `s > 0`, the offset `c` and the length of the first index of
 /// `index` whose start is `s * ctx.block.axis + c` (no other block axis in
@@ -281,18 +292,7 @@ fn intervals(cuts: &[Cut], extent: u64, ranges: &[Range<u64>]) -> Vec<Range<u64>
 /// reads otherwise (whole, as a weight or a bias is read, or through a
 /// loop variable), which every device then receives whole.
 pub fn read_slabs(k: &Kernel, bound: &Bound, axis: u8, ranges: &[Range<u64>]) -> Vec<Option<Slab>> {
-    let lets: HashMap<LocalId, ExprId> = (k.body.iter())
-        .filter_map(|s| match s {
-            Stmt::Let { local, value } => Some((*local, *value)),
-            Stmt::Var { .. } | Stmt::Store { .. } | Stmt::For { .. } | Stmt::EndFor => None,
-        })
-        .collect();
-    let konst = |x: ExprId| match k.exprs[x].kind {
-        ExprKind::Const(Value::I32(v)) => Some(i64::from(v)),
-        ExprKind::DimValue(s) => bound.dims.get(s).map(|&d| d as i64),
-        _ => None,
-    };
-    let affine = |x: ExprId| block_affine(k, x, &konst, &|l| lets.get(&l).copied());
+    let affine = affine_in(k, bound);
     (k.params.iter().enumerate())
         .map(|(p, param)| {
             let ParamKind::Tensor {
