@@ -30,7 +30,8 @@ class Run:
     def provenance(self) -> Dict[str, Any]:
         """backend, device, threads, precision, config, dims, grid,
         tuning_cache, tuning, workgroup_size, compile_ms,
-        compile_cache_hit, lowering."""
+        compile_cache_hit, lowering, and split (None, or with `devices=`
+        the split axis and each device's blocks, weight and time)."""
     def figure(self, name: Optional[str] = None) -> Figure:
         """`figure(self.outputs[name], name)`; `name` may be left out when
         the kernel stores one tensor."""
@@ -89,6 +90,7 @@ class Kernel:
         config: Optional[Mapping[str, int]] = ...,
         tune: bool = ...,
         threads: Optional[int] = ...,
+        devices: Union[str, Sequence[str], None] = ...,
         **args: Any,
     ) -> Union[np.ndarray, Tuple[np.ndarray, ...], None]: ...
     def run(
@@ -101,6 +103,7 @@ class Kernel:
         config: Optional[Mapping[str, int]] = ...,
         tune: bool = ...,
         threads: Optional[int] = ...,
+        devices: Union[str, Sequence[str], None] = ...,
         **args: Any,
     ) -> Run: ...
     def wgsl(self, config: Optional[Mapping[str, int]] = None, precision: Precision = "exact") -> str:
@@ -140,6 +143,7 @@ def fill(
     k: int = 32,
     backend: Literal["auto", "cpu", "interp", "gpu"] = "auto",
     threads: Optional[int] = None,
+    devices: Union[str, Sequence[str], None] = None,
 ) -> np.ndarray:
     """Elements start .. start + count of the Tandem stream of `key` as
     TYPE (u8, u16, u32, u64, f16, f32, f64, bool, below:N, below:LOW:N,

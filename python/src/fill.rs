@@ -60,7 +60,7 @@ impl Key {
 /// to TYPE, as a 1-D NumPy array: the bits `phobosc fill TYPE --key KEY
 /// --start START --count COUNT --k K --backend BACKEND` writes.
 #[pyfunction]
-#[pyo3(signature = (ty, key, count, start = 0, k = 32, backend = "auto", threads = None))]
+#[pyo3(signature = (ty, key, count, start = 0, k = 32, backend = "auto", threads = None, devices = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fill<'py>(
     py: Python<'py>,
@@ -71,6 +71,7 @@ pub fn fill<'py>(
     k: u32,
     backend: &str,
     threads: Option<usize>,
+    devices: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let dist = fills::parse_type(ty).map_err(PyValueError::new_err)?;
     let key = match key.cast::<Key>() {
@@ -99,7 +100,19 @@ pub fn fill<'py>(
             "threads = 0: at least one thread is needed",
         ));
     }
+    // `devices=` (as `phobosc fill --devices`) overrides the backend.
+    let devices = match devices {
+        Some(d) => crate::kernel::devices(d)?,
+        None => None,
+    };
     let engine = match backend {
+        _ if devices.is_some() => {
+            let devices = devices.as_deref().expect("checked");
+            Engine::Split(
+                phobos_runtime::split::fill(&dist, rng, devices, threads)
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?,
+            )
+        }
         "auto" | "cpu" => {
             let b = Bulk::new(rng);
             Engine::Fast(threads.map_or(b, |t| b.threads(t)))

@@ -13,6 +13,7 @@ use phobos_core::ir::{self, ParamKind};
 use phobos_core::launch::Arg;
 use phobos_core::types::Scalar;
 use phobos_core::{Program, render};
+use phobos_runtime::split::{DeviceKind, DeviceSpec, Devices, SplitError, SplitRun};
 use phobos_runtime::tune::{self, CacheUse, Candidate, Tuning};
 use phobos_runtime::{Backend, Options, Precision, Provenance, RuntimeError, memory};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -23,7 +24,7 @@ use std::sync::{Arc, Mutex};
 
 /// The keyword arguments that are options of the call rather than
 /// arguments of the kernel (a kernel parameter of the same name wins).
-const OPTIONS: [&str; 7] = [
+const OPTIONS: [&str; 8] = [
     "dims",
     "out",
     "backend",
@@ -31,6 +32,7 @@ const OPTIONS: [&str; 7] = [
     "config",
     "tune",
     "threads",
+    "devices",
 ];
 
 /// One kernel of a compiled module. Call it with keyword arguments to run
@@ -71,12 +73,15 @@ struct Call<'py> {
     options: Options,
     config: Option<Vec<(String, i64)>>,
     tune: bool,
+    /// `devices=`: the launch split across these (`phobos_runtime::split`).
+    devices: Option<Vec<DeviceSpec>>,
 }
 
 /// Why a launch failed, turned into a Python exception with the GIL held.
 enum Failure {
     Runtime(RuntimeError),
     Config(String),
+    Split(SplitError),
 }
 
 impl Kernel {
@@ -143,6 +148,7 @@ impl Kernel {
             options: Options::default(),
             config: None,
             tune: true,
+            devices: None,
         };
         let mut tensors = Vec::new();
         let mut out = None;
@@ -178,6 +184,7 @@ impl Kernel {
                         "config" => call.config = Some(config(&value)?),
                         "tune" => call.tune = value.extract::<bool>()?,
                         "threads" => call.options.threads = threads(&value)?,
+                        "devices" => call.devices = devices(&value)?,
                         _ => unreachable!("every option is matched"),
                     },
                     None => {
@@ -357,7 +364,24 @@ impl Kernel {
         options: &Options,
         config: Option<&[(String, i64)]>,
         tune_on: bool,
-    ) -> Result<Provenance, Failure> {
+        devices: Option<&[DeviceSpec]>,
+    ) -> Result<(Provenance, Option<SplitRun>), Failure> {
+        // A split chooses its one configuration on its first device's
+        // backend (the blocks come from one grid).
+        let split_options;
+        let choosing = match devices.and_then(|d| d.first()) {
+            Some(first) => {
+                split_options = Options {
+                    backend: match first.kind {
+                        DeviceKind::Gpu(_) => Backend::Gpu,
+                        DeviceKind::Cpu => Backend::Cpu,
+                    },
+                    ..options.clone()
+                };
+                &split_options
+            }
+            None => options,
+        };
         let (candidate, tuning) = match config {
             Some(c) => {
                 let k = self.checked(c).map_err(Failure::Config)?;
@@ -369,16 +393,22 @@ impl Kernel {
                     Tuning::fixed(),
                 )
             }
-            None => self.choose(args, options, tune_on)?,
+            None => self.choose(args, choosing, tune_on)?,
         };
         let kernel = self.checked(&candidate.config).map_err(Failure::Config)?;
         let options = Options {
             workgroup_size: candidate.workgroup_size,
             ..options.clone()
         };
+        if let Some(devices) = devices {
+            let mut run = phobos_runtime::split::launch_split(&kernel, args, &options, devices)
+                .map_err(Failure::Split)?;
+            run.provenance.tuning = tuning;
+            return Ok((run.provenance.clone(), Some(run)));
+        }
         let mut prov = phobos_runtime::launch(&kernel, args, &options).map_err(Failure::Runtime)?;
         prov.tuning = tuning;
-        Ok(prov)
+        Ok((prov, None))
     }
 
     /// The runtime's choice ([`tune::choose`]: the tuning cache on disk,
@@ -429,20 +459,35 @@ impl Kernel {
         &self,
         py: Python<'py>,
         kwargs: Option<&Bound<'py, PyDict>>,
-    ) -> PyResult<(Outputs<'py>, Provenance)> {
+    ) -> PyResult<(Outputs<'py>, Provenance, Option<SplitRun>)> {
         let Call {
             mut args,
             written,
             options,
             config,
             tune,
+            devices,
         } = self.bind(py, kwargs)?;
-        let prov = py
-            .detach(|| self.launch(&mut args, &options, config.as_deref(), tune))
+        let (prov, split) = py
+            .detach(|| {
+                self.launch(
+                    &mut args,
+                    &options,
+                    config.as_deref(),
+                    tune,
+                    devices.as_deref(),
+                )
+            })
             .map_err(|f| match f {
                 Failure::Config(text) => PyValueError::new_err(format!("config: {text}")),
                 Failure::Runtime(RuntimeError::Launch(e)) => PyValueError::new_err(e.to_string()),
                 Failure::Runtime(e) => PyRuntimeError::new_err(e.to_string()),
+                // A device that failed mid-run; the other refusals come
+                // before anything runs, from what was asked.
+                Failure::Split(e @ SplitError::Device { .. }) => {
+                    PyRuntimeError::new_err(e.to_string())
+                }
+                Failure::Split(e) => PyValueError::new_err(e.to_string()),
             })?;
         let mut outputs = Vec::new();
         for (i, given) in written {
@@ -462,7 +507,7 @@ impl Kernel {
             };
             outputs.push((name, array));
         }
-        Ok((outputs, prov))
+        Ok((outputs, prov, split))
     }
 }
 
@@ -473,14 +518,17 @@ impl Kernel {
     /// given for stored parameters (by name or `out=`) are written into
     /// and returned. Options: `dims={'M': n}`, `out=`, `backend='auto' |
     /// 'cpu' | 'interp' | 'gpu'`, `precision='exact' | 'fast'`,
-    /// `config={'R': 16}`, `tune=True`, `threads=None`.
+    /// `config={'R': 16}`, `tune=True`, `threads=None`, `devices=None` (a
+    /// launch split across several devices with the same bits: `'all'`,
+    /// a count, or `'gpu0,cpu'` / `['gpu0', 'cpu:2']`, as `phobosc run
+    /// --devices` takes it).
     #[pyo3(signature = (**kwargs))]
     fn __call__<'py>(
         &self,
         py: Python<'py>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (outputs, _) = self.call(py, kwargs)?;
+        let (outputs, _, _) = self.call(py, kwargs)?;
         let mut arrays: Vec<Bound<'py, PyAny>> = outputs.into_iter().map(|(_, a)| a).collect();
         match arrays.len() {
             0 => Ok(py.None().into_bound(py)),
@@ -494,14 +542,19 @@ impl Kernel {
     /// device, configuration, how it was chosen, ...).
     #[pyo3(signature = (**kwargs))]
     fn run<'py>(&self, py: Python<'py>, kwargs: Option<&Bound<'py, PyDict>>) -> PyResult<Run> {
-        let (outputs, prov) = self.call(py, kwargs)?;
+        let (outputs, prov, split) = self.call(py, kwargs)?;
         let dict = PyDict::new(py);
         for (name, a) in outputs {
             dict.set_item(name, a)?;
         }
+        let provenance = provenance(py, &prov, &self.kernel)?;
+        provenance.set_item(
+            "split",
+            split.as_ref().map(|r| split_json(py, r)).transpose()?,
+        )?;
         Ok(Run {
             outputs: dict.unbind(),
-            provenance: provenance(py, &prov, &self.kernel)?.unbind(),
+            provenance: provenance.unbind(),
         })
     }
 
@@ -817,6 +870,58 @@ fn config(v: &Bound<'_, PyAny>) -> PyResult<Vec<(String, i64)>> {
         out.push((name, value));
     }
     Ok(out)
+}
+
+/// `devices=`: `None`, a string as `--devices` takes it, or a list of its
+/// items; checked against the adapters present before anything runs.
+pub(crate) fn devices(v: &Bound<'_, PyAny>) -> PyResult<Option<Vec<DeviceSpec>>> {
+    if v.is_none() {
+        return Ok(None);
+    }
+    let text = match (v.extract::<String>(), v.extract::<Vec<String>>()) {
+        (Ok(t), _) => t,
+        (_, Ok(items)) => items.join(","),
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "devices must be None, a string such as 'gpu0,cpu' or 'all', or a list of \
+                 device names, not {}",
+                v.repr()?
+            )));
+        }
+    };
+    let resolved = Devices::parse(&text).and_then(|d| d.resolve());
+    resolved
+        .map(Some)
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// A split launch's devices for `Run.provenance['split']`, with the keys
+/// of `phobosc run --json`'s `split`.
+fn split_json<'py>(py: Python<'py>, run: &SplitRun) -> PyResult<Bound<'py, PyAny>> {
+    let devices: Vec<serde_json::Value> = run
+        .parts
+        .iter()
+        .map(|p| {
+            serde_json::json!({
+                "device": p.device.to_string(),
+                "name": p.name,
+                "weight": p.weight,
+                "blocks": [p.blocks.start, p.blocks.end],
+                "ms": p.ms,
+                "compile_ms": p.compile_ms,
+                "threads": p.threads,
+                "workgroup_size": p.workgroup_size,
+            })
+        })
+        .collect();
+    let axis = ["x", "y", "z"][usize::from(run.axis)];
+    json(
+        py,
+        &serde_json::json!({
+            "axis": axis,
+            "devices": devices,
+        }),
+    )
 }
 
 fn threads(v: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {

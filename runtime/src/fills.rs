@@ -170,6 +170,9 @@ pub enum Engine {
     Fast(Bulk),
     Reference(Tandem),
     Gpu(&'static Gpu, Tandem),
+    /// Several devices at once, each making a contiguous range of every
+    /// piece (`crate::split`): the same bits as one.
+    Split(crate::split::fill::SplitFill),
 }
 
 impl Engine {
@@ -180,6 +183,7 @@ impl Engine {
             Engine::Fast(b) => b.fill_bytes(d, start, out).map_err(|e| e.to_string()),
             Engine::Reference(r) => reference_fill(r, d, start, out).map_err(|e| e.to_string()),
             Engine::Gpu(g, r) => g.fill(d, *r, start, out).map_err(|e| e.to_string()),
+            Engine::Split(s) => s.fill(d, start, out),
         }
     }
 

@@ -28,6 +28,7 @@ pub mod memory;
 pub use phobos_core::inputs;
 pub mod npy;
 pub mod phases;
+pub mod split;
 pub mod tune;
 
 use phobos_core::interp;

@@ -24,9 +24,18 @@ pub struct BenchArgs {
     /// Timed launches after the warm-up; the median is reported.
     #[arg(long, default_value_t = 21)]
     runs: usize,
+    /// With --devices: weight the devices by the speed the warm-up launch
+    /// measured (blocks per millisecond of each), not as declared.
+    #[arg(long)]
+    measured_weights: bool,
 }
 
 pub fn bench(a: &BenchArgs) -> Result<ExitCode> {
+    // A bad device list fails before anything runs.
+    let devices = match &a.run.devices {
+        Some(text) => Some(crate::devices::resolve(text)?),
+        None => None,
+    };
     let Prepared {
         program,
         name,
@@ -51,6 +60,11 @@ pub fn bench(a: &BenchArgs) -> Result<ExitCode> {
         {
             bytes += t.len() * elem.size() * (usize::from(*read) + usize::from(*written));
         }
+    }
+    if let Some(devices) = devices {
+        return bench_split(
+            a, &program, &name, kernel, &mut args, &options, &devices, bytes,
+        );
     }
     // The configuration `run` would launch: tuned at first launch unless
     // --config or --no-tune.
@@ -135,6 +149,88 @@ pub fn bench(a: &BenchArgs) -> Result<ExitCode> {
                 .compile_ms
                 .map_or(String::new(), |ms| format!(", compiled in {ms:.2} ms")),
         );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `bench --devices`: a warm-up split launch (which compiles on every
+/// device), then `--runs` split launches timed by the wall clock, uploads
+/// and read-backs included (each device's own time is in the report, from
+/// the last launch).
+#[allow(clippy::too_many_arguments)]
+fn bench_split(
+    a: &BenchArgs,
+    program: &phobos_core::Program,
+    name: &str,
+    kernel: phobos_core::ir::Kernel,
+    args: &mut [Arg],
+    options: &phobos_runtime::Options,
+    devices: &[phobos_runtime::split::DeviceSpec],
+    bytes: usize,
+) -> Result<ExitCode> {
+    let (kernel, first, _) =
+        crate::devices::launch(&a.run, program, name, kernel, args, options, devices)?;
+    let measured;
+    let devices = if a.measured_weights {
+        // Measured on a launch after the warm-up, whose first dispatches
+        // may include a driver's compilation.
+        let probe = phobos_runtime::split::launch_split(&kernel, args, options, devices)?;
+        measured = probe.measured_weights(devices);
+        // Once more at the new weights, so that their parts are compiled.
+        phobos_runtime::split::launch_split(&kernel, args, options, &measured)?;
+        &measured[..]
+    } else {
+        devices
+    };
+    let mut secs = Vec::with_capacity(a.runs.max(1));
+    let mut last = None;
+    for _ in 0..a.runs.max(1) {
+        let t = Instant::now();
+        let run = phobos_runtime::split::launch_split(&kernel, args, options, devices)?;
+        secs.push(t.elapsed().as_secs_f64());
+        last = Some(run);
+    }
+    let last = last.expect("at least one run");
+    secs.sort_by(f64::total_cmp);
+    let (median, fastest) = (secs[secs.len() / 2], secs[0]);
+    let gib = |s: f64| bytes as f64 / s / (1u64 << 30) as f64;
+    if a.run.json {
+        let report = json!({
+            "kernel": name,
+            "backend": "split",
+            "device": first.device,
+            "precision": first.precision.name(),
+            "timing": "wall clock, uploads and read-backs included",
+            "config": first.config.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
+            "tuning": first.tuning.to_json(),
+            "split": crate::devices::json(&last),
+            "bytes": bytes,
+            "runs": secs.len(),
+            "median_ms": median * 1e3,
+            "fastest_ms": fastest * 1e3,
+            "median_gib_s": gib(median),
+            "fastest_gib_s": gib(fastest),
+        });
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!(
+            "{name} [{}] on {} (wall clock, uploads and read-backs included): median {:.3} ms, {:.2} GiB/s; fastest {:.3} ms, {:.2} GiB/s ({} bytes, {} runs)",
+            phobos_runtime::tune::Candidate {
+                config: first.config.clone(),
+                workgroup_size: None,
+            }
+            .describe(),
+            first.device,
+            median * 1e3,
+            gib(median),
+            fastest * 1e3,
+            gib(fastest),
+            bytes,
+            secs.len(),
+        );
+        for line in crate::devices::lines(&last) {
+            println!("  {line}");
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -69,6 +69,12 @@ pub struct FillArgs {
     /// printed when the output is a file.
     #[arg(long)]
     verbose: bool,
+    /// Make every piece of the stream on several devices at once, each a
+    /// contiguous range of its elements, with the same bits: `all`, `N`,
+    /// or a list of `gpuI` (or `I`) and `cpu` with optional `:WEIGHT`s, as
+    /// for `run`. Overrides --backend.
+    #[arg(long, value_name = "all|N|LIST")]
+    devices: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -144,6 +150,7 @@ const GPU_PIECE_BYTES: usize = 64 << 20;
 fn piece_bytes(engine: &Engine) -> usize {
     match engine {
         Engine::Gpu(..) => GPU_PIECE_BYTES,
+        Engine::Split(s) if s.has_gpu() => GPU_PIECE_BYTES,
         _ => PIECE_BYTES,
     }
 }
@@ -192,6 +199,13 @@ pub fn fill(a: &FillArgs) -> Result<ExitCode> {
     let k = parse_k(&a.k)?;
     let rng = Tandem::with_k(Key::from_seed(seed), k).expect("parse_k checked K");
     let (engine, backend, threads) = match a.backend {
+        _ if a.devices.is_some() => {
+            let text = a.devices.as_deref().expect("checked");
+            let devices = crate::devices::resolve(text)?;
+            let split = phobos_runtime::split::fill(&dist, rng, &devices, a.threads)
+                .map_err(|e| anyhow!("{e}"))?;
+            (Engine::Split(split), "split", 1)
+        }
         BackendArg::Auto | BackendArg::Cpu => {
             let mut b = Bulk::new(rng);
             if let Some(t) = a.threads {
@@ -229,6 +243,14 @@ pub fn fill(a: &FillArgs) -> Result<ExitCode> {
         Ok(n) => n,
         // A reader that stops early (`| head`, dieharder) is not an error.
         Err(e) if is_broken_pipe(&e) => return Ok(ExitCode::SUCCESS),
+        // A split fill whose device failed leaves no partial file behind.
+        Err(e) if a.devices.is_some() && !to_stdout => {
+            drop(sink);
+            if let Some(path) = &a.output {
+                let _ = std::fs::remove_file(path);
+            }
+            return Err(e);
+        }
         Err(e) => return Err(e),
     };
     let secs = t0.elapsed().as_secs_f64();
@@ -245,6 +267,14 @@ pub fn fill(a: &FillArgs) -> Result<ExitCode> {
             secs,
             bytes as f64 / secs.max(1e-9) / f64::from(1u32 << 30),
         );
+        if let Engine::Split(s) = &engine {
+            for share in s.shares() {
+                eprintln!(
+                    "fill {}: device {} (weight {}): {} elements, {:.3} s",
+                    a.ty, share.name, share.weight, share.elements, share.seconds
+                );
+            }
+        }
         if a.verbose {
             let gib = |s: f64| bytes as f64 / s.max(1e-9) / f64::from(1u32 << 30);
             let making = if backend == "gpu" {

@@ -4,6 +4,7 @@
 mod bench;
 mod build;
 mod check;
+mod devices;
 mod fill;
 mod preview;
 mod run;

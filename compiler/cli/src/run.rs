@@ -49,6 +49,13 @@ pub struct RunArgs {
     /// Threads for the CPU backend (default: every core).
     #[arg(long)]
     threads: Option<usize>,
+    /// Split the launch's blocks across several devices, with the same
+    /// bits: `all` (every GPU adapter), `N` (the first N), or a list of
+    /// `gpuI` (or `I`) and `cpu`, each with an optional `:WEIGHT`
+    /// (`gpu0:3,cpu:1`); an adapter named twice opens two devices on it.
+    /// Overrides --backend.
+    #[arg(long, value_name = "all|N|LIST")]
+    pub devices: Option<String>,
     /// Print provenance and per-output statistics as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -86,6 +93,7 @@ impl RunArgs {
             config: Vec::new(),
             no_tune: false,
             threads,
+            devices: None,
             json: true,
             verbose: false,
         }
@@ -195,11 +203,18 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
     // on the device, so gigabytes are neither generated nor uploaded by
     // the host. Not when the tuner measures configurations on them (it
     // reads the arguments as they are).
-    let on_device_inputs = a.no_tune || !a.config.is_empty();
+    // `--devices` is read and checked against the adapters present before
+    // anything else; a split launch reads its inputs from the host.
+    let devices = match &a.devices {
+        Some(text) => Some(crate::devices::resolve(text)?),
+        None => None,
+    };
+    let on_device_inputs = (a.no_tune || !a.config.is_empty()) && devices.is_none();
     // The device opens (0.2 s on the H200) while the source is parsed and
     // the inputs are made; a device that fails to open is reported by the
     // launch as before.
     let opens_gpu = match a.backend {
+        _ if devices.is_some() => false,
         BackendArg::Gpu => true,
         BackendArg::Auto => std::env::var_os("PHOBOS_BACKEND").is_none(),
         _ => false,
@@ -230,13 +245,20 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
     // reads its tensor back, so the writes overlap the device's copies of
     // the next pieces.
     let mut saving = Saving::new(&kernel, &args, &outputs);
-    let on_device: Vec<usize> = if a.json {
+    let on_device: Vec<usize> = if a.json || devices.is_some() {
         Vec::new()
     } else {
         outputs.iter().map(|(p, _)| *p).collect()
     };
     // The tuner draws its own bar, if it tunes.
+    let mut split = None;
     let (kernel, prov, resident) = activity.suspend(|| {
+        if let Some(devices) = &devices {
+            let (kernel, prov, run) =
+                crate::devices::launch(a, &program, &name, kernel, &mut args, &options, devices)?;
+            split = Some(run);
+            return Ok((kernel, prov, None));
+        }
         crate::tune::launch(
             a,
             &program,
@@ -259,9 +281,12 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
         )
     })?;
     // Checks run where the kernel ran, compiled like it, on the tensors
-    // the launch left on the GPU.
+    // the launch left on the GPU; after a split, on the CPU backend.
     let on = Options {
-        backend: prov.backend,
+        backend: match split {
+            Some(_) => Backend::Cpu,
+            None => prov.backend,
+        },
         ..options
     };
     let evaluate = |args: &mut Vec<Arg>| {
@@ -305,6 +330,7 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
         let report = json!({
             "kernel": name,
             "provenance": provenance_json(&prov, &kernel, &bind_notes(&kernel, &a.inputs, &a.args)),
+            "split": split.as_ref().map(crate::devices::json),
             "outputs": written(&kernel).map(|p| {
                 let Arg::Tensor(t) = &args[p] else { unreachable!() };
                 let saved = outputs.iter().find(|(q, _)| *q == p).map(|(_, path)| path.display().to_string());
@@ -316,6 +342,9 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
     }
     let mut out = format!("kernel     {name}\n");
     for line in provenance_lines(&prov, &kernel) {
+        let _ = writeln!(out, "{line}");
+    }
+    for line in split.iter().flat_map(crate::devices::lines) {
         let _ = writeln!(out, "{line}");
     }
     for note in bind_notes(&kernel, &a.inputs, &a.args) {

@@ -48,10 +48,34 @@ const CHUNK: u64 = 4;
 
 /// Runs `kernel` over `args` on `threads` threads (default: every core).
 pub fn run(kernel: &Kernel, args: &mut [Arg], threads: Option<usize>) -> Result<RunInfo, RunError> {
+    run_blocks(kernel, args, threads, None)
+}
+
+/// [`run`] over some of the grid's blocks only: along grid axis `axis`,
+/// the blocks whose index there lies in `range` (all of every other axis).
+/// `ctx.block` and `ctx.grid` keep their values in the whole grid, so each
+/// block computes what it computes in a whole run; the rest of the grid is
+/// left to others (`phobos_runtime::split` runs the rest on other devices).
+/// `None` runs every block, as [`run`] does.
+pub fn run_blocks(
+    kernel: &Kernel,
+    args: &mut [Arg],
+    threads: Option<usize>,
+    blocks: Option<(u8, std::ops::Range<u64>)>,
+) -> Result<RunInfo, RunError> {
     let bound = bind(kernel, args)?;
     let (compiled, cache_hit) = compile(kernel).map_err(RunError::Compile)?;
     let (frame, scratch_len) = frame(kernel, &compiled, &bound, args)?;
-    let [gx, gy, gz] = bound.grid;
+    // The sub-grid run: its extents, and where it starts in the whole grid.
+    let mut sub = bound.grid;
+    let mut origin = [0u64; 3];
+    if let Some((axis, range)) = &blocks {
+        let a = usize::from(*axis).min(2);
+        let end = range.end.min(bound.grid[a]);
+        origin[a] = range.start.min(end);
+        sub[a] = end - origin[a];
+    }
+    let [gx, gy, gz] = sub;
     let total = gx * gy * gz;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = if compiled.parallel {
@@ -66,7 +90,11 @@ pub fn run(kernel: &Kernel, args: &mut [Arg], threads: Option<usize>) -> Result<
             break;
         }
         for b in first..(first + CHUNK).min(total) {
-            let (x, y, z) = (b % gx, (b / gx) % gy, b / (gx * gy));
+            let (x, y, z) = (
+                origin[0] + b % gx,
+                origin[1] + (b / gx) % gy,
+                origin[2] + b / (gx * gy),
+            );
             // SAFETY: the frame points at tensors bound above, which outlive
             // this call; the code stays within their extents and its scratch.
             unsafe {

@@ -35,4 +35,4 @@ mod simd;
 mod tandem;
 
 pub use compile::{CompileError, Compiled, compile};
-pub use exec::{RunError, RunInfo, run};
+pub use exec::{RunError, RunInfo, run, run_blocks};

@@ -44,6 +44,15 @@ pub(crate) fn wanted_limits(adapter: &wgpu::Limits) -> wgpu::Limits {
     }
 }
 
+/// Every adapter wgpu finds, in its order (`WGPU_BACKEND` narrows the
+/// backends searched, as for [`open`]): the numbering of
+/// `--devices gpu0,gpu1,...` (`crate::split`).
+pub(crate) fn adapters() -> Vec<wgpu::Adapter> {
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()))
+}
+
 /// The best adapter: a discrete or integrated GPU before a software one.
 /// `WGPU_BACKEND` narrows the backends searched (CI sets `vulkan`, so that
 /// wgpu never falls back to GL).
@@ -55,6 +64,13 @@ pub(crate) fn open() -> Result<(wgpu::Adapter, wgpu::Device, wgpu::Queue), GpuEr
         ..Default::default()
     }))
     .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
+    let (device, queue) = open_on(&adapter)?;
+    Ok((adapter, device, queue))
+}
+
+/// A new device on `adapter`, with [`wanted_features`] and
+/// [`wanted_limits`]; an adapter may have several open at once.
+pub(crate) fn open_on(adapter: &wgpu::Adapter) -> Result<(wgpu::Device, wgpu::Queue), GpuError> {
     let info = adapter.get_info();
     let features = wanted_features(adapter.features());
     let request = |features: wgpu::Features| {
@@ -82,5 +98,5 @@ pub(crate) fn open() -> Result<(wgpu::Adapter, wgpu::Device, wgpu::Queue), GpuEr
         opened => opened,
     }
     .map_err(|e| GpuError::Device(format!("{} ({:?}): {e}", info.name, info.backend)))?;
-    Ok((adapter, device, queue))
+    Ok((device, queue))
 }

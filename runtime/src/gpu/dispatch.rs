@@ -305,12 +305,30 @@ impl Gpu {
         precision: Precision,
         workgroup_size: Option<u32>,
     ) -> Result<Prepared, RuntimeError> {
-        self.prepare_generating(kernel, args, precision, workgroup_size, &[], &[])
+        self.prepare_generating(kernel, args, precision, workgroup_size, &[], &[], &[])
+    }
+
+    /// [`Gpu::prepare_with`] uploading, of each tensor that `slices` gives
+    /// a byte range for, only those bytes (the rest of its buffer holds
+    /// zeros): a part of a split launch (`crate::split`), whose blocks read
+    /// and write no other bytes of it.
+    pub(crate) fn prepare_slices(
+        &self,
+        kernel: &Kernel,
+        args: &[Arg],
+        precision: Precision,
+        workgroup_size: Option<u32>,
+        slices: &[Option<std::ops::Range<u64>>],
+    ) -> Result<Prepared, RuntimeError> {
+        self.prepare_generating(kernel, args, precision, workgroup_size, &[], &[], slices)
     }
 
     /// [`Gpu::prepare_with`], generating the tensors of `generated` on the
     /// device instead of uploading them ([`crate::Transfers::generated`]),
-    /// and taking those of `zeroed` as zero ([`crate::Transfers::zeroed`]).
+    /// taking those of `zeroed` as zero ([`crate::Transfers::zeroed`]), and
+    /// uploading of those `slices` gives a range for only that range
+    /// ([`Gpu::prepare_slices`]).
+    #[allow(clippy::too_many_arguments)]
     fn prepare_generating(
         &self,
         kernel: &Kernel,
@@ -319,6 +337,7 @@ impl Gpu {
         workgroup_size: Option<u32>,
         generated: &[usize],
         zeroed: &[usize],
+        slices: &[Option<std::ops::Range<u64>>],
     ) -> Result<Prepared, RuntimeError> {
         let shapes: Vec<ArgShape> = args
             .iter()
@@ -345,6 +364,15 @@ impl Gpu {
                 }
                 Arg::Tensor(t) if zeroed.contains(&i) => {
                     owned.push(Some(self.zeroed(&p.name, t)?));
+                    scalars.push(None);
+                }
+                Arg::Tensor(t) if matches!(slices.get(i), Some(Some(_))) => {
+                    let Some(Some(range)) = slices.get(i) else {
+                        unreachable!("matched")
+                    };
+                    owned.push(Some(crate::phases::scoped("upload", || {
+                        self.upload_range(&p.name, t, range.clone())
+                    })?));
                     scalars.push(None);
                 }
                 Arg::Tensor(t) => {
@@ -557,8 +585,15 @@ impl Gpu {
         let none = Vec::new();
         let generated = streaming.as_ref().map_or(&none, |s| &s.generated);
         let zeroed = streaming.as_ref().map_or(&none, |s| &s.zeroed);
-        let prepared =
-            self.prepare_generating(kernel, args, precision, workgroup_size, generated, zeroed)?;
+        let prepared = self.prepare_generating(
+            kernel,
+            args,
+            precision,
+            workgroup_size,
+            generated,
+            zeroed,
+            &[],
+        )?;
         // The host tensors that will not hold the results: stored ones the
         // read-back leaves to the sink or on the device, and generated ones
         // it does not fill.
@@ -620,6 +655,12 @@ impl Gpu {
 }
 
 impl Prepared {
+    /// The buffer [`Gpu::prepare`] made for tensor parameter `param`
+    /// (`None` for scalars and the caller's own buffers).
+    pub fn buffer(&self, param: usize) -> Option<&wgpu::Buffer> {
+        self.owned.get(param).and_then(Option::as_ref)
+    }
+
     /// The workgroups each dispatch launches.
     pub fn workgroups(&self) -> [u32; 3] {
         self.workgroups

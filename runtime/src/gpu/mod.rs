@@ -32,8 +32,8 @@ mod platform;
 mod timing;
 mod transfer;
 
-pub(crate) use dispatch::bytes_of;
 pub use dispatch::{GpuArg, Prepared, Resident};
+pub(crate) use dispatch::{bytes_of, bytes_of_mut};
 pub use fill::{PreparedFill, fill_map};
 pub use pipeline::BuildPhases;
 pub use platform::ExactSupport;
@@ -204,6 +204,35 @@ impl Gpu {
     /// Opens the best adapter: a hardware GPU before a software one.
     pub fn new() -> Result<Gpu, GpuError> {
         let (adapter, device, queue) = device::open()?;
+        let mut gpu = Gpu::from_device(device, queue, adapter.get_info());
+        if gpu
+            .device
+            .features()
+            .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
+        {
+            gpu.cooperative = adapter.cooperative_matrix_properties();
+        }
+        Ok(gpu)
+    }
+
+    /// Every adapter wgpu finds, in the order that `--devices gpu0,gpu1,...`
+    /// numbers them ([`crate::split`]).
+    pub fn adapters() -> Vec<wgpu::AdapterInfo> {
+        device::adapters().iter().map(|a| a.get_info()).collect()
+    }
+
+    /// Opens a new device on adapter `index` of [`Gpu::adapters`]; an
+    /// adapter may have several open at once (so the split of a launch can
+    /// be tested on one GPU, or on lavapipe).
+    pub fn on_adapter(index: usize) -> Result<Gpu, GpuError> {
+        let adapters = device::adapters();
+        let adapter = adapters.get(index).ok_or_else(|| {
+            GpuError::NoAdapter(format!(
+                "there is no adapter {index}; wgpu found {}",
+                adapters.len()
+            ))
+        })?;
+        let (device, queue) = device::open_on(adapter)?;
         let mut gpu = Gpu::from_device(device, queue, adapter.get_info());
         if gpu
             .device

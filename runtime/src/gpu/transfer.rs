@@ -224,6 +224,36 @@ impl Gpu {
         Ok(buffer)
     }
 
+    /// A storage buffer for `t` holding its bytes `range` (widened to whole
+    /// 4-byte words within the tensor) and zeros elsewhere: a part of a
+    /// split launch, which reads no other bytes (`crate::split`).
+    pub(crate) fn upload_range(
+        &self,
+        name: &str,
+        t: &phobos_core::tensor::Tensor,
+        range: std::ops::Range<u64>,
+    ) -> Result<wgpu::Buffer, GpuError> {
+        let buffer = self.zeroed(name, t)?;
+        let bytes = bytes_of(&t.data).expect("zeroed refused bools");
+        let len = bytes.len() as u64;
+        let from = range.start.min(len) & !3;
+        let to = range.end.min(len).max(from);
+        let mut at = from;
+        while at < to {
+            let end = to.min(at + TRANSFER_PIECE as u64);
+            let piece = &bytes[at as usize..end as usize];
+            if piece.len().is_multiple_of(4) {
+                self.queue.write_buffer(&buffer, at, piece);
+            } else {
+                // The tensor's last word, padded as `upload` pads it.
+                let padded = [piece, &[0; 3][..4 - piece.len() % 4]].concat();
+                self.queue.write_buffer(&buffer, at, &padded);
+            }
+            at = end;
+        }
+        Ok(buffer)
+    }
+
     /// A storage buffer for `t`, holding zeros (wgpu zero-fills it): for a
     /// tensor the caller made all zero ([`crate::Transfers::zeroed`]),
     /// and where uploads and generated inputs go. `name` names it in
@@ -424,6 +454,55 @@ impl Gpu {
             .get_mapped_range(..)
             .map_err(|e| GpuError::Wgpu(format!("mapping a read-back buffer: {e}")))?;
         Ok(view[..bytes as usize].to_vec())
+    }
+
+    /// Bytes `range` of `buffer` (which needs `BufferUsages::COPY_SRC`)
+    /// after the work submitted so far, in pieces of at most 64 MiB: the
+    /// rows one device of a split launch wrote (`crate::split`). The range
+    /// need not start or end on a 4-byte word; `name` names the tensor in
+    /// errors.
+    pub fn read_range(
+        &self,
+        buffer: &wgpu::Buffer,
+        range: std::ops::Range<u64>,
+        name: &str,
+    ) -> Result<Vec<u8>, GpuError> {
+        if range.start > range.end || range.end > buffer.size() {
+            return Err(GpuError::Wgpu(format!(
+                "reading bytes {range:?} of `{name}`'s buffer of {}",
+                buffer.size()
+            )));
+        }
+        let mut out = Vec::with_capacity((range.end - range.start) as usize);
+        let align = wgpu::COPY_BUFFER_ALIGNMENT;
+        let mut at = range.start;
+        while at < range.end {
+            // Copies move whole words from a word-aligned offset.
+            let from = at - at % align;
+            let to = range
+                .end
+                .min(from + TRANSFER_PIECE as u64)
+                .next_multiple_of(align)
+                .min(buffer.size());
+            let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("phobos read_range"),
+                size: to - from,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let mut encoder = self.device.create_command_encoder(&Default::default());
+            encoder.copy_buffer_to_buffer(buffer, from, &staging, 0, to - from);
+            let index = self.queue.submit([encoder.finish()]);
+            let mapping = map(&staging, wgpu::MapMode::Read, ..);
+            self.wait_mapped(index, &mapping, name)?;
+            let view = staging
+                .get_mapped_range(..)
+                .map_err(|e| GpuError::Wgpu(format!("mapping `{name}`: {e}")))?;
+            let end = range.end.min(to);
+            out.extend_from_slice(&view[(at - from) as usize..(end - from) as usize]);
+            at = end;
+        }
+        Ok(out)
     }
 
     /// Copies every tensor the kernel stores to from the device into `args`.
