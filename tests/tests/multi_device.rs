@@ -15,13 +15,18 @@ use phobos_runtime::split::{DeviceSpec, Devices, SplitError, launch_split};
 use phobos_tests::{fixture_dims, gpu_available, gpu_may_refuse, make_args, ph_files, root};
 
 /// Examples whose pipelines take lavapipe about a minute each to build
-/// (as `tuning.rs` says): split on the CPU only, and on the GPU two ways
-/// with the CPU (one pipeline).
+/// with a cold shader cache (as `tuning.rs` says; 15 to 64 s here for a
+/// part): split on the GPU two ways with the CPU only (one pipeline).
 const SLOW_PIPELINES: [&str; 3] = [
     "matmul.ph",
     "attention_dropout.ph",
     "attention_dropout_backward.ph",
 ];
+
+/// Examples whose parts take lavapipe 9 to 20 s each to build cold (the
+/// chunked kernels' loops): split on the GPU three ways only, two GPU
+/// parts and a CPU one.
+const HEAVY_PIPELINES: [&str; 2] = ["softmax_dropout_chunked.ph", "layernorm_dropout_chunked.ph"];
 
 fn devices(text: &str) -> Vec<DeviceSpec> {
     match Devices::parse(text).expect("parses") {
@@ -59,6 +64,7 @@ fn every_example_split_two_and_three_ways_gives_the_interpreters_bits() {
         let text = std::fs::read_to_string(&path).unwrap();
         let file = path.file_name().and_then(|f| f.to_str()).unwrap_or("");
         let slow = SLOW_PIPELINES.contains(&file);
+        let heavy = HEAVY_PIPELINES.contains(&file);
         let dims = fixture_dims(&text);
         let program = phobos_tests::program(&path.display().to_string(), &text);
         for name in program.kernel_names() {
@@ -74,10 +80,10 @@ fn every_example_split_two_and_three_ways_gives_the_interpreters_bits() {
             let bound = phobos_core::interp::run(&kernel, &mut want).unwrap();
             let mut splits: Vec<&str> = cpu_splits.to_vec();
             if gpu {
-                splits.extend(if slow {
-                    &gpu_splits[1..2]
-                } else {
-                    &gpu_splits[..]
+                splits.extend(match (slow, heavy) {
+                    (true, _) => &gpu_splits[1..2],
+                    (_, true) => &gpu_splits[2..],
+                    _ => &gpu_splits[..],
                 });
             }
             for split in splits {

@@ -27,13 +27,14 @@
 //!   and moving the slabs;
 //! - `fill.rs`: a Tandem fill's elements cut the same way.
 //!
-//! What is copied: a GPU receives of each input the rows its blocks read,
-//! where every load of it follows the blocks along one axis
-//! ([`writes::read_slabs`]), and every other input whole (a weight, a
-//! bias, a tensor read through a loop variable); its buffers have the
-//! tensors' full sizes (zeros outside what was sent), and only its slabs of
-//! the outputs are sent and read back. A CPU device reads the host's
-//! tensors where they are (the first in place, others from a copy). The `@autotune` configuration is
+//! What is copied: a GPU holds of each output only the slab its blocks
+//! write, and of each input only the rows its blocks read, where every load
+//! of it follows the blocks along one axis ([`writes::read_slabs`]); every
+//! other input whole (a weight, a bias, a tensor read through a loop
+//! variable). Its part addresses the slabs as tensors of their own
+//! ([`part::part_kernel`]), so a device's memory follows its share. A CPU
+//! device reads the host's tensors where they are (the first in place,
+//! others from a copy). The `@autotune` configuration is
 //! one for every device (the grid must be one grid); a GPU of the adapter
 //! the tuner measured takes the tuner's workgroup size, any other its own
 //! heuristic's.
@@ -48,7 +49,7 @@ pub mod writes;
 
 pub use devices::{DeviceKind, DeviceSpec, Devices, DevicesError};
 pub use fill::{FillShare, SplitFill, fill};
-pub use part::part_kernel;
+pub use part::{Slice, part_kernel};
 
 use crate::{Options, Provenance, RuntimeError};
 use phobos_core::ir::Kernel;

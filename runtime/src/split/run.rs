@@ -4,11 +4,11 @@
 //! Order of work, so that the host's tensors are read before anyone
 //! writes them and written only once every device has finished:
 //!
-//! 1. each GPU is sent the rows of the inputs its blocks read (every input
-//!    read otherwise, whole) and of the outputs they write
-//!    ([`super::writes::read_slabs`], [`super::writes::slabs`]), and is
-//!    handed its part ([`super::part::part_kernel`]); a refusal here names
-//!    the device and nothing has run;
+//! 1. each GPU is handed its part ([`super::part::part_kernel`]) and sent
+//!    the slabs of the inputs its blocks read (every input read otherwise,
+//!    whole) and of the outputs they write ([`super::writes::read_slabs`],
+//!    [`super::writes::slabs`]), which are all its buffers hold of them; a
+//!    refusal here names the device and nothing has run;
 //! 2. each GPU waits for its part and reads back its slabs, on a thread of
 //!    its own; each CPU device after the first runs its blocks on a copy of
 //!    the arguments, on a thread of its own; the first CPU device runs its
@@ -19,15 +19,16 @@
 //!    tensors.
 
 use super::devices::{DeviceKind, DeviceSpec};
-use super::part::part_kernel;
+use super::part::{Slice, part_kernel};
 use super::ranges::weighted;
-use super::slab_io::{Piece, byte_span, gather, place, slab_segments};
+use super::slab_io::{Piece, byte_span, gather, place, segments, slab_segments};
 use super::writes::{Slab, read_slabs, slabs, split_axis};
 use super::{PartRun, SplitError, SplitRun};
 use crate::gpu::{Gpu, GpuError, Prepared};
 use crate::{Backend, Options, Provenance, RuntimeError};
 use phobos_core::ir::Kernel;
 use phobos_core::launch::{Arg, bind};
+use phobos_core::tensor::Tensor;
 use std::ops::Range;
 use std::time::Instant;
 
@@ -78,18 +79,22 @@ pub(super) fn run(
     // 1. Uploads and pipelines, in order. A GPU whose workgroup memory
     // cannot hold the kernel's tiles has its blocks run by the CPU backend
     // instead, with the same bits, as a launch on one GPU does.
-    let mut prepared: Vec<Option<Prepared>> = Vec::new();
+    let mut prepared: Vec<Option<(Prepared, Vec<Slice>)>> = Vec::new();
     let mut on_cpu_instead = Vec::new();
     let mut notes = Vec::new();
     for (i, g) in gpus.iter().enumerate() {
         let r = &ranges[i];
         let p = match g {
             Some(g) if !r.is_empty() => {
-                let part = part_kernel(kernel, axis, r.start, r.end - r.start, whole);
-                let uploads = uploads(kernel, args, &slabs, &reads, i);
+                let cuts = slices(args, &slabs, &reads, i);
+                let blocks = (r.start, r.end - r.start, whole);
+                let part = part_kernel(kernel, axis, blocks, &bound.dims, &cuts);
                 let w = tuned_size(g, options);
-                match g.prepare_slices(&part, args, options.precision, w, &uploads) {
-                    Ok(p) => Some(p),
+                let prepared = with_slabs(args, &cuts, |part_args| {
+                    g.prepare_with(&part, part_args, options.precision, w)
+                });
+                match prepared {
+                    Ok(p) => Some((p, cuts)),
                     Err(RuntimeError::Gpu(GpuError::WorkgroupMemory(why))) => {
                         notes.push(format!(
                             "device {i} ({}): its blocks ran on the CPU backend instead \
@@ -120,11 +125,14 @@ pub(super) fn run(
     std::thread::scope(|s| {
         let mut handles = Vec::new();
         for (i, p) in prepared.iter().enumerate() {
-            let (Some(p), Some(g)) = (p, gpus[i]) else {
+            let (Some((p, cuts)), Some(g)) = (p, gpus[i]) else {
                 continue;
             };
             let (slabs, shapes) = (&slabs, &shapes);
-            handles.push((i, s.spawn(move || gpu_part(g, kernel, p, slabs, i, shapes))));
+            handles.push((
+                i,
+                s.spawn(move || gpu_part(g, kernel, p, cuts, slabs, i, shapes)),
+            ));
         }
         for (i, own) in copies.iter_mut() {
             let (i, slabs) = (*i, &slabs);
@@ -272,29 +280,62 @@ fn tuned_size(g: &Gpu, options: &Options) -> Option<u32> {
     (same && w <= g.max_workgroup_size()).then_some(w)
 }
 
-/// The bytes of each tensor device `i` is sent: of a stored tensor, its
-/// slab (the rest is never read back); of an input read by rows, the rows
-/// its blocks read; of any other tensor, all (`None`).
-fn uploads(
-    kernel: &Kernel,
-    args: &[Arg],
-    slabs: &[Slab],
-    reads: &[Option<Slab>],
-    i: usize,
-) -> Vec<Option<Range<u64>>> {
-    (0..kernel.params.len())
-        .map(|p| {
-            let slab = slabs
-                .iter()
-                .find(|s| s.param == p)
-                .or_else(|| reads.get(p).and_then(Option::as_ref))?;
-            let Arg::Tensor(t) = &args[p] else {
+/// The tensors device `i` holds only a slab of: each output's slab of
+/// its blocks' writes, and each input's of their reads where every load of
+/// it follows the blocks (`writes::read_slabs`); a slab that is the whole
+/// tensor (or a tensor of rank 0) is not cut. Every other tensor is sent
+/// whole (a weight, a bias, one read through a loop variable).
+fn slices(args: &[Arg], slabs: &[Slab], reads: &[Option<Slab>], i: usize) -> Vec<Slice> {
+    let reads = reads.iter().flatten();
+    (slabs.iter().chain(reads))
+        .filter_map(|slab| {
+            let Arg::Tensor(t) = &args[slab.param] else {
                 return None;
             };
-            let segs = slab_segments(slab, t, i);
-            Some(byte_span(&segs, t.elem().size()).unwrap_or(0..0))
+            let extent = *t.shape.get(slab.axis)? as u64;
+            let part = &slab.parts[i];
+            (part.start > 0 || part.end < extent).then_some(Slice {
+                param: slab.param,
+                axis: slab.axis,
+                lo: part.start,
+                extent: part.end - part.start,
+            })
         })
         .collect()
+}
+
+/// Calls `f` with `args` in which each tensor of `cuts` is replaced by its
+/// slab (a copy of those elements); the other tensors are moved in and back
+/// out, not copied.
+fn with_slabs<T>(args: &mut [Arg], cuts: &[Slice], f: impl FnOnce(&[Arg]) -> T) -> T {
+    let mut part_args: Vec<Arg> = Vec::with_capacity(args.len());
+    for (p, a) in args.iter_mut().enumerate() {
+        part_args.push(match (a, cuts.iter().find(|c| c.param == p)) {
+            (Arg::Tensor(t), Some(c)) => {
+                let mut shape = t.shape.clone();
+                shape[c.axis] = c.extent as usize;
+                let segs = segments(&t.shape, c.axis, &(c.lo..c.lo + c.extent));
+                Arg::Tensor(Tensor {
+                    shape,
+                    data: gather(&t.data, &segs),
+                })
+            }
+            (Arg::Tensor(t), None) => {
+                let placeholder = Tensor::zeros(t.elem(), &[0]);
+                Arg::Tensor(std::mem::replace(t, placeholder))
+            }
+            (Arg::Scalar(v), _) => Arg::Scalar(*v),
+        });
+    }
+    let result = f(&part_args);
+    for (p, (a, moved)) in args.iter_mut().zip(part_args).enumerate() {
+        if let (Arg::Tensor(t), Arg::Tensor(m)) = (a, moved)
+            && !cuts.iter().any(|c| c.param == p)
+        {
+            *t = m;
+        }
+    }
+    result
 }
 
 fn cpu_error(e: phobos_cpu::RunError) -> RuntimeError {
@@ -319,6 +360,7 @@ fn gpu_part(
     g: &Gpu,
     kernel: &Kernel,
     p: &Prepared,
+    cuts: &[Slice],
     slabs: &[Slab],
     i: usize,
     shapes: &[Option<Vec<usize>>],
@@ -336,7 +378,18 @@ fn gpu_part(
         let size = kernel
             .place_elem(phobos_core::ir::Place::Param(slab.param))
             .size();
-        let segs = super::slab_io::segments(shape, slab.axis, &slab.parts[i]);
+        let segs = segments(shape, slab.axis, &slab.parts[i]);
+        let buffer = p.buffer(slab.param).ok_or_else(|| {
+            RuntimeError::Compile(format!("`{name}` has no buffer on the device"))
+        })?;
+        // A cut tensor's buffer holds its slab alone, in the order of the
+        // segments.
+        if cuts.iter().any(|c| c.param == slab.param) {
+            let bytes = (segs.iter().map(|r| r.len()).sum::<usize>() * size) as u64;
+            let bytes = g.read_range(buffer, 0..bytes, name)?;
+            pieces.push(Piece::Packed(bytes));
+            continue;
+        }
         let Some(span) = byte_span(&segs, size) else {
             pieces.push(Piece::Bytes {
                 first: 0,
@@ -344,9 +397,6 @@ fn gpu_part(
             });
             continue;
         };
-        let buffer = p.buffer(slab.param).ok_or_else(|| {
-            RuntimeError::Compile(format!("`{name}` has no buffer on the device"))
-        })?;
         let bytes = g.read_range(buffer, span.clone(), name)?;
         pieces.push(Piece::Bytes {
             first: span.start as usize,
