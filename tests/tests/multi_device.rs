@@ -363,6 +363,30 @@ fn inputs_read_by_rows_are_sliced_and_biases_sent_whole() {
         (writes[0].param, writes[0].parts.clone()),
         (2, vec![0..16, 16..40])
     );
+    // The second device's part holds rows 16..40 of X and Y, and B whole.
+    use phobos_core::ir::ParamKind;
+    use phobos_core::types::Dim;
+    use phobos_runtime::split::{Slice, part_kernel};
+    let cut = |param| Slice {
+        param,
+        axis: 0,
+        lo: 16,
+        extent: 24,
+    };
+    let part = part_kernel(&k, 0, (1, 2, 3), &bound.dims, &[cut(0), cut(2)]);
+    let shapes: Vec<Vec<Dim>> = (part.params.iter())
+        .filter_map(|p| match &p.kind {
+            ParamKind::Tensor { shape, .. } => Some(shape.clone()),
+            ParamKind::Scalar(_) => None,
+        })
+        .collect();
+    let rows = [Dim::Const(24), Dim::Const(256)];
+    assert_eq!(
+        shapes,
+        vec![rows.to_vec(), vec![Dim::Const(256)], rows.to_vec()]
+    );
+    let errors = phobos_core::ir::verify(&part);
+    assert!(errors.is_empty(), "the part verifies: {errors:?}");
 }
 
 /// The ok fixtures on two and three devices: each gives the

@@ -29,6 +29,7 @@ use phobos_core::ir::{
     BinOp, Expr, ExprId, ExprKind, GridExpr, IdVec, Index, Kernel, ParamKind, Place, Stmt,
 };
 use phobos_core::types::{Dim, Scalar, Value};
+use std::collections::HashMap;
 
 /// A tensor parameter a device holds only a slab of: positions
 /// `lo .. lo + extent` along tensor axis `axis`.
@@ -116,8 +117,24 @@ pub fn part_kernel(
     let grid = out
         .exprs
         .push(scalar(ExprKind::Const(Value::I32(whole as i32))));
+    // The starts of stores on a cut axis, moved right after the start is
+    // (a store's slice must come before its value in the arena).
+    let mut store_starts: HashMap<ExprId, Vec<u64>> = HashMap::new();
+    for st in &k.body {
+        if let Stmt::Store {
+            place: Place::Param(p),
+            index,
+            ..
+        } = st
+            && let Some(c) = slices.iter().find(|c| c.param == *p && c.lo > 0)
+            && let Some(start) = index.get(c.axis).and_then(Index::expr)
+        {
+            store_starts.entry(start).or_default().push(c.lo);
+        }
+    }
+    let mut moved: HashMap<(ExprId, u64), ExprId> = HashMap::new();
     let mut map: IdVec<ExprId, ExprId> = IdVec::with_capacity(k.exprs.len());
-    for e in &k.exprs {
+    for (id, e) in k.exprs.iter_enumerated() {
         let shape = e.shape.iter().map(|d| konst(*d)).collect();
         let new = match &e.kind {
             ExprKind::BlockId(a) if *a == axis => shifted,
@@ -128,7 +145,7 @@ pub fn part_kernel(
                 shape,
             }),
             ExprKind::Load { place, index } => {
-                let index = cut(&mut out, *place, index, &map, slices, &konst);
+                let index = cut(&mut out, *place, index, &map, slices, &konst, None);
                 out.exprs.push(Expr {
                     kind: ExprKind::Load {
                         place: *place,
@@ -148,6 +165,10 @@ pub fn part_kernel(
             }
         };
         map.push(new);
+        for &lo in store_starts.get(&id).into_iter().flatten() {
+            let at = shift(&mut out, new, lo);
+            moved.insert((id, lo), at);
+        }
     }
     let mut body = Vec::with_capacity(k.body.len());
     for s in &k.body {
@@ -166,7 +187,7 @@ pub fn part_kernel(
                 value,
             } => Stmt::Store {
                 place: *place,
-                index: cut(&mut out, *place, index, &map, slices, &konst),
+                index: cut(&mut out, *place, index, &map, slices, &konst, Some(&moved)),
                 value: map[*value],
             },
             Stmt::For { local, start, end } => Stmt::For {
@@ -181,9 +202,25 @@ pub fn part_kernel(
     out
 }
 
+/// A new node `at - lo`.
+fn shift(out: &mut Kernel, at: ExprId, lo: u64) -> ExprId {
+    let lo = out.exprs.push(Expr {
+        kind: ExprKind::Const(Value::I32(lo as i32)),
+        ty: Scalar::I32,
+        shape: Vec::new(),
+    });
+    out.exprs.push(Expr {
+        kind: ExprKind::Binary(BinOp::Sub, at, lo),
+        ty: Scalar::I32,
+        shape: Vec::new(),
+    })
+}
+
 /// `index` (of the original arena) in the new one: operands mapped, lengths
-/// of the dims made constant made so (`konst`), and on the cut axis of a sliced tensor the start
-/// moved `lo` earlier (a new node, since the start may have other uses).
+/// of the dims made constant made so (`konst`), and on the cut axis of a
+/// sliced tensor the start moved `lo` earlier: a new node (the start may
+/// have other uses), for a store the one made right after its start
+/// (`stored`).
 fn cut(
     out: &mut Kernel,
     place: Place,
@@ -191,27 +228,17 @@ fn cut(
     map: &IdVec<ExprId, ExprId>,
     slices: &[Slice],
     konst: &dyn Fn(Dim) -> Dim,
+    stored: Option<&HashMap<(ExprId, u64), ExprId>>,
 ) -> Vec<Index> {
     let slice = match place {
         Place::Param(p) => slices.iter().find(|s| s.param == p),
         Place::Local(_) => None,
     };
     let mut moved = |at: ExprId, d: usize| -> ExprId {
-        let at = map[at];
-        match slice {
-            Some(s) if s.axis == d && s.lo > 0 => {
-                let lo = out.exprs.push(Expr {
-                    kind: ExprKind::Const(Value::I32(s.lo as i32)),
-                    ty: Scalar::I32,
-                    shape: Vec::new(),
-                });
-                out.exprs.push(Expr {
-                    kind: ExprKind::Binary(BinOp::Sub, at, lo),
-                    ty: Scalar::I32,
-                    shape: Vec::new(),
-                })
-            }
-            _ => at,
+        match (slice, stored) {
+            (Some(s), Some(stored)) if s.axis == d && s.lo > 0 => stored[&(at, s.lo)],
+            (Some(s), None) if s.axis == d && s.lo > 0 => shift(out, map[at], s.lo),
+            _ => map[at],
         }
     };
     index

@@ -89,6 +89,22 @@ pub(super) fn run(
                 let cuts = slices(args, &slabs, &reads, i);
                 let blocks = (r.start, r.end - r.start, whole);
                 let part = part_kernel(kernel, axis, blocks, &bound.dims, &cuts);
+                // The rewrite keeps the IR's invariants, or it is a bug here
+                // and nothing runs.
+                let errors = phobos_core::ir::verify(&part);
+                if let Some(e) = errors.first() {
+                    return Err(failed(
+                        i,
+                        RuntimeError::Compile(format!(
+                            "internal error: the part of `{}` for this device does not \
+                             verify ({} errors; {}: {})",
+                            kernel.name,
+                            errors.len(),
+                            e.entity,
+                            e.message
+                        )),
+                    ));
+                }
                 let w = tuned_size(g, options);
                 let prepared = with_slabs(args, &cuts, |part_args| {
                     g.prepare_with(&part, part_args, options.precision, w)
