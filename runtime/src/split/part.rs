@@ -105,18 +105,6 @@ pub fn part_kernel(
         ty: Scalar::I32,
         shape: Vec::new(),
     };
-    // The replacements come first, so that the arena stays in topological
-    // order (every operand before its users).
-    let block = out.exprs.push(scalar(ExprKind::BlockId(axis)));
-    let offset = out
-        .exprs
-        .push(scalar(ExprKind::Const(Value::I32(first as i32))));
-    let shifted = out
-        .exprs
-        .push(scalar(ExprKind::Binary(BinOp::Add, block, offset)));
-    let grid = out
-        .exprs
-        .push(scalar(ExprKind::Const(Value::I32(whole as i32))));
     // The starts of stores on a cut axis, moved right after the start is
     // (a store's slice must come before its value in the arena).
     let mut store_starts: HashMap<ExprId, Vec<u64>> = HashMap::new();
@@ -137,8 +125,20 @@ pub fn part_kernel(
     for (id, e) in k.exprs.iter_enumerated() {
         let shape = e.shape.iter().map(|d| konst(*d)).collect();
         let new = match &e.kind {
-            ExprKind::BlockId(a) if *a == axis => shifted,
-            ExprKind::GridSize(a) if *a == axis => grid,
+            // Each replacement where its node was, so that the arena keeps
+            // its order (operands before users, a store's slice before its
+            // value).
+            ExprKind::BlockId(a) if *a == axis => {
+                let block = out.exprs.push(scalar(ExprKind::BlockId(axis)));
+                let offset = out
+                    .exprs
+                    .push(scalar(ExprKind::Const(Value::I32(first as i32))));
+                out.exprs
+                    .push(scalar(ExprKind::Binary(BinOp::Add, block, offset)))
+            }
+            ExprKind::GridSize(a) if *a == axis => out
+                .exprs
+                .push(scalar(ExprKind::Const(Value::I32(whole as i32)))),
             ExprKind::DimValue(s) if !bound[*s] => out.exprs.push(Expr {
                 kind: ExprKind::Const(Value::I32(dims[*s] as i32)),
                 ty: e.ty,
