@@ -414,7 +414,9 @@ fn every_fixture_splits_with_the_interpreters_bits_or_is_refused() {
             phobos_core::interp::run(&kernel, &mut want).unwrap();
             let mut splits = vec!["cpu,cpu", "cpu:2,cpu,cpu:3"];
             if gpu {
-                splits.push("gpu0,cpu,gpu0");
+                // One GPU part (its pipeline takes lavapipe about 3 s cold), the
+                // second, whose slabs start past row 0.
+                splits.push("cpu,gpu0");
             }
             for devices_text in splits {
                 let at = format!("{} `{name}` on {devices_text}", path.display());
