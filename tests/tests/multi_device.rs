@@ -540,3 +540,36 @@ fn the_tuners_workgroup_size_applies_to_devices_of_its_adapter() {
         assert_eq!(sizes[1], None);
     }
 }
+
+/// The kernels alone: each device's part timed by itself, the split's time
+/// the slowest's, and the arguments as they were.
+#[test]
+fn each_devices_kernel_is_timed_alone() {
+    let (k, args) = kernel_of(ROWS);
+    let mut splits = vec!["cpu,cpu:3"];
+    if gpu_available() {
+        splits.push("gpu0,cpu");
+    }
+    for split in splits {
+        let mut got = args.clone();
+        let t = phobos_runtime::split::time_split(
+            &k,
+            &mut got,
+            &Options::default(),
+            &devices(split),
+            3,
+        )
+        .unwrap_or_else(|e| panic!("{split}: {e}"));
+        assert_eq!(t.parts.len(), 2);
+        assert!(
+            t.parts
+                .iter()
+                .all(|p| p.seconds.len() == 3 && p.median() >= 0.0)
+        );
+        assert_eq!(t.seconds(), t.parts[0].median().max(t.parts[1].median()));
+        assert!(
+            differs(&args, &got).is_none(),
+            "{split}: the arguments changed"
+        );
+    }
+}

@@ -25,7 +25,8 @@
 //! - `part.rs`: a GPU's part as a kernel of its own;
 //! - `run.rs` and `slab_io.rs`: running the parts at once, all or nothing,
 //!   and moving the slabs;
-//! - `fill.rs`: a Tandem fill's elements cut the same way.
+//! - `fill.rs`: a Tandem fill's elements cut the same way;
+//! - `timing.rs`: each device's part timed alone, without transfers.
 //!
 //! What is copied: a GPU holds of each output only the slab its blocks
 //! write, and of each input only the rows its blocks read, where every load
@@ -45,11 +46,13 @@ mod part;
 pub mod ranges;
 mod run;
 mod slab_io;
+pub mod timing;
 pub mod writes;
 
 pub use devices::{DeviceKind, DeviceSpec, Devices, DevicesError};
 pub use fill::{FillShare, SplitFill, fill};
 pub use part::{Slice, part_kernel};
+pub use timing::{PartTiming, SplitTiming, time_split};
 
 use crate::{Options, Provenance, RuntimeError};
 use phobos_core::ir::Kernel;

@@ -42,6 +42,97 @@ struct Done {
     workgroup_size: Option<u32>,
 }
 
+/// What a split decides before anything runs: the grid axis, each
+/// device's blocks, and the slabs of the outputs and inputs.
+pub(super) struct Plan {
+    pub bound: phobos_core::launch::Bound,
+    pub axis: u8,
+    pub whole: u64,
+    pub ranges: Vec<Range<u64>>,
+    pub slabs: Vec<Slab>,
+    pub reads: Vec<Option<Slab>>,
+}
+
+/// The plan of `kernel` over `args` on `specs`, or why it cannot split.
+pub(super) fn plan(
+    kernel: &Kernel,
+    args: &[Arg],
+    specs: &[DeviceSpec],
+) -> Result<Plan, SplitError> {
+    let bound = bind(kernel, args).map_err(SplitError::Launch)?;
+    let axis = split_axis(bound.grid);
+    let whole = bound.grid[usize::from(axis)];
+    let weights: Vec<f64> = specs.iter().map(|s| s.weight).collect();
+    let ranges = weighted(whole, &weights);
+    let slabs = slabs(kernel, &bound, axis, &ranges).map_err(SplitError::Refused)?;
+    let reads = read_slabs(kernel, &bound, axis, &ranges);
+    Ok(Plan {
+        bound,
+        axis,
+        whole,
+        ranges,
+        slabs,
+        reads,
+    })
+}
+
+/// Device `i`'s error, naming it.
+pub(super) fn failed(specs: &[DeviceSpec], i: usize, error: RuntimeError) -> SplitError {
+    SplitError::Device {
+        index: i,
+        device: specs[i].kind.to_string(),
+        error: Box::new(error),
+    }
+}
+
+/// GPU `g`, device `i`, handed its part and sent its slabs; `None` where
+/// its workgroup memory cannot hold the kernel's tiles (the note says so,
+/// and the CPU backend runs its blocks instead, with the same bits, as a
+/// launch on one GPU does).
+#[allow(clippy::type_complexity)]
+pub(super) fn prepare_gpu(
+    kernel: &Kernel,
+    args: &mut [Arg],
+    options: &Options,
+    plan: &Plan,
+    specs: &[DeviceSpec],
+    (i, g): (usize, &Gpu),
+) -> Result<Result<(Prepared, Vec<Slice>), String>, SplitError> {
+    let r = &plan.ranges[i];
+    let cuts = slices(args, &plan.slabs, &plan.reads, i);
+    let blocks = (r.start, r.end - r.start, plan.whole);
+    let part = part_kernel(kernel, plan.axis, blocks, &plan.bound.dims, &cuts);
+    // The rewrite keeps the IR's invariants, or it is a bug here and
+    // nothing runs.
+    let errors = phobos_core::ir::verify(&part);
+    if let Some(e) = errors.first() {
+        return Err(failed(
+            specs,
+            i,
+            RuntimeError::Compile(format!(
+                "internal error: the part of `{}` for this device does not verify \
+                 ({} errors; {}: {})",
+                kernel.name,
+                errors.len(),
+                e.entity,
+                e.message
+            )),
+        ));
+    }
+    let w = tuned_size(g, options);
+    let prepared = with_slabs(args, &cuts, |part_args| {
+        g.prepare_with(&part, part_args, options.precision, w)
+    });
+    match prepared {
+        Ok(p) => Ok(Ok((p, cuts))),
+        Err(RuntimeError::Gpu(GpuError::WorkgroupMemory(why))) => Ok(Err(format!(
+            "device {i} ({}): its blocks ran on the CPU backend instead (same bits): {why}",
+            specs[i].kind
+        ))),
+        Err(e) => Err(failed(specs, i, e)),
+    }
+}
+
 pub(super) fn run(
     kernel: &Kernel,
     args: &mut [Arg],
@@ -50,24 +141,15 @@ pub(super) fn run(
     gpus: &[Option<&'static Gpu>],
     injected: Option<usize>,
 ) -> Result<SplitRun, SplitError> {
-    let bound = bind(kernel, args).map_err(SplitError::Launch)?;
-    let axis = split_axis(bound.grid);
-    let whole = bound.grid[usize::from(axis)];
-    let weights: Vec<f64> = specs.iter().map(|s| s.weight).collect();
-    let ranges = weighted(whole, &weights);
-    let slabs = slabs(kernel, &bound, axis, &ranges).map_err(SplitError::Refused)?;
-    let reads = read_slabs(kernel, &bound, axis, &ranges);
+    let plan = plan(kernel, args, specs)?;
+    let (bound, axis, ranges, slabs) = (&plan.bound, plan.axis, &plan.ranges, &plan.slabs);
     let names: Vec<String> = (specs.iter().zip(gpus))
         .map(|(s, g)| match g {
             Some(g) => format!("{} {}", s.kind, g.describe()),
             None => format!("cpu host CPU ({}, Cranelift JIT)", std::env::consts::ARCH),
         })
         .collect();
-    let failed = |i: usize, error: RuntimeError| SplitError::Device {
-        index: i,
-        device: specs[i].kind.to_string(),
-        error: Box::new(error),
-    };
+    let failed = |i: usize, error: RuntimeError| failed(specs, i, error);
     let cpus: Vec<usize> = (0..specs.len())
         .filter(|&i| specs[i].kind == DeviceKind::Cpu && !ranges[i].is_empty())
         .collect();
@@ -83,44 +165,15 @@ pub(super) fn run(
     let mut on_cpu_instead = Vec::new();
     let mut notes = Vec::new();
     for (i, g) in gpus.iter().enumerate() {
-        let r = &ranges[i];
         let p = match g {
-            Some(g) if !r.is_empty() => {
-                let cuts = slices(args, &slabs, &reads, i);
-                let blocks = (r.start, r.end - r.start, whole);
-                let part = part_kernel(kernel, axis, blocks, &bound.dims, &cuts);
-                // The rewrite keeps the IR's invariants, or it is a bug here
-                // and nothing runs.
-                let errors = phobos_core::ir::verify(&part);
-                if let Some(e) = errors.first() {
-                    return Err(failed(
-                        i,
-                        RuntimeError::Compile(format!(
-                            "internal error: the part of `{}` for this device does not \
-                             verify ({} errors; {}: {})",
-                            kernel.name,
-                            errors.len(),
-                            e.entity,
-                            e.message
-                        )),
-                    ));
-                }
-                let w = tuned_size(g, options);
-                let prepared = with_slabs(args, &cuts, |part_args| {
-                    g.prepare_with(&part, part_args, options.precision, w)
-                });
-                match prepared {
-                    Ok(p) => Some((p, cuts)),
-                    Err(RuntimeError::Gpu(GpuError::WorkgroupMemory(why))) => {
-                        notes.push(format!(
-                            "device {i} ({}): its blocks ran on the CPU backend instead \
-                             (same bits): {why}",
-                            specs[i].kind
-                        ));
+            Some(g) if !ranges[i].is_empty() => {
+                match prepare_gpu(kernel, args, options, &plan, specs, (i, g))? {
+                    Ok(p) => Some(p),
+                    Err(note) => {
+                        notes.push(note);
                         on_cpu_instead.push(i);
                         None
                     }
-                    Err(e) => return Err(failed(i, e)),
                 }
             }
             _ => None,
@@ -272,7 +325,7 @@ pub(super) fn run(
                 crate::Precision::Exact
             },
             config: kernel.config.clone(),
-            bound,
+            bound: bound.clone(),
             compile_ms: parts.iter().filter_map(|p| p.compile_ms).reduce(f64::max),
             cache_hit: None,
             lowering: notes,
