@@ -573,3 +573,40 @@ fn each_devices_kernel_is_timed_alone() {
         );
     }
 }
+
+/// Two stores to one tensor whose slices of neighbouring blocks meet
+/// (`r :+ 4` and `r + 1 :+ 4`): the CPU backend runs such blocks in order,
+/// as the interpreter does, rather than on threads whose order would decide
+/// the element they share; a split refuses them.
+#[test]
+fn stores_whose_blocks_meet_run_in_order_on_the_cpu() {
+    let src = "@grid(cdiv(M, 4))
+kernel two(X: tensor<f32>[M], Y: tensor<f32>[M]) {
+  let r = ctx.block.x * 4
+  Y[r :+ 4] = X[r :+ 4]
+  Y[r + 1 :+ 4] = X[r :+ 4] * 2.0
+}";
+    let program = phobos_tests::program("two.ph", src);
+    let k = program.kernel("two", &[]).expect("checks");
+    let args = make_args(&k, &[("M".to_string(), 1 << 16)], &[]);
+    let mut want = args.clone();
+    phobos_core::interp::run(&k, &mut want).unwrap();
+    for _ in 0..4 {
+        let mut got = args.clone();
+        let cpu = Options {
+            backend: phobos_runtime::Backend::Cpu,
+            threads: Some(2),
+            ..Options::default()
+        };
+        phobos_runtime::launch(&k, &mut got, &cpu).unwrap();
+        assert!(differs(&want, &got).is_none(), "{:?}", differs(&want, &got));
+    }
+    let e = launch_split(
+        &k,
+        &mut args.clone(),
+        &Options::default(),
+        &devices("cpu,cpu"),
+    )
+    .expect_err("refused");
+    assert!(e.to_string().contains("overlapping"), "{e}");
+}
