@@ -192,6 +192,10 @@ fn bench_split(
     }
     let last = last.expect("at least one run");
     secs.sort_by(f64::total_cmp);
+    // The kernels alone, each device timed by itself.
+    let kernels =
+        phobos_runtime::split::time_split(&kernel, args, options, devices, a.runs.max(1) as u32)?;
+    let kernels_s = kernels.seconds();
     let (median, fastest) = (secs[secs.len() / 2], secs[0]);
     let gib = |s: f64| bytes as f64 / s / (1u64 << 30) as f64;
     if a.run.json {
@@ -204,6 +208,17 @@ fn bench_split(
             "config": first.config.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
             "tuning": first.tuning.to_json(),
             "split": crate::devices::json(&last),
+            "kernels": {
+                "timing": "each device alone; the split's time is the slowest device's",
+                "median_ms": kernels_s * 1e3,
+                "median_gib_s": gib(kernels_s),
+                "devices": kernels.parts.iter().map(|p| json!({
+                    "device": p.device.to_string(),
+                    "blocks": [p.blocks.start, p.blocks.end],
+                    "median_ms": p.median() * 1e3,
+                    "timing": p.timing,
+                })).collect::<Vec<_>>(),
+            },
             "bytes": bytes,
             "runs": secs.len(),
             "median_ms": median * 1e3,
@@ -230,6 +245,21 @@ fn bench_split(
         );
         for line in crate::devices::lines(&last) {
             println!("  {line}");
+        }
+        println!(
+            "kernels alone (each device timed by itself; the split takes the slowest's): {:.3} ms, {:.2} GiB/s",
+            kernels_s * 1e3,
+            gib(kernels_s)
+        );
+        for p in &kernels.parts {
+            println!(
+                "  {}: blocks {}..{}, median {:.3} ms ({})",
+                p.device,
+                p.blocks.start,
+                p.blocks.end,
+                p.median() * 1e3,
+                p.timing
+            );
         }
     }
     Ok(ExitCode::SUCCESS)

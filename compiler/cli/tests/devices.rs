@@ -289,6 +289,13 @@ fn bench_reports_each_device() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["backend"], "split");
     assert_eq!(v["split"]["devices"].as_array().map(Vec::len), Some(2));
+    // The kernels alone: each device's median, the split's the slowest's.
+    let kernels = &v["kernels"];
+    let each: Vec<f64> = (kernels["devices"].as_array().expect("a list").iter())
+        .map(|d| d["median_ms"].as_f64().expect("a time"))
+        .collect();
+    assert_eq!(each.len(), 2);
+    assert_eq!(kernels["median_ms"].as_f64(), Some(each[0].max(each[1])));
     let o = phobosc(
         &[
             "bench",

@@ -5,7 +5,9 @@
 //! Such kernels run on one thread, in order. A kernel qualifies for threads
 //! when no tensor is both read and written, and every store to a tensor is
 //! tiled along every block axis the kernel uses: some index of it starts at
-//! `n * ctx.block.a + c` with length `n`.
+//! `n * ctx.block.a + c` with length `n`, the same index, `n` and `c` for
+//! every store to that tensor (so that stores of neighbouring blocks never
+//! meet).
 
 use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, LocalId, ParamKind, Place, Stmt};
 use phobos_core::types::{Dim, Value};
@@ -36,25 +38,60 @@ pub fn blocks_independent(k: &Kernel) -> bool {
             _ => None,
         })
         .collect();
-    k.body.iter().all(|s| match s {
-        Stmt::Store {
-            place: Place::Param(_),
-            index,
-            ..
-        } => used.iter().all(|axis| {
-            index.iter().any(|ix| match ix {
-                Index::Range {
-                    start: Some(s),
-                    len: Dim::Const(n),
-                } => affine(k, *s, &lets).is_some_and(|(coef, _)| {
-                    coef[*axis as usize] == *n as i64
-                        && (0..3).all(|b| b == *axis as usize || coef[b] == 0)
-                }),
-                _ => false,
+    // Stores to one tensor tile it together: along each block axis used,
+    // some axis of the tensor where every store to it starts at the same
+    // `n * ctx.block.a + c` with length `n`. Else a store at `r + 1 :+ n`
+    // beside one at `r :+ n` writes the first element of the next block's
+    // slice, and which is last would depend on the threads.
+    let together = k.params.iter().enumerate().all(|(p, _)| {
+        let stores: Vec<&[Index]> = (k.body.iter())
+            .filter_map(|s| match s {
+                Stmt::Store {
+                    place: Place::Param(q),
+                    index,
+                    ..
+                } if *q == p => Some(index.as_slice()),
+                _ => None,
             })
-        }),
-        _ => true,
-    })
+            .collect();
+        stores.len() < 2
+            || used.iter().all(|&axis| {
+                let tile = |index: &[Index], d: usize| match index.get(d) {
+                    Some(Index::Range {
+                        start: Some(s),
+                        len: Dim::Const(n),
+                    }) => affine(k, *s, &lets).filter(|(coef, _)| {
+                        coef[axis as usize] == *n as i64
+                            && (0..3).all(|b| b == axis as usize || coef[b] == 0)
+                    }),
+                    _ => None,
+                };
+                (0..stores[0].len()).any(|d| {
+                    let first = tile(stores[0], d);
+                    first.is_some() && stores.iter().all(|s| tile(s, d) == first)
+                })
+            })
+    });
+    together
+        && k.body.iter().all(|s| match s {
+            Stmt::Store {
+                place: Place::Param(_),
+                index,
+                ..
+            } => used.iter().all(|axis| {
+                index.iter().any(|ix| match ix {
+                    Index::Range {
+                        start: Some(s),
+                        len: Dim::Const(n),
+                    } => affine(k, *s, &lets).is_some_and(|(coef, _)| {
+                        coef[*axis as usize] == *n as i64
+                            && (0..3).all(|b| b == *axis as usize || coef[b] == 0)
+                    }),
+                    _ => false,
+                })
+            }),
+            _ => true,
+        })
 }
 
 fn affine(k: &Kernel, id: ExprId, lets: &HashMap<LocalId, ExprId>) -> Option<([i64; 3], i64)> {

@@ -305,30 +305,12 @@ impl Gpu {
         precision: Precision,
         workgroup_size: Option<u32>,
     ) -> Result<Prepared, RuntimeError> {
-        self.prepare_generating(kernel, args, precision, workgroup_size, &[], &[], &[])
-    }
-
-    /// [`Gpu::prepare_with`] uploading, of each tensor that `slices` gives
-    /// a byte range for, only those bytes (the rest of its buffer holds
-    /// zeros): a part of a split launch (`crate::split`), whose blocks read
-    /// and write no other bytes of it.
-    pub(crate) fn prepare_slices(
-        &self,
-        kernel: &Kernel,
-        args: &[Arg],
-        precision: Precision,
-        workgroup_size: Option<u32>,
-        slices: &[Option<std::ops::Range<u64>>],
-    ) -> Result<Prepared, RuntimeError> {
-        self.prepare_generating(kernel, args, precision, workgroup_size, &[], &[], slices)
+        self.prepare_generating(kernel, args, precision, workgroup_size, &[], &[])
     }
 
     /// [`Gpu::prepare_with`], generating the tensors of `generated` on the
     /// device instead of uploading them ([`crate::Transfers::generated`]),
-    /// taking those of `zeroed` as zero ([`crate::Transfers::zeroed`]), and
-    /// uploading of those `slices` gives a range for only that range
-    /// ([`Gpu::prepare_slices`]).
-    #[allow(clippy::too_many_arguments)]
+    /// and taking those of `zeroed` as zero ([`crate::Transfers::zeroed`]).
     fn prepare_generating(
         &self,
         kernel: &Kernel,
@@ -337,7 +319,6 @@ impl Gpu {
         workgroup_size: Option<u32>,
         generated: &[usize],
         zeroed: &[usize],
-        slices: &[Option<std::ops::Range<u64>>],
     ) -> Result<Prepared, RuntimeError> {
         let shapes: Vec<ArgShape> = args
             .iter()
@@ -364,15 +345,6 @@ impl Gpu {
                 }
                 Arg::Tensor(t) if zeroed.contains(&i) => {
                     owned.push(Some(self.zeroed(&p.name, t)?));
-                    scalars.push(None);
-                }
-                Arg::Tensor(t) if matches!(slices.get(i), Some(Some(_))) => {
-                    let Some(Some(range)) = slices.get(i) else {
-                        unreachable!("matched")
-                    };
-                    owned.push(Some(crate::phases::scoped("upload", || {
-                        self.upload_range(&p.name, t, range.clone())
-                    })?));
                     scalars.push(None);
                 }
                 Arg::Tensor(t) => {
@@ -585,15 +557,8 @@ impl Gpu {
         let none = Vec::new();
         let generated = streaming.as_ref().map_or(&none, |s| &s.generated);
         let zeroed = streaming.as_ref().map_or(&none, |s| &s.zeroed);
-        let prepared = self.prepare_generating(
-            kernel,
-            args,
-            precision,
-            workgroup_size,
-            generated,
-            zeroed,
-            &[],
-        )?;
+        let prepared =
+            self.prepare_generating(kernel, args, precision, workgroup_size, generated, zeroed)?;
         // The host tensors that will not hold the results: stored ones the
         // read-back leaves to the sink or on the device, and generated ones
         // it does not fill.

@@ -224,36 +224,6 @@ impl Gpu {
         Ok(buffer)
     }
 
-    /// A storage buffer for `t` holding its bytes `range` (widened to whole
-    /// 4-byte words within the tensor) and zeros elsewhere: a part of a
-    /// split launch, which reads no other bytes (`crate::split`).
-    pub(crate) fn upload_range(
-        &self,
-        name: &str,
-        t: &phobos_core::tensor::Tensor,
-        range: std::ops::Range<u64>,
-    ) -> Result<wgpu::Buffer, GpuError> {
-        let buffer = self.zeroed(name, t)?;
-        let bytes = bytes_of(&t.data).expect("zeroed refused bools");
-        let len = bytes.len() as u64;
-        let from = range.start.min(len) & !3;
-        let to = range.end.min(len).max(from);
-        let mut at = from;
-        while at < to {
-            let end = to.min(at + TRANSFER_PIECE as u64);
-            let piece = &bytes[at as usize..end as usize];
-            if piece.len().is_multiple_of(4) {
-                self.queue.write_buffer(&buffer, at, piece);
-            } else {
-                // The tensor's last word, padded as `upload` pads it.
-                let padded = [piece, &[0; 3][..4 - piece.len() % 4]].concat();
-                self.queue.write_buffer(&buffer, at, &padded);
-            }
-            at = end;
-        }
-        Ok(buffer)
-    }
-
     /// A storage buffer for `t`, holding zeros (wgpu zero-fills it): for a
     /// tensor the caller made all zero ([`crate::Transfers::zeroed`]),
     /// and where uploads and generated inputs go. `name` names it in
@@ -458,7 +428,7 @@ impl Gpu {
 
     /// Bytes `range` of `buffer` (which needs `BufferUsages::COPY_SRC`)
     /// after the work submitted so far, in pieces of at most 64 MiB: the
-    /// rows one device of a split launch wrote (`crate::split`). The range
+    /// slab one device of a split launch wrote (`crate::split`). The range
     /// need not start or end on a 4-byte word; `name` names the tensor in
     /// errors.
     pub fn read_range(

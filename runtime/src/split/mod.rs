@@ -9,10 +9,10 @@
 //! device runs the same kernel over its range ([`part::part_kernel`] on a
 //! GPU, `phobos_cpu::run_blocks` on the CPU) and the slabs of the outputs
 //! its blocks write ([`writes::slabs`]) are gathered into the caller's
-//! tensors ([`run`]). The result is the single-device result bit for bit
-//! whenever the slabs of different devices are disjoint and no block reads
-//! a tensor that is written; a kernel for which that cannot be shown is
-//! refused before anything runs ([`SplitError::Refused`]).
+//! tensors (`run.rs`). The result is the single-device result bit for bit
+//! whenever the slabs of different devices are disjoint and no device reads
+//! rows another writes; a kernel for which that cannot be shown is refused
+//! before anything runs ([`SplitError::Refused`]).
 //!
 //! Stages, one module each:
 //!
@@ -20,22 +20,24 @@
 //!   the adapters present ([`Devices::resolve`]) and opened, several
 //!   devices on one adapter if named more than once ([`devices::open`]);
 //! - `ranges.rs`: contiguous weighted ranges of blocks (or elements);
-//! - `writes.rs`: which slab of each output a range of blocks writes, and
-//!   the refusal of overlapping ones;
+//! - `writes.rs`: which slab of each output a range of blocks writes (and
+//!   of each input it reads), and the refusal of slabs that meet;
 //! - `part.rs`: a GPU's part as a kernel of its own;
 //! - `run.rs` and `slab_io.rs`: running the parts at once, all or nothing,
 //!   and moving the slabs;
-//! - `fill.rs`: a Tandem fill's elements cut the same way.
+//! - `fill.rs`: a Tandem fill's elements cut the same way;
+//! - `timing.rs`: each device's part timed alone, without transfers.
 //!
-//! What is copied: a GPU receives of each input the rows its blocks read,
-//! where every load of it follows the blocks along one axis
-//! ([`writes::read_slabs`]), and every other input whole (a weight, a
-//! bias, a tensor read through a loop variable); its buffers have the
-//! tensors' full sizes (zeros outside what was sent), and only its slabs of
-//! the outputs are sent and read back. A CPU device reads the host's
-//! tensors where they are (the first in place, others from a copy). The `@autotune` configuration is
-//! one for every device (the grid must be one grid); a GPU of the adapter
-//! the tuner measured takes the tuner's workgroup size, any other its own
+//! What is copied: a GPU holds of each output only the slab its blocks
+//! write, and of each input only the rows its blocks read, where every load
+//! of it follows the blocks along one axis ([`writes::read_slabs`]); every
+//! other input whole (a weight, a bias, a tensor read through a loop
+//! variable). Its part addresses the slabs as tensors of their own
+//! ([`part::part_kernel`]), so a device's memory follows its share. A CPU
+//! device reads the host's tensors where they are (the first in place,
+//! others from a copy). The `@autotune` configuration is one for every
+//! device (the grid must be one grid); a GPU of the adapter the tuner
+//! measured takes the tuner's workgroup size, any other its own
 //! heuristic's.
 
 pub mod devices;
@@ -44,11 +46,13 @@ mod part;
 pub mod ranges;
 mod run;
 mod slab_io;
+pub mod timing;
 pub mod writes;
 
 pub use devices::{DeviceKind, DeviceSpec, Devices, DevicesError};
 pub use fill::{FillShare, SplitFill, fill};
-pub use part::part_kernel;
+pub use part::{Slice, part_kernel};
+pub use timing::{PartTiming, SplitTiming, time_split};
 
 use crate::{Options, Provenance, RuntimeError};
 use phobos_core::ir::Kernel;

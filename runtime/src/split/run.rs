@@ -4,11 +4,11 @@
 //! Order of work, so that the host's tensors are read before anyone
 //! writes them and written only once every device has finished:
 //!
-//! 1. each GPU is sent the rows of the inputs its blocks read (every input
-//!    read otherwise, whole) and of the outputs they write
-//!    ([`super::writes::read_slabs`], [`super::writes::slabs`]), and is
-//!    handed its part ([`super::part::part_kernel`]); a refusal here names
-//!    the device and nothing has run;
+//! 1. each GPU is handed its part ([`super::part::part_kernel`]) and sent
+//!    the slabs of the inputs its blocks read (every input read otherwise,
+//!    whole) and of the outputs they write ([`super::writes::read_slabs`],
+//!    [`super::writes::slabs`]), which are all its buffers hold of them; a
+//!    refusal here names the device and nothing has run;
 //! 2. each GPU waits for its part and reads back its slabs, on a thread of
 //!    its own; each CPU device after the first runs its blocks on a copy of
 //!    the arguments, on a thread of its own; the first CPU device runs its
@@ -19,15 +19,16 @@
 //!    tensors.
 
 use super::devices::{DeviceKind, DeviceSpec};
-use super::part::part_kernel;
+use super::part::{Slice, part_kernel};
 use super::ranges::weighted;
-use super::slab_io::{Piece, byte_span, gather, place, slab_segments};
+use super::slab_io::{Piece, byte_span, gather, place, segments, slab_segments};
 use super::writes::{Slab, read_slabs, slabs, split_axis};
 use super::{PartRun, SplitError, SplitRun};
 use crate::gpu::{Gpu, GpuError, Prepared};
 use crate::{Backend, Options, Provenance, RuntimeError};
 use phobos_core::ir::Kernel;
 use phobos_core::launch::{Arg, bind};
+use phobos_core::tensor::Tensor;
 use std::ops::Range;
 use std::time::Instant;
 
@@ -41,6 +42,97 @@ struct Done {
     workgroup_size: Option<u32>,
 }
 
+/// What a split decides before anything runs: the grid axis, each
+/// device's blocks, and the slabs of the outputs and inputs.
+pub(super) struct Plan {
+    pub bound: phobos_core::launch::Bound,
+    pub axis: u8,
+    pub whole: u64,
+    pub ranges: Vec<Range<u64>>,
+    pub slabs: Vec<Slab>,
+    pub reads: Vec<Option<Slab>>,
+}
+
+/// The plan of `kernel` over `args` on `specs`, or why it cannot split.
+pub(super) fn plan(
+    kernel: &Kernel,
+    args: &[Arg],
+    specs: &[DeviceSpec],
+) -> Result<Plan, SplitError> {
+    let bound = bind(kernel, args).map_err(SplitError::Launch)?;
+    let axis = split_axis(bound.grid);
+    let whole = bound.grid[usize::from(axis)];
+    let weights: Vec<f64> = specs.iter().map(|s| s.weight).collect();
+    let ranges = weighted(whole, &weights);
+    let slabs = slabs(kernel, &bound, axis, &ranges).map_err(SplitError::Refused)?;
+    let reads = read_slabs(kernel, &bound, axis, &ranges);
+    Ok(Plan {
+        bound,
+        axis,
+        whole,
+        ranges,
+        slabs,
+        reads,
+    })
+}
+
+/// Device `i`'s error, naming it.
+pub(super) fn failed(specs: &[DeviceSpec], i: usize, error: RuntimeError) -> SplitError {
+    SplitError::Device {
+        index: i,
+        device: specs[i].kind.to_string(),
+        error: Box::new(error),
+    }
+}
+
+/// GPU `g`, device `i`, handed its part and sent its slabs; `None` where
+/// its workgroup memory cannot hold the kernel's tiles (the note says so,
+/// and the CPU backend runs its blocks instead, with the same bits, as a
+/// launch on one GPU does).
+#[allow(clippy::type_complexity)]
+pub(super) fn prepare_gpu(
+    kernel: &Kernel,
+    args: &mut [Arg],
+    options: &Options,
+    plan: &Plan,
+    specs: &[DeviceSpec],
+    (i, g): (usize, &Gpu),
+) -> Result<Result<(Prepared, Vec<Slice>), String>, SplitError> {
+    let r = &plan.ranges[i];
+    let cuts = slices(args, &plan.slabs, &plan.reads, i);
+    let blocks = (r.start, r.end - r.start, plan.whole);
+    let part = part_kernel(kernel, plan.axis, blocks, &plan.bound.dims, &cuts);
+    // The rewrite keeps the IR's invariants, or it is a bug here and
+    // nothing runs.
+    let errors = phobos_core::ir::verify(&part);
+    if let Some(e) = errors.first() {
+        return Err(failed(
+            specs,
+            i,
+            RuntimeError::Compile(format!(
+                "internal error: the part of `{}` for this device does not verify \
+                 ({} errors; {}: {})",
+                kernel.name,
+                errors.len(),
+                e.entity,
+                e.message
+            )),
+        ));
+    }
+    let w = tuned_size(g, options);
+    let prepared = with_slabs(args, &cuts, |part_args| {
+        g.prepare_with(&part, part_args, options.precision, w)
+    });
+    match prepared {
+        Ok(p) => Ok(Ok((p, cuts))),
+        Err(RuntimeError::Gpu(GpuError::WorkgroupMemory(why))) => Ok(Err(format!(
+            "device {i} ({}): its blocks ran on the CPU backend instead (same bits): {why}",
+            specs[i].kind
+        ))),
+        Err(e) => Err(failed(specs, i, e)),
+    }
+}
+
 pub(super) fn run(
     kernel: &Kernel,
     args: &mut [Arg],
@@ -49,24 +141,15 @@ pub(super) fn run(
     gpus: &[Option<&'static Gpu>],
     injected: Option<usize>,
 ) -> Result<SplitRun, SplitError> {
-    let bound = bind(kernel, args).map_err(SplitError::Launch)?;
-    let axis = split_axis(bound.grid);
-    let whole = bound.grid[usize::from(axis)];
-    let weights: Vec<f64> = specs.iter().map(|s| s.weight).collect();
-    let ranges = weighted(whole, &weights);
-    let slabs = slabs(kernel, &bound, axis, &ranges).map_err(SplitError::Refused)?;
-    let reads = read_slabs(kernel, &bound, axis, &ranges);
+    let plan = plan(kernel, args, specs)?;
+    let (bound, axis, ranges, slabs) = (&plan.bound, plan.axis, &plan.ranges, &plan.slabs);
     let names: Vec<String> = (specs.iter().zip(gpus))
         .map(|(s, g)| match g {
             Some(g) => format!("{} {}", s.kind, g.describe()),
             None => format!("cpu host CPU ({}, Cranelift JIT)", std::env::consts::ARCH),
         })
         .collect();
-    let failed = |i: usize, error: RuntimeError| SplitError::Device {
-        index: i,
-        device: specs[i].kind.to_string(),
-        error: Box::new(error),
-    };
+    let failed = |i: usize, error: RuntimeError| failed(specs, i, error);
     let cpus: Vec<usize> = (0..specs.len())
         .filter(|&i| specs[i].kind == DeviceKind::Cpu && !ranges[i].is_empty())
         .collect();
@@ -78,28 +161,19 @@ pub(super) fn run(
     // 1. Uploads and pipelines, in order. A GPU whose workgroup memory
     // cannot hold the kernel's tiles has its blocks run by the CPU backend
     // instead, with the same bits, as a launch on one GPU does.
-    let mut prepared: Vec<Option<Prepared>> = Vec::new();
+    let mut prepared: Vec<Option<(Prepared, Vec<Slice>)>> = Vec::new();
     let mut on_cpu_instead = Vec::new();
     let mut notes = Vec::new();
     for (i, g) in gpus.iter().enumerate() {
-        let r = &ranges[i];
         let p = match g {
-            Some(g) if !r.is_empty() => {
-                let part = part_kernel(kernel, axis, r.start, r.end - r.start, whole);
-                let uploads = uploads(kernel, args, &slabs, &reads, i);
-                let w = tuned_size(g, options);
-                match g.prepare_slices(&part, args, options.precision, w, &uploads) {
+            Some(g) if !ranges[i].is_empty() => {
+                match prepare_gpu(kernel, args, options, &plan, specs, (i, g))? {
                     Ok(p) => Some(p),
-                    Err(RuntimeError::Gpu(GpuError::WorkgroupMemory(why))) => {
-                        notes.push(format!(
-                            "device {i} ({}): its blocks ran on the CPU backend instead \
-                             (same bits): {why}",
-                            specs[i].kind
-                        ));
+                    Err(note) => {
+                        notes.push(note);
                         on_cpu_instead.push(i);
                         None
                     }
-                    Err(e) => return Err(failed(i, e)),
                 }
             }
             _ => None,
@@ -120,11 +194,14 @@ pub(super) fn run(
     std::thread::scope(|s| {
         let mut handles = Vec::new();
         for (i, p) in prepared.iter().enumerate() {
-            let (Some(p), Some(g)) = (p, gpus[i]) else {
+            let (Some((p, cuts)), Some(g)) = (p, gpus[i]) else {
                 continue;
             };
             let (slabs, shapes) = (&slabs, &shapes);
-            handles.push((i, s.spawn(move || gpu_part(g, kernel, p, slabs, i, shapes))));
+            handles.push((
+                i,
+                s.spawn(move || gpu_part(g, kernel, p, cuts, slabs, i, shapes)),
+            ));
         }
         for (i, own) in copies.iter_mut() {
             let (i, slabs) = (*i, &slabs);
@@ -248,7 +325,7 @@ pub(super) fn run(
                 crate::Precision::Exact
             },
             config: kernel.config.clone(),
-            bound,
+            bound: bound.clone(),
             compile_ms: parts.iter().filter_map(|p| p.compile_ms).reduce(f64::max),
             cache_hit: None,
             lowering: notes,
@@ -272,29 +349,62 @@ fn tuned_size(g: &Gpu, options: &Options) -> Option<u32> {
     (same && w <= g.max_workgroup_size()).then_some(w)
 }
 
-/// The bytes of each tensor device `i` is sent: of a stored tensor, its
-/// slab (the rest is never read back); of an input read by rows, the rows
-/// its blocks read; of any other tensor, all (`None`).
-fn uploads(
-    kernel: &Kernel,
-    args: &[Arg],
-    slabs: &[Slab],
-    reads: &[Option<Slab>],
-    i: usize,
-) -> Vec<Option<Range<u64>>> {
-    (0..kernel.params.len())
-        .map(|p| {
-            let slab = slabs
-                .iter()
-                .find(|s| s.param == p)
-                .or_else(|| reads.get(p).and_then(Option::as_ref))?;
-            let Arg::Tensor(t) = &args[p] else {
+/// The tensors device `i` holds only a slab of: each output's slab of
+/// its blocks' writes, and each input's of their reads where every load of
+/// it follows the blocks (`writes::read_slabs`); a slab that is the whole
+/// tensor (or a tensor of rank 0) is not cut. Every other tensor is sent
+/// whole (a weight, a bias, one read through a loop variable).
+fn slices(args: &[Arg], slabs: &[Slab], reads: &[Option<Slab>], i: usize) -> Vec<Slice> {
+    let reads = reads.iter().flatten();
+    (slabs.iter().chain(reads))
+        .filter_map(|slab| {
+            let Arg::Tensor(t) = &args[slab.param] else {
                 return None;
             };
-            let segs = slab_segments(slab, t, i);
-            Some(byte_span(&segs, t.elem().size()).unwrap_or(0..0))
+            let extent = *t.shape.get(slab.axis)? as u64;
+            let part = &slab.parts[i];
+            (part.start > 0 || part.end < extent).then_some(Slice {
+                param: slab.param,
+                axis: slab.axis,
+                lo: part.start,
+                extent: part.end - part.start,
+            })
         })
         .collect()
+}
+
+/// Calls `f` with `args` in which each tensor of `cuts` is replaced by its
+/// slab (a copy of those elements); the other tensors are moved in and back
+/// out, not copied.
+fn with_slabs<T>(args: &mut [Arg], cuts: &[Slice], f: impl FnOnce(&[Arg]) -> T) -> T {
+    let mut part_args: Vec<Arg> = Vec::with_capacity(args.len());
+    for (p, a) in args.iter_mut().enumerate() {
+        part_args.push(match (a, cuts.iter().find(|c| c.param == p)) {
+            (Arg::Tensor(t), Some(c)) => {
+                let mut shape = t.shape.clone();
+                shape[c.axis] = c.extent as usize;
+                let segs = segments(&t.shape, c.axis, &(c.lo..c.lo + c.extent));
+                Arg::Tensor(Tensor {
+                    shape,
+                    data: gather(&t.data, &segs),
+                })
+            }
+            (Arg::Tensor(t), None) => {
+                let placeholder = Tensor::zeros(t.elem(), &[0]);
+                Arg::Tensor(std::mem::replace(t, placeholder))
+            }
+            (Arg::Scalar(v), _) => Arg::Scalar(*v),
+        });
+    }
+    let result = f(&part_args);
+    for (p, (a, moved)) in args.iter_mut().zip(part_args).enumerate() {
+        if let (Arg::Tensor(t), Arg::Tensor(m)) = (a, moved)
+            && !cuts.iter().any(|c| c.param == p)
+        {
+            *t = m;
+        }
+    }
+    result
 }
 
 fn cpu_error(e: phobos_cpu::RunError) -> RuntimeError {
@@ -319,6 +429,7 @@ fn gpu_part(
     g: &Gpu,
     kernel: &Kernel,
     p: &Prepared,
+    cuts: &[Slice],
     slabs: &[Slab],
     i: usize,
     shapes: &[Option<Vec<usize>>],
@@ -336,7 +447,18 @@ fn gpu_part(
         let size = kernel
             .place_elem(phobos_core::ir::Place::Param(slab.param))
             .size();
-        let segs = super::slab_io::segments(shape, slab.axis, &slab.parts[i]);
+        let segs = segments(shape, slab.axis, &slab.parts[i]);
+        let buffer = p.buffer(slab.param).ok_or_else(|| {
+            RuntimeError::Compile(format!("`{name}` has no buffer on the device"))
+        })?;
+        // A cut tensor's buffer holds its slab alone, in the order of the
+        // segments.
+        if cuts.iter().any(|c| c.param == slab.param) {
+            let bytes = (segs.iter().map(|r| r.len()).sum::<usize>() * size) as u64;
+            let bytes = g.read_range(buffer, 0..bytes, name)?;
+            pieces.push(Piece::Packed(bytes));
+            continue;
+        }
         let Some(span) = byte_span(&segs, size) else {
             pieces.push(Piece::Bytes {
                 first: 0,
@@ -344,9 +466,6 @@ fn gpu_part(
             });
             continue;
         };
-        let buffer = p.buffer(slab.param).ok_or_else(|| {
-            RuntimeError::Compile(format!("`{name}` has no buffer on the device"))
-        })?;
         let bytes = g.read_range(buffer, span.clone(), name)?;
         pieces.push(Piece::Bytes {
             first: span.start as usize,

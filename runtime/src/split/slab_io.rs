@@ -74,7 +74,13 @@ pub fn scatter(data: &mut Data, segs: &[Range<usize>], from: &Data) {
 /// bytes from the first segment's start to the last one's end.
 pub enum Piece {
     Elements(Data),
-    Bytes { first: usize, bytes: Vec<u8> },
+    Bytes {
+        first: usize,
+        bytes: Vec<u8>,
+    },
+    /// The segments' bytes one after another (a GPU's buffer of a cut
+    /// tensor, which holds the slab alone).
+    Packed(Vec<u8>),
 }
 
 /// The byte span of `segs` in a tensor of `size`-byte elements.
@@ -86,6 +92,16 @@ pub fn byte_span(segs: &[Range<usize>], size: usize) -> Option<Range<u64>> {
 pub fn place(t: &mut Tensor, segs: &[Range<usize>], piece: &Piece) {
     match piece {
         Piece::Elements(d) => scatter(&mut t.data, segs, d),
+        Piece::Packed(bytes) => {
+            let size = t.elem().size();
+            let out = crate::gpu::bytes_of_mut(&mut t.data).expect("the GPU refuses bool tensors");
+            let mut at = 0;
+            for r in segs {
+                let n = r.len() * size;
+                out[r.start * size..r.end * size].copy_from_slice(&bytes[at..at + n]);
+                at += n;
+            }
+        }
         Piece::Bytes { first, bytes } => {
             let size = t.elem().size();
             let out = crate::gpu::bytes_of_mut(&mut t.data).expect("the GPU refuses bool tensors");
