@@ -82,7 +82,9 @@ impl Devices {
         {
             if n == 0 {
                 return Err(DevicesError(
-                    "`0`: a split needs at least one device".to_string(),
+                    "`0`: a number alone asks for the first N adapters, and a split needs at \
+                     least one; to name adapter 0, write `gpu0`"
+                        .to_string(),
                 ));
             }
             return Ok(Devices::First(n));
@@ -246,7 +248,8 @@ mod tests {
                 },
             ])
         );
-        assert!(Devices::parse("0").is_err());
+        let zero = Devices::parse("0").unwrap_err().0;
+        assert!(zero.contains("write `gpu0`"), "{zero}");
         assert!(Devices::parse("gpu").is_err());
         assert!(Devices::parse("tpu0").is_err());
         assert!(Devices::parse("cpu:0").is_err());
