@@ -12,6 +12,10 @@
 // Every configuration fits WebGPU's 16 KiB of workgroup memory (`acc`, the
 // score tiles, and `acc` staged while it is updated).
 //
+// BN sets the order in which the online softmax folds in the keys, so each
+// BN gives its own rounding of O and L. Pass `--config BN=...` to compare
+// backends or machines bit for bit (docs/language.md, `@autotune`).
+//
 //   phobosc run examples/attention_dropout.ph --dim BH=4 --dim S=256 --arg scale=0.125 --arg p=0.1
 
 // dims: BH=2, S=40
