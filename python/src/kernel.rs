@@ -898,30 +898,7 @@ pub(crate) fn devices(v: &Bound<'_, PyAny>) -> PyResult<Option<Vec<DeviceSpec>>>
 /// A split launch's devices for `Run.provenance['split']`, with the keys
 /// of `phobosc run --json`'s `split`.
 fn split_json<'py>(py: Python<'py>, run: &SplitRun) -> PyResult<Bound<'py, PyAny>> {
-    let devices: Vec<serde_json::Value> = run
-        .parts
-        .iter()
-        .map(|p| {
-            serde_json::json!({
-                "device": p.device.to_string(),
-                "name": p.name,
-                "weight": p.weight,
-                "blocks": [p.blocks.start, p.blocks.end],
-                "ms": p.ms,
-                "compile_ms": p.compile_ms,
-                "threads": p.threads,
-                "workgroup_size": p.workgroup_size,
-            })
-        })
-        .collect();
-    let axis = ["x", "y", "z"][usize::from(run.axis)];
-    json(
-        py,
-        &serde_json::json!({
-            "axis": axis,
-            "devices": devices,
-        }),
-    )
+    json(py, &run.json())
 }
 
 fn threads(v: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {

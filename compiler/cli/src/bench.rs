@@ -207,7 +207,7 @@ fn bench_split(
             "timing": "wall clock, uploads and read-backs included",
             "config": first.config.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
             "tuning": first.tuning.to_json(),
-            "split": crate::devices::json(&last),
+            "split": last.json(),
             "kernels": {
                 "timing": "each device alone; the split's time is the slowest device's",
                 "median_ms": kernels_s * 1e3,

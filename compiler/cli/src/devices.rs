@@ -10,7 +10,6 @@ use phobos_core::ir::Kernel;
 use phobos_core::launch::Arg;
 use phobos_runtime::split::{DeviceKind, DeviceSpec, Devices, SplitRun, launch_split};
 use phobos_runtime::{Backend, Options, Provenance};
-use serde_json::json;
 
 /// The devices `--devices TEXT` names here; an adapter that is not there
 /// is an error naming it and listing those that are.
@@ -82,22 +81,4 @@ pub fn lines(run: &SplitRun) -> Vec<String> {
             )
         })
         .collect()
-}
-
-/// The devices as JSON: each with its blocks, weight and times.
-pub fn json(run: &SplitRun) -> serde_json::Value {
-    let axis = ["x", "y", "z"][usize::from(run.axis)];
-    json!({
-        "axis": axis,
-        "devices": run.parts.iter().map(|p| json!({
-            "device": p.device.to_string(),
-            "name": p.name,
-            "weight": p.weight,
-            "blocks": [p.blocks.start, p.blocks.end],
-            "ms": p.ms,
-            "compile_ms": p.compile_ms,
-            "threads": p.threads,
-            "workgroup_size": p.workgroup_size,
-        })).collect::<Vec<_>>(),
-    })
 }

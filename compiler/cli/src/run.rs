@@ -330,7 +330,7 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
         let report = json!({
             "kernel": name,
             "provenance": provenance_json(&prov, &kernel, &bind_notes(&kernel, &a.inputs, &a.args)),
-            "split": split.as_ref().map(crate::devices::json),
+            "split": split.as_ref().map(|s| s.json()),
             "outputs": written(&kernel).map(|p| {
                 let Arg::Tensor(t) = &args[p] else { unreachable!() };
                 let saved = outputs.iter().find(|(q, _)| *q == p).map(|(_, path)| path.display().to_string());

@@ -94,6 +94,29 @@ pub struct SplitRun {
 }
 
 impl SplitRun {
+    /// The devices as JSON, each with its blocks, weight and times: the
+    /// `split` of `phobosc run --json` and of Python's `Run.provenance`.
+    pub fn json(&self) -> serde_json::Value {
+        let axis = ["x", "y", "z"][usize::from(self.axis)];
+        let devices: Vec<serde_json::Value> = self
+            .parts
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "device": p.device.to_string(),
+                    "name": p.name,
+                    "weight": p.weight,
+                    "blocks": [p.blocks.start, p.blocks.end],
+                    "ms": p.ms,
+                    "compile_ms": p.compile_ms,
+                    "threads": p.threads,
+                    "workgroup_size": p.workgroup_size,
+                })
+            })
+            .collect();
+        serde_json::json!({ "axis": axis, "devices": devices })
+    }
+
     /// `devices` (this run's, in its order) weighted by the speed this run
     /// measured, blocks per millisecond, so that a next launch gives each
     /// device a share it finishes in about the same time. A device that ran
