@@ -315,3 +315,25 @@ pub fn check_tandem_variant(
     }
     kept
 }
+
+/// The first element whose bits differ between two argument lists.
+pub fn differs(want: &[Arg], got: &[Arg]) -> Option<String> {
+    for (i, (a, b)) in want.iter().zip(got).enumerate() {
+        if let (Arg::Tensor(a), Arg::Tensor(b)) = (a, b) {
+            if a.shape != b.shape {
+                return Some(format!(
+                    "argument {i}: shapes {:?} and {:?}",
+                    a.shape, b.shape
+                ));
+            }
+            if let Some(j) = (0..a.len()).find(|&j| a.get(j).bits() != b.get(j).bits()) {
+                return Some(format!(
+                    "argument {i} element {j}: {} and {}",
+                    a.get(j),
+                    b.get(j)
+                ));
+            }
+        }
+    }
+    None
+}

@@ -12,7 +12,9 @@
 use phobos_core::launch::Arg;
 use phobos_runtime::Options;
 use phobos_runtime::split::{DeviceSpec, Devices, SplitError, launch_split};
-use phobos_tests::{fixture_dims, gpu_available, gpu_may_refuse, make_args, ph_files, root};
+use phobos_tests::{
+    differs, fixture_dims, gpu_available, gpu_may_refuse, make_args, ph_files, root,
+};
 
 /// Examples whose pipelines take lavapipe about a minute each to build
 /// with a cold shader cache (as `tuning.rs` says): split on the GPU two
@@ -35,25 +37,6 @@ fn devices(text: &str) -> Vec<DeviceSpec> {
         Devices::List(l) => l,
         other => other.resolve().expect("resolves"),
     }
-}
-
-/// The first element whose bits differ between two argument lists.
-fn differs(want: &[Arg], got: &[Arg]) -> Option<String> {
-    for (i, (a, b)) in want.iter().zip(got).enumerate() {
-        if let (Arg::Tensor(a), Arg::Tensor(b)) = (a, b) {
-            if a.shape != b.shape {
-                return Some(format!("argument {i}: shapes differ"));
-            }
-            if let Some(j) = (0..a.len()).find(|&j| a.get(j).bits() != b.get(j).bits()) {
-                return Some(format!(
-                    "argument {i} element {j}: {} and {}",
-                    a.get(j),
-                    b.get(j)
-                ));
-            }
-        }
-    }
-    None
 }
 
 #[test]

@@ -8,7 +8,9 @@
 use phobos_core::launch::{Arg, bind};
 use phobos_runtime::gpu::Gpu;
 use phobos_runtime::{Backend, Options, launch};
-use phobos_tests::{fixture_dims, gpu_available, gpu_may_refuse, make_args, ph_files, root};
+use phobos_tests::{
+    differs, fixture_dims, gpu_available, gpu_may_refuse, make_args, ph_files, root,
+};
 
 /// Examples whose pipelines take lavapipe 11-30 s each to build at a
 /// workgroup size other than the heuristic's (1 s at it), measured at
@@ -39,28 +41,6 @@ const SLOW_PIPELINES: [&str; 3] = [
     "attention_dropout.ph",
     "attention_dropout_backward.ph",
 ];
-
-/// The first element whose bits differ between two argument lists.
-fn differs(want: &[Arg], got: &[Arg]) -> Option<String> {
-    for (i, (a, b)) in want.iter().zip(got).enumerate() {
-        if let (Arg::Tensor(a), Arg::Tensor(b)) = (a, b) {
-            if a.shape != b.shape {
-                return Some(format!(
-                    "argument {i}: shapes {:?} and {:?}",
-                    a.shape, b.shape
-                ));
-            }
-            if let Some(j) = (0..a.len()).find(|&j| a.get(j).bits() != b.get(j).bits()) {
-                return Some(format!(
-                    "argument {i} element {j}: {} and {}",
-                    a.get(j),
-                    b.get(j)
-                ));
-            }
-        }
-    }
-    None
-}
 
 #[test]
 fn every_configuration_and_workgroup_size_gives_the_same_bits_on_every_backend() {
