@@ -94,9 +94,8 @@ pub fn bench(a: &BenchArgs) -> Result<ExitCode> {
         secs.sort_by(f64::total_cmp);
         secs
     };
-    let (median, fastest) = (secs[secs.len() / 2], secs[0]);
-    let gib = |s: f64| bytes as f64 / s / (1u64 << 30) as f64;
-    let report = json!({
+    let times = Times::new(secs, bytes);
+    let mut report = json!({
         "kernel": name,
         "backend": first.backend.name(),
         "device": first.device,
@@ -107,13 +106,8 @@ pub fn bench(a: &BenchArgs) -> Result<ExitCode> {
         "workgroup_size": first.workgroup_size,
         "tuning": first.tuning.to_json(),
         "compile_ms": first.compile_ms,
-        "bytes": bytes,
-        "runs": secs.len(),
-        "median_ms": median * 1e3,
-        "fastest_ms": fastest * 1e3,
-        "median_gib_s": gib(median),
-        "fastest_gib_s": gib(fastest),
     });
+    times.add_to(&mut report);
     if a.run.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -136,15 +130,10 @@ pub fn bench(a: &BenchArgs) -> Result<ExitCode> {
             workgroup_size: first.workgroup_size,
         };
         println!(
-            "{name} [{}; {}] on {on}: median {:.3} ms, {:.2} GiB/s; fastest {:.3} ms, {:.2} GiB/s ({} bytes, {} runs{})",
+            "{name} [{}; {}] on {on}: {}{})",
             chosen.describe(),
             crate::tune::describe(&first.tuning),
-            median * 1e3,
-            gib(median),
-            fastest * 1e3,
-            gib(fastest),
-            bytes,
-            secs.len(),
+            times.summary(),
             first
                 .compile_ms
                 .map_or(String::new(), |ms| format!(", compiled in {ms:.2} ms")),
@@ -191,15 +180,13 @@ fn bench_split(
         last = Some(run);
     }
     let last = last.expect("at least one run");
-    secs.sort_by(f64::total_cmp);
+    let times = Times::new(secs, bytes);
     // The kernels alone, each device timed by itself.
     let kernels =
         phobos_runtime::split::time_split(&kernel, args, options, devices, a.runs.max(1) as u32)?;
     let kernels_s = kernels.seconds();
-    let (median, fastest) = (secs[secs.len() / 2], secs[0]);
-    let gib = |s: f64| bytes as f64 / s / (1u64 << 30) as f64;
     if a.run.json {
-        let report = json!({
+        let mut report = json!({
             "kernel": name,
             "backend": "split",
             "device": first.device,
@@ -211,7 +198,7 @@ fn bench_split(
             "kernels": {
                 "timing": "each device alone; the split's time is the slowest device's",
                 "median_ms": kernels_s * 1e3,
-                "median_gib_s": gib(kernels_s),
+                "median_gib_s": times.gib(kernels_s),
                 "devices": kernels.parts.iter().map(|p| json!({
                     "device": p.device.to_string(),
                     "blocks": [p.blocks.start, p.blocks.end],
@@ -219,29 +206,19 @@ fn bench_split(
                     "timing": p.timing,
                 })).collect::<Vec<_>>(),
             },
-            "bytes": bytes,
-            "runs": secs.len(),
-            "median_ms": median * 1e3,
-            "fastest_ms": fastest * 1e3,
-            "median_gib_s": gib(median),
-            "fastest_gib_s": gib(fastest),
         });
+        times.add_to(&mut report);
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         println!(
-            "{name} [{}] on {} (wall clock, uploads and read-backs included): median {:.3} ms, {:.2} GiB/s; fastest {:.3} ms, {:.2} GiB/s ({} bytes, {} runs)",
+            "{name} [{}] on {} (wall clock, uploads and read-backs included): {})",
             phobos_runtime::tune::Candidate {
                 config: first.config.clone(),
                 workgroup_size: None,
             }
             .describe(),
             first.device,
-            median * 1e3,
-            gib(median),
-            fastest * 1e3,
-            gib(fastest),
-            bytes,
-            secs.len(),
+            times.summary(),
         );
         for line in crate::devices::lines(&last) {
             println!("  {line}");
@@ -249,7 +226,7 @@ fn bench_split(
         println!(
             "kernels alone (each device timed by itself; the split takes the slowest's): {:.3} ms, {:.2} GiB/s",
             kernels_s * 1e3,
-            gib(kernels_s)
+            times.gib(kernels_s)
         );
         for p in &kernels.parts {
             println!(
@@ -263,4 +240,63 @@ fn bench_split(
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A bench's launch times over `bytes` read plus written, fastest first.
+struct Times {
+    secs: Vec<f64>,
+    bytes: usize,
+}
+
+impl Times {
+    fn new(mut secs: Vec<f64>, bytes: usize) -> Times {
+        secs.sort_by(f64::total_cmp);
+        Times { secs, bytes }
+    }
+
+    fn median(&self) -> f64 {
+        self.secs[self.secs.len() / 2]
+    }
+
+    fn fastest(&self) -> f64 {
+        self.secs[0]
+    }
+
+    /// GiB/s of the bytes in `s` seconds.
+    fn gib(&self, s: f64) -> f64 {
+        self.bytes as f64 / s / (1u64 << 30) as f64
+    }
+
+    /// Adds `bytes`, `runs`, the median's and the fastest's ms and GiB/s
+    /// to the JSON object `report`.
+    fn add_to(&self, report: &mut serde_json::Value) {
+        let (median, fastest) = (self.median(), self.fastest());
+        if let Some(map) = report.as_object_mut() {
+            for (k, v) in [
+                ("bytes", json!(self.bytes)),
+                ("runs", json!(self.secs.len())),
+                ("median_ms", json!(median * 1e3)),
+                ("fastest_ms", json!(fastest * 1e3)),
+                ("median_gib_s", json!(self.gib(median))),
+                ("fastest_gib_s", json!(self.gib(fastest))),
+            ] {
+                map.insert(k.into(), v);
+            }
+        }
+    }
+
+    /// `median … ms, … GiB/s; fastest … ms, … GiB/s (N bytes, R runs`,
+    /// left open for the caller's last words.
+    fn summary(&self) -> String {
+        let (median, fastest) = (self.median(), self.fastest());
+        format!(
+            "median {:.3} ms, {:.2} GiB/s; fastest {:.3} ms, {:.2} GiB/s ({} bytes, {} runs",
+            median * 1e3,
+            self.gib(median),
+            fastest * 1e3,
+            self.gib(fastest),
+            self.bytes,
+            self.secs.len()
+        )
+    }
 }
