@@ -139,6 +139,16 @@ pub struct GpuOptions {
     /// 26-step loop for `sqrt`; the module then needs the `Float64`
     /// capability, wgpu's `SHADER_F64`). Same bits either way.
     pub wide_div: bool,
+    /// Whether a store by groups of 4 keeps its groups where an element
+    /// computes more than one exact `/` or `sqrt` (each then appears four
+    /// times in the group's code). Native drivers compile that quickly and
+    /// run it fastest: a softmax that divides each element by its row's
+    /// sum keeps its row in registers and its 16-byte stores. Chromium's
+    /// SwiftShader takes minutes to create such a pipeline
+    /// (docs/playground.md), so modules for WebGPU (`phobosc build`, the
+    /// playground) leave it off and store those values element by element.
+    /// Same bits either way.
+    pub heavy_groups: bool,
     /// Whether the Tandem fills form 32 x 32 -> 64-bit products (Lemire's
     /// bounded integers, the alias table's column) with one 64-bit
     /// multiply instead of four 16-bit limb products; the module then needs
@@ -199,6 +209,14 @@ pub struct Knobs {
     /// (normal_f32's radius) replaced by the hardware's `sqrt`
     /// (`PHOBOS_ABLATE_MAP=1` or `=sqrt`). The bits are wrong.
     pub ablate_sqrt: bool,
+    /// Measurement only: exact mode's f32 `/` replaced by the driver's
+    /// (`PHOBOS_ABLATE_MATH=div` or `=all`), to show what correctly rounded
+    /// division costs a kernel. The bits are wrong.
+    pub ablate_div: bool,
+    /// Measurement only: exact mode's `exp`, `log`, `cos`, `tanh` and
+    /// `rsqrt` replaced by the driver's, as fast mode has them
+    /// (`PHOBOS_ABLATE_MATH=exp` or `=all`). The bits are wrong.
+    pub ablate_native: bool,
     /// Whether `dot` may be computed ahead by the workgroup
     /// (`lower/dot_ahead.rs`); `PHOBOS_DOT_AHEAD=0` keeps every product's
     /// loop per element, to measure what staging gains (`=1` asks for
@@ -217,12 +235,15 @@ impl Knobs {
                 .unwrap_or(default)
         };
         let ablate_map = std::env::var("PHOBOS_ABLATE_MAP");
+        let ablate_math = std::env::var("PHOBOS_ABLATE_MATH");
         Knobs {
             row_cache_words: number("PHOBOS_ROW_CACHE_WORDS", lower::ROW_CACHE_WORDS),
             row_words_max: number("PHOBOS_ROW_WORDS_MAX", lower::ROW_WORDS_MAX),
             ablate_stream: std::env::var("PHOBOS_ABLATE_STREAM").as_deref() == Ok("1"),
             ablate_log: matches!(ablate_map.as_deref(), Ok("1" | "log")),
             ablate_sqrt: matches!(ablate_map.as_deref(), Ok("1" | "sqrt")),
+            ablate_div: matches!(ablate_math.as_deref(), Ok("all" | "div")),
+            ablate_native: matches!(ablate_math.as_deref(), Ok("all" | "exp")),
             dot_ahead: std::env::var("PHOBOS_DOT_AHEAD").as_deref() != Ok("0"),
         }
     }
@@ -236,6 +257,7 @@ impl Default for GpuOptions {
             workgroup_size: DEFAULT_WORKGROUP_SIZE,
             branch_fallback: true,
             wide_div: false,
+            heavy_groups: false,
             int64: false,
             subgroup_shuffle: false,
             subgroup_width: 0,
@@ -254,6 +276,7 @@ impl GpuOptions {
             workgroup_size: workgroup_size(kernel),
             branch_fallback: true,
             wide_div: false,
+            heavy_groups: false,
             int64: false,
             subgroup_shuffle: false,
             subgroup_width: 0,

@@ -387,6 +387,14 @@ impl Gpu {
         }
     }
 
+    /// Whether stores keep their groups of 4 where an element computes
+    /// several exact `/` or `sqrt` (`phobos_gpu::GpuOptions::heavy_groups`):
+    /// on every native device, unless `PHOBOS_HEAVY_GROUPS=0`. Same bits
+    /// either way.
+    pub(crate) fn heavy_groups(&self) -> bool {
+        std::env::var("PHOBOS_HEAVY_GROUPS").as_deref() != Ok("0")
+    }
+
     /// Whether kernels may exchange Tandem words inside subgroups
     /// (`phobos_gpu::GpuOptions::subgroup_shuffle`): where the device has
     /// subgroup operations and its subgroups are always 32 wide, unless

@@ -69,6 +69,7 @@ impl Pipeline {
             // `(0 / -0) * sqrt(0)` came out 0, not NaN), its known
             // `x * 0.0` fold reaching further than with the integer ones.
             wide_div: gpu.wide_checks(),
+            heavy_groups: gpu.heavy_groups(),
             // Only the Tandem fills use 64-bit products.
             int64: false,
             subgroup_shuffle: gpu.subgroup_shuffle(),

@@ -207,7 +207,12 @@ pub enum ExprKind {
     BlockId(u8),
     /// `ctx.grid.{x,y,z}`: the number of blocks (i32).
     GridSize(u8),
-    /// The position along an axis of the statement's tile (i32).
+    /// The position along an axis of the tile being computed (i32): the
+    /// statement's, or a reduction operand's own, where the operand is
+    /// computed over its shape. The checker refuses `iota` inside a
+    /// reduction in source, where the two would be ambiguous; the GPU plan
+    /// moves a `var` that names it into a reduction that reads it whole
+    /// (`phobos_gpu::plan::values`), where the positions coincide.
     Iota(u8),
     Local(LocalId),
     Load {

@@ -453,9 +453,6 @@ impl Verifier<'_> {
                 if e.ty != ty || x.ty == Scalar::Bool {
                     self.err(&me, format!("{} of {} is {}", op.name(), x.ty, e.ty));
                 }
-                if self.iota_below[*arg] {
-                    self.err(&me, format!("an iota lies below its operand %{arg}"));
-                }
             }
             ExprKind::Dot { a, b, acc } => {
                 let ops: Vec<ExprId> = [*a, *b].into_iter().chain(*acc).collect();

@@ -87,6 +87,8 @@ struct Lower<'k> {
     branch_fallback: bool,
     /// `GpuOptions::wide_div`.
     wide_div: bool,
+    /// `GpuOptions::heavy_groups`.
+    heavy_groups: bool,
     /// `GpuOptions::subgroup_shuffle`.
     subgroup_shuffle: bool,
     exact: exact::ExactFns,
@@ -482,6 +484,7 @@ fn lower_packed(
         local: placeholder,
         branch_fallback: options.branch_fallback,
         wide_div: options.wide_div,
+        heavy_groups: options.heavy_groups,
         subgroup_shuffle: options.subgroup_shuffle,
         exact: Default::default(),
         staging: HashMap::new(),

@@ -64,8 +64,8 @@ impl<'k> Lower<'k> {
         }
         match op {
             BinOp::Div if ty == Scalar::F32 => match self.precision {
-                Precision::Exact => self.exact_div(x, y),
-                Precision::Fast => self.binary(B::Divide, x, y),
+                Precision::Exact if !self.knobs.ablate_div => self.exact_div(x, y),
+                Precision::Exact | Precision::Fast => self.binary(B::Divide, x, y),
             },
             BinOp::Div | BinOp::Rem => {
                 // ops.rs: x / 0 == x, x % 0 == 0, MIN / -1 == MIN, MIN % -1 == 0.
@@ -172,6 +172,7 @@ impl Lower<'_> {
     pub(super) fn native_operand(&self, ty: Scalar) -> usize {
         match self.precision {
             Precision::Fast if ty == Scalar::F32 => 0,
+            Precision::Exact if ty == Scalar::F32 && self.knobs.ablate_native => 0,
             _ => 1,
         }
     }

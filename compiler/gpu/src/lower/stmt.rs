@@ -314,9 +314,9 @@ impl<'k> Lower<'k> {
     /// of exact mode's f32 `/` and `sqrt`, so that a store by groups of 4
     /// would hold four copies of too many of them. A statement with Tandem
     /// draws keeps its groups: the stepped loop pairs a group with a block
-    /// of the stream.
+    /// of the stream. Never where `GpuOptions::heavy_groups` allows them.
     pub(super) fn lanes_too_heavy(&self, value: ExprId) -> bool {
-        if self.precision != Precision::Exact {
+        if self.precision != Precision::Exact || self.heavy_groups {
             return false;
         }
         let nodes = self.k.reachable(value);

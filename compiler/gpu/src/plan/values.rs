@@ -24,8 +24,10 @@
 //!   chunks again).
 //! - **registers**: scalars; each invocation computes and keeps its own.
 //!
-//! `var`s are mutable, so they always keep their home: workgroup memory
-//! for tiles, registers for scalars.
+//! A `var` assigned after its declaration keeps its home: workgroup memory
+//! for tiles, registers for scalars. One never assigned again (a tile a
+//! loop's body declares and reduces, say) names a value as a `let` does,
+//! and is planned as one.
 
 use phobos_core::ir::{
     Builtin, ExprId, ExprKind, IdVec, Kernel, LocalId, LocalKind, Place, Stmt, analysis,
@@ -99,7 +101,7 @@ fn decide(k: &Kernel, uses: &Uses, l: LocalId) -> (Home, String) {
             "a scalar: each invocation computes and keeps its own".into(),
         );
     }
-    if local.kind == LocalKind::Var {
+    if local.kind == LocalKind::Var && uses.assigned[l] {
         return (
             workgroup(k, l),
             "a `var` tile: assigned in place, shared by the workgroup".into(),
@@ -109,7 +111,34 @@ fn decide(k: &Kernel, uses: &Uses, l: LocalId) -> (Home, String) {
         return (workgroup(k, l), "never bound (unreachable)".into());
     };
     let keep = |why: &str| (workgroup(k, l), why.to_string());
+    if k.exprs[value].shape != local.shape {
+        return keep("a `var` declared by broadcasting a smaller value");
+    }
     let nodes = k.reachable(value);
+    // A `var` never assigned after its declaration names a value as a
+    // `let` does, but it may name `iota`, whose value is the position it
+    // is computed at: it moves only to readers at its own positions.
+    // A product computes its operands at positions of their own, and the
+    // IR keeps `iota` out of them.
+    if nodes
+        .iter()
+        .any(|&n| matches!(k.exprs[n].kind, ExprKind::Iota(_)))
+    {
+        if uses.broadcast[l] {
+            return keep("`iota` read over a larger tile: computed once at its own positions");
+        }
+        let in_dot = k.exprs.iter().any(|e| {
+            matches!(e.kind, ExprKind::Dot { .. })
+                && e.kind.operands().into_iter().any(|x| {
+                    k.reachable(x)
+                        .iter()
+                        .any(|&n| k.exprs[n].kind == ExprKind::Local(l))
+                })
+        });
+        if in_dot {
+            return keep("`iota` read by a product: computed once at its own positions");
+        }
+    }
     if nodes
         .iter()
         .any(|&n| matches!(k.exprs[n].kind, ExprKind::Reduce { .. }))
@@ -127,6 +156,17 @@ fn decide(k: &Kernel, uses: &Uses, l: LocalId) -> (Home, String) {
         return keep(
             "read inside a loop it was not bound in: computed once, not at every iteration",
         );
+    }
+    // Where several statements read a product, inlining would compute it
+    // in each of them: a `var` keeps it in workgroup memory, as before the
+    // plan moved `var`s.
+    if local.kind == LocalKind::Var
+        && stmts.len() > 1
+        && nodes
+            .iter()
+            .any(|&n| matches!(k.exprs[n].kind, ExprKind::Dot { .. }))
+    {
+        return keep("a product that several statements read: computed once");
     }
     let cheap = nodes.len() <= 2
         && nodes
@@ -172,8 +212,10 @@ fn decide(k: &Kernel, uses: &Uses, l: LocalId) -> (Home, String) {
 
 /// What the decisions need to know of each local's uses.
 struct Uses {
-    /// The statement that binds a `let` and its value.
+    /// The statement that binds a `let` or declares a `var`, and its value.
     defs: IdVec<LocalId, Option<(usize, ExprId)>>,
+    /// Whether a `var` is assigned after its declaration.
+    assigned: IdVec<LocalId, bool>,
     /// The statements that read it (sorted, each once).
     stmts: IdVec<LocalId, Vec<usize>>,
     /// The `Local(l)` nodes, and the nodes that have one as an operand.
@@ -191,6 +233,7 @@ impl Uses {
         let n = k.locals.len();
         let mut u = Uses {
             defs: IdVec::from_elem(None, n),
+            assigned: IdVec::from_elem(false, n),
             stmts: IdVec::from_elem(Vec::new(), n),
             readers: IdVec::from_elem(Vec::new(), n),
             broadcast: IdVec::from_elem(false, n),
@@ -224,8 +267,15 @@ impl Uses {
             }
         }
         for (s, stmt) in k.body.iter().enumerate() {
-            if let Stmt::Let { local, value } = stmt {
-                u.defs[*local] = Some((s, *value));
+            match stmt {
+                Stmt::Let { local, value } | Stmt::Var { local, value } => {
+                    u.defs[*local] = Some((s, *value));
+                }
+                Stmt::Store {
+                    place: Place::Local(l),
+                    ..
+                } => u.assigned[*l] = true,
+                Stmt::Store { .. } | Stmt::For { .. } | Stmt::EndFor => {}
             }
             let mut roots: Vec<ExprId> = stmt.value().into_iter().collect();
             if let Stmt::Store { index, .. } = stmt {
@@ -283,7 +333,7 @@ pub fn inline(k: &Kernel, inline: &IdVec<LocalId, bool>) -> Kernel {
     }
     let mut value = IdVec::<LocalId, Option<ExprId>>::from_elem(None, k.locals.len());
     for s in &k.body {
-        if let Stmt::Let { local, value: v } = s
+        if let Stmt::Let { local, value: v } | Stmt::Var { local, value: v } = s
             && inline[*local]
         {
             value[*local] = Some(*v);
@@ -335,7 +385,9 @@ pub fn inline(k: &Kernel, inline: &IdVec<LocalId, bool>) -> Kernel {
     out.body = k
         .body
         .iter()
-        .filter(|s| !matches!(s, Stmt::Let { local, .. } if inline[*local]))
+        .filter(
+            |s| !matches!(s, Stmt::Let { local, .. } | Stmt::Var { local, .. } if inline[*local]),
+        )
         .map(|s| match s {
             Stmt::Let { local, value } => Stmt::Let {
                 local: new(*local),
@@ -363,7 +415,14 @@ pub fn inline(k: &Kernel, inline: &IdVec<LocalId, bool>) -> Kernel {
                         phobos_core::ir::Index::Single(x) => phobos_core::ir::Index::Single(to[*x]),
                     })
                     .collect(),
-                value: to[*value],
+                // A store of the local itself (`Y[r :+ R, :] = u`) keeps
+                // its node, now a copy of the value: the value may precede
+                // the store's slice starts, which a statement's value may
+                // not.
+                value: match k.exprs[*value].kind {
+                    ExprKind::Local(l) if inline[l] => *value,
+                    _ => to[*value],
+                },
             },
             Stmt::For { local, start, end } => Stmt::For {
                 local: new(*local),
