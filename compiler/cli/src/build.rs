@@ -383,6 +383,10 @@ pub fn build(a: &BuildArgs) -> Result<ExitCode> {
             };
             let shown: Vec<String> = config.iter().map(|(n, v)| format!("{n}={v}")).collect();
             let specialised = specialise(&kernel, &given)?;
+            if let Some(d) = phobos_gpu::plan::symbolic_tiles_diagnostic(&specialised) {
+                source::print_diagnostics(&program, &[d]);
+                return Ok(ExitCode::from(1));
+            }
             let compiled = phobos_gpu::compile(&specialised, &options)
                 .map_err(|e| anyhow!("kernel `{name}` [{}]: {e}", shown.join(", ")))?;
             // What the target cannot hold however it is placed: located at

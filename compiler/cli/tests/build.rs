@@ -368,3 +368,85 @@ fn more_tensors_than_storage_buffers_are_located() {
     let m: serde_json::Value = serde_json::from_str(&manifest).unwrap();
     assert_eq!(m["limits"]["max_storage_buffers_per_shader_stage"], 10);
 }
+
+/// A tile kept in workgroup memory whose extent is a dim gets a located
+/// error (E0142) naming the dim and the flag that gives it, where it once
+/// got "not supported on the GPU backend yet" and no location; with
+/// `--dim` it builds as a launch at that extent does.
+#[test]
+fn tiles_over_a_dim_are_located() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("rows.ph");
+    std::fs::write(
+        &src,
+        "kernel rows(X: tensor<f32>[M, N], Y: tensor<f32>[M, N]) {\n  \
+         let r = ctx.block.x\n  \
+         var x: tile<f32>[1, N] = X[r :+ 1, :]\n  \
+         x = x * 2.0\n  \
+         Y[r :+ 1, :] = x\n}\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = phobosc(&["build", src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(!out.join("manifest.json").exists(), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        lines[0],
+        "[E0142] Error: kernel `rows` keeps a tile whose extent depends on `N` in workgroup memory",
+        "{stderr}"
+    );
+    assert!(lines[1].ends_with("rows.ph:3:3 ]"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "`x: f32[1, N]` is kept in workgroup memory (a `var` tile: assigned in place"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("`phobosc build --dim N=<extent>`"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("not supported"), "{stderr}");
+    let o = phobosc(&[
+        "build",
+        src.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--dim",
+        "N=256",
+        "--dim",
+        "M=8",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.join("rows.wgsl").exists());
+}
+
+/// A `var` tile that is never assigned after its declaration names a
+/// value as a `let` does: `--explain` shows it computed where it is read,
+/// with no workgroup memory, even where it names `iota` (the chunked
+/// examples' masked chunks).
+#[test]
+fn a_var_never_assigned_again_is_planned_as_a_let() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = phobosc(&[
+        "build",
+        "examples/softmax_dropout_chunked.ph",
+        "-o",
+        dir.path().to_str().unwrap(),
+        "--explain",
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for var in ["var t: f32[4, 256]: inline", "var e: f32[4, 256]: inline"] {
+        assert!(stdout.contains(var), "{var:?} not in:\n{stdout}");
+    }
+    assert!(
+        stdout.contains(
+            "var m: f32[4, 1]: workgroup memory (16 bytes): a `var` tile: assigned in place"
+        ),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("4096 bytes"), "{stdout}");
+}

@@ -62,6 +62,11 @@ pub mod code {
     /// a shader stage (`phobosc build --storage-buffers`, WebGPU's default
     /// 8). Tested like `E0140`.
     pub const STORAGE_BUFFERS: &str = "E0141";
+    /// A `let` or `var` tile the GPU backend keeps in workgroup memory
+    /// whose extent depends on a dim (workgroup memory has a constant
+    /// size): `phobosc build` without `--dim`. A launch specialises the
+    /// kernel itself. Tested like `E0140`.
+    pub const SYMBOLIC_TILE: &str = "E0142";
     /// A compiler bug: the checked IR failed verification.
     pub const INTERNAL: &str = "E0900";
 }

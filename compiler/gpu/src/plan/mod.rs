@@ -14,7 +14,8 @@
 //!
 //! The plan changes where a value is computed, never its bits: a `let`
 //! cannot name `iota`, so its value at a position is the same wherever it
-//! is computed (`values.rs`).
+//! is computed, and a `var` that names it moves only to readers at its own
+//! positions (`values.rs`).
 
 pub mod hoist;
 pub mod values;
@@ -28,7 +29,7 @@ pub use values::{Home, ValuePlan};
 /// The plan's revision: bumped whenever a plan may emit other code for
 /// the same IR, so that the runtime's tuning cache (keyed by the IR) does
 /// not reuse times measured under another plan.
-pub const REVISION: u32 = 1;
+pub const REVISION: u32 = 2;
 
 /// What the lowering decided before emitting.
 #[derive(Clone, Debug)]
@@ -41,6 +42,64 @@ pub struct Plan {
     /// The row-uniform values moved out of their statements
     /// ([`hoist`]), computed once per row.
     pub hoisted: Vec<Hoisted>,
+}
+
+/// Where the plan keeps a `let` or `var` tile in workgroup memory and its
+/// extent depends on a dim, the diagnostic `phobosc build` prints: code
+/// `E0142`, each such value labelled at its statement with its shape and
+/// the plan's reason, and the flags that give the extent. `None` where
+/// every such tile has a constant size (a launch's kernel, which
+/// [`crate::specialize`] fixed).
+pub fn symbolic_tiles_diagnostic(kernel: &Kernel) -> Option<Diagnostic> {
+    let (values, _) = values::place(kernel);
+    let mut dims: Vec<&str> = Vec::new();
+    let mut labels = Vec::new();
+    for (local, v) in kernel.locals.iter().zip(&values) {
+        if v.home != Home::Workgroup(None) {
+            continue;
+        }
+        for d in &local.shape {
+            if let phobos_core::types::Dim::Sym(s) = d
+                && !dims.contains(&kernel.dims[*s].as_str())
+            {
+                dims.push(&kernel.dims[*s]);
+            }
+        }
+        if let Some(span) = local.span {
+            labels.push((
+                span,
+                format!(
+                    "`{}: {}` is kept in workgroup memory ({}), whose size must be a constant",
+                    v.name, v.ty, v.why
+                ),
+            ));
+        }
+    }
+    if dims.is_empty() {
+        return None;
+    }
+    let mut d = Diagnostic::error(
+        code::SYMBOLIC_TILE,
+        format!(
+            "kernel `{}` keeps a tile whose extent depends on {} in workgroup memory",
+            kernel.name,
+            dims.iter()
+                .map(|d| format!("`{d}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    );
+    for (span, label) in labels {
+        d = d.label(span, label);
+    }
+    Some(d.help(format!(
+        "give the extent: `phobosc build {}` builds the kernel as a launch at that extent does \
+         (a launch specialises it itself)",
+        dims.iter()
+            .map(|d| format!("--dim {d}=<extent>"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    )))
 }
 
 /// Plans `kernel` for `options`. The result's kernel is verified where
