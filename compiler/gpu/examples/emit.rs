@@ -6,7 +6,8 @@
 //! Each `NAME=VALUE` is an `@autotune` value (`R=1`), a dim in declaration
 //! order (`dims=65536,1024`), or an option: `subgroups=32`
 //! (`subgroup_width`), `wide=1` (`wide_div`), `wg=256`
-//! (`workgroup_size`). `explain=1` prints the plan before the WGSL.
+//! (`workgroup_size`), `heavy=1` (`heavy_groups`). `explain=1` prints the
+//! plan before the WGSL.
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let text = std::fs::read_to_string(&args[1]).expect("readable source");
@@ -28,7 +29,7 @@ fn main() {
                     .map(|d| d.parse().expect("a dim"))
                     .collect()
             }
-            "subgroups" | "wide" | "wg" | "explain" => {
+            "subgroups" | "wide" | "wg" | "heavy" | "explain" => {
                 set.push((name.into(), value.parse().expect("a number")))
             }
             _ => config.push((name.to_string(), value.parse().expect("a value"))),
@@ -50,6 +51,7 @@ fn main() {
             "subgroups" => options.subgroup_width = value,
             "wide" => options.wide_div = value != 0,
             "wg" => options.workgroup_size = value,
+            "heavy" => options.heavy_groups = value != 0,
             _ => explain = value != 0,
         }
     }
