@@ -207,8 +207,7 @@ kernel k(X: tensor<f32>[M, C], Y: tensor<f32>[M, C]) {
 kernel k(X: tensor<f32>[M, 64], Y: tensor<f32>[M, 64]) {
   let r = ctx.block.x * R
   var t: tile<f32>[R, 64] = X[r :+ R, :] * 2.0
-  t = t + 0.5
-  Y[r :+ R, :] = t + 1.0
+  Y[r :+ R, :] = t[0 :+ R, :] + 1.0
 }";
             let (program, diags) = Program::parse("k.ph", big);
             assert!(diags.is_empty(), "{diags:?}");

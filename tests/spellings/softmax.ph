@@ -61,3 +61,14 @@ kernel div_inline(X: tensor<f32>[M, N], Y: tensor<f32>[M, N], seed: i32) {
   let s = sum(exp(X[r :+ R, :] - m), axis = 1)
   Y[r :+ R, :] = dropout(exp(X[r :+ R, :] - m) / s, 0.1, seed, (r + iota(0)) * N + iota(1))
 }
+
+// `var` tiles: one never assigned again, one divided in place (each whole
+// assignment names a new value, as a shadowing `let` does).
+@autotune(R in [1, 2, 4])
+kernel div_var(X: tensor<f32>[M, N], Y: tensor<f32>[M, N], seed: i32) {
+  let r = ctx.block.x * R
+  var x: tile<f32>[R, N] = X[r :+ R, :]
+  var e: tile<f32>[R, N] = exp(x - max(x, axis = 1))
+  e = e / sum(e, axis = 1)
+  Y[r :+ R, :] = dropout(e, 0.1, seed, (r + iota(0)) * N + iota(1))
+}

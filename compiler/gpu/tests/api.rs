@@ -103,11 +103,11 @@ fn small_stepped_blocks_share_a_workgroup() {
     assert_eq!(workgroup_size(&large), 128);
     assert_eq!(blocks(&large, 128), 1);
     assert_eq!(blocks(&large, 256), 2);
-    // A `var` tile assigned in place lives in workgroup memory, which
+    // A `var` tile read through a slice lives in workgroup memory, which
     // blocks cannot share.
     let shared = stepped(
         4,
-        "  var u: tile<f32>[4, 256] = X[r :+ 4, :]\n  u = u * 2.0\n  Y[r :+ 4, :] = u\n",
+        "  var u: tile<f32>[4, 256] = X[r :+ 4, :]\n  Y[r :+ 4, :] = u[0 :+ 4, :]\n",
     );
     assert_eq!(blocks(&shared, 64), 1);
     // Kernels without stepped draws run one block a workgroup.

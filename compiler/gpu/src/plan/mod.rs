@@ -19,6 +19,7 @@
 
 pub mod hoist;
 pub mod values;
+pub mod versions;
 
 use crate::{GpuOptions, LowerError};
 pub use hoist::Hoisted;
@@ -51,10 +52,11 @@ pub struct Plan {
 /// every such tile has a constant size (a launch's kernel, which
 /// [`crate::specialize`] fixed).
 pub fn symbolic_tiles_diagnostic(kernel: &Kernel) -> Option<Diagnostic> {
-    let (values, _) = values::place(kernel);
+    let (kernel, values, _) = place(kernel);
+    let kernel = &kernel;
     let mut dims: Vec<&str> = Vec::new();
     let mut labels = Vec::new();
-    for (local, v) in kernel.locals.iter().zip(&values) {
+    for (local, v) in kernel.locals.iter().zip(values) {
         if v.home != Home::Workgroup(None) {
             continue;
         }
@@ -102,12 +104,39 @@ pub fn symbolic_tiles_diagnostic(kernel: &Kernel) -> Option<Diagnostic> {
     )))
 }
 
+/// `kernel` with its `var`s split into versions ([`versions`]) where every
+/// version is then inlined, and where each local of that kernel lives.
+/// A `var` some version of which would keep a tile in workgroup memory
+/// stays whole: one tile, not one per version.
+fn place(
+    kernel: &Kernel,
+) -> (
+    Kernel,
+    Vec<ValuePlan>,
+    phobos_core::ir::IdVec<LocalId, bool>,
+) {
+    let mut whole = std::collections::HashSet::new();
+    loop {
+        let (split, versions) = versions::split(kernel, &whole);
+        let (values, inline) = values::place(&split);
+        let kept: Vec<LocalId> = versions
+            .iter()
+            .filter(|(_, ids)| ids.iter().any(|&v| !inline[v]))
+            .map(|(l, _)| *l)
+            .collect();
+        if kept.is_empty() {
+            return (split, values, inline);
+        }
+        whole.extend(kept);
+    }
+}
+
 /// Plans `kernel` for `options`. The result's kernel is verified where
 /// the input verifies: a failure is an internal compiler error, with the
 /// printed IR.
 pub fn plan(kernel: &Kernel, _options: &GpuOptions) -> Result<Plan, LowerError> {
-    let (values, inline) = values::place(kernel);
-    let (planned, hoisted) = hoist::hoist(&values::inline(kernel, &inline));
+    let (split, values, inline) = place(kernel);
+    let (planned, hoisted) = hoist::hoist(&values::inline(&split, &inline));
     // A launch's specialised kernel (`specialize`) need not verify itself
     // (its tiles' extents are constants where its values' are dims), so
     // the plan's kernel is checked where its input verifies.

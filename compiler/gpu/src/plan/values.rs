@@ -309,7 +309,7 @@ impl Uses {
 }
 
 /// The innermost `for` (by statement index) around each statement.
-fn scopes(k: &Kernel) -> Vec<Option<usize>> {
+pub(super) fn scopes(k: &Kernel) -> Vec<Option<usize>> {
     let mut open: Vec<usize> = Vec::new();
     let mut out = Vec::with_capacity(k.body.len());
     for (n, s) in k.body.iter().enumerate() {
