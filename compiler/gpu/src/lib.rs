@@ -327,6 +327,14 @@ impl GpuOptions {
 /// more loads in flight. The examples' `[4, 256]` chunks get 256, the size
 /// tuning picked on the H200 (bench/RESULTS.md, issue 14: 64 lost 2x).
 pub fn workgroup_size(kernel: &Kernel) -> u32 {
+    workgroup_size_within(kernel, PORTABLE_WORKGROUP_SIZE)
+}
+
+/// [`workgroup_size`] for a device that runs workgroups of up to `most`
+/// invocations (a power of two, at least [`DEFAULT_WORKGROUP_SIZE`]): a
+/// kernel whose reductions want more invocations than WebGPU's 256 (rows
+/// of 4,096 elements, at 8 an invocation) gets them there.
+pub fn workgroup_size_within(kernel: &Kernel, most_invocations: u32) -> u32 {
     if let Some(n) = lower::largest_stepped_tile(kernel) {
         let per_block = lower::stepped_block_invocations(n);
         return per_block.max(STEPPED_WORKGROUP_SIZE);
@@ -344,14 +352,16 @@ pub fn workgroup_size(kernel: &Kernel) -> u32 {
             most = most.max(elements(&tile));
         }
     }
-    // A reduction's operand, spread over the workgroup: about 4 elements
-    // an invocation (`lower/coop_reduce.rs`); a product of constant shape,
+    // A reduction's operand, spread over the workgroup: about 8 elements
+    // an invocation (`lower/coop_reduce.rs`; on the H100, rows of 4,096
+    // ran at 2398 GiB/s at 8 a lane against 1378 at 16 and 1534 at 4,
+    // bench/RESULTS.md, seventeenth session); a product of constant shape,
     // about 8 elements of the result an invocation (`lower/dot_regs.rs`'s
     // 2 x 4 register tiles).
     let mut reduced: u64 = 0;
     for e in &kernel.exprs {
         if let phobos_core::ir::ExprKind::Reduce { arg, .. } = e.kind {
-            reduced = reduced.max(elements(&kernel.exprs[arg].shape).div_ceil(4));
+            reduced = reduced.max(elements(&kernel.exprs[arg].shape).div_ceil(8));
         }
         let constant = e.shape.iter().all(|d| matches!(d, Dim::Const(_)));
         if let phobos_core::ir::ExprKind::Dot { .. } = e.kind
@@ -360,9 +370,14 @@ pub fn workgroup_size(kernel: &Kernel) -> u32 {
             reduced = reduced.max(elements(&e.shape).div_ceil(8));
         }
     }
-    most.div_ceil(64).max(reduced).next_power_of_two().clamp(
+    // Only reductions ask for more than WebGPU's 256.
+    let plain = most
+        .div_ceil(64)
+        .next_power_of_two()
+        .min(PORTABLE_WORKGROUP_SIZE as u64);
+    plain.max(reduced.next_power_of_two()).clamp(
         DEFAULT_WORKGROUP_SIZE as u64,
-        PORTABLE_WORKGROUP_SIZE as u64,
+        most_invocations.max(DEFAULT_WORKGROUP_SIZE) as u64,
     ) as u32
 }
 

@@ -501,9 +501,10 @@ impl Gpu {
 
     /// The launch heuristic's workgroup size for `kernel` on this device
     /// (docs/language.md, "The launch heuristic"): `PHOBOS_WORKGROUP_SIZE`
-    /// when set, else [`phobos_gpu::workgroup_size`] (about 64 elements per
-    /// invocation, or one invocation per chunk task of a stepped Tandem
-    /// statement), lowered to a power of two within
+    /// when set, else [`phobos_gpu::workgroup_size_within`] the device's
+    /// limit (about 64 elements per invocation, 8 per invocation of a
+    /// reduction's operand, or one invocation per chunk task of a stepped
+    /// Tandem statement), lowered to a power of two within
     /// [`Gpu::max_workgroup_size`], and raised to the device's largest
     /// subgroup (warp) where that is within the limit, so that no
     /// workgroup leaves part of a warp idle.
@@ -514,7 +515,14 @@ impl Gpu {
         let max = self.max_workgroup_size();
         let max_pow2 = 1u32 << (31 - max.leading_zeros());
         let warp = self.info.subgroup_max_size;
-        let mut w = phobos_gpu::workgroup_size(kernel).min(max_pow2);
+        // A CPU runs a workgroup's invocations one after another: no more
+        // than WebGPU's 256 there (`workgroup_sizes`).
+        let most = if self.info.device_type == wgpu::DeviceType::Cpu {
+            max_pow2.min(phobos_gpu::PORTABLE_WORKGROUP_SIZE)
+        } else {
+            max_pow2
+        };
+        let mut w = phobos_gpu::workgroup_size_within(kernel, most).min(max_pow2);
         if warp.is_power_of_two() && warp <= max_pow2 {
             w = w.max(warp);
         }
