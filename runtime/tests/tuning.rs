@@ -172,7 +172,7 @@ kernel k(X: tensor<f32>[M, C], Y: tensor<f32>[M, C]) {
             };
             let tuned = tune::tune(&program, "k", &mut args(), &opts, &mut |_| {}).unwrap();
             let k = program.kernel("k", &[]).unwrap();
-            let sizes = gpu.workgroup_sizes(&k).len();
+            let sizes = gpu.workgroup_sizes(&k, opts.precision).len();
             assert_eq!(tuned.trials.len(), 2 * sizes, "{:?}", tuned.trials);
             assert!(
                 tuned

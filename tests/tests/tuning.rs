@@ -94,7 +94,7 @@ fn every_configuration_and_workgroup_size_gives_the_same_bits_on_every_backend()
                 let Some(gpu) = gpu else { continue };
                 assert_eq!(bind(&kernel, &inputs).unwrap(), bound);
                 let specialized = phobos_gpu::specialize(&kernel, &bound.dims);
-                let mut sizes = gpu.workgroup_sizes(&specialized);
+                let mut sizes = gpu.workgroup_sizes(&specialized, phobos_gpu::Precision::Exact);
                 assert!(sizes.len() >= 2, "{at}: the tuner has a choice: {sizes:?}");
                 if slow {
                     sizes.truncate(1);

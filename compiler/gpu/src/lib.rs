@@ -327,14 +327,16 @@ impl GpuOptions {
 /// more loads in flight. The examples' `[4, 256]` chunks get 256, the size
 /// tuning picked on the H200 (bench/RESULTS.md, issue 14: 64 lost 2x).
 pub fn workgroup_size(kernel: &Kernel) -> u32 {
-    workgroup_size_within(kernel, PORTABLE_WORKGROUP_SIZE)
+    workgroup_size_within(kernel, PORTABLE_WORKGROUP_SIZE, Precision::Exact)
 }
 
 /// [`workgroup_size`] for a device that runs workgroups of up to `most`
-/// invocations (a power of two, at least [`DEFAULT_WORKGROUP_SIZE`]): a
-/// kernel whose reductions want more invocations than WebGPU's 256 (rows
-/// of 4,096 elements, at 8 an invocation) gets them there.
-pub fn workgroup_size_within(kernel: &Kernel, most_invocations: u32) -> u32 {
+/// invocations (a power of two, at least [`DEFAULT_WORKGROUP_SIZE`]), in
+/// `precision`: a kernel whose reductions or products want more
+/// invocations than WebGPU's 256 (rows of 4,096 elements, at 8 an
+/// invocation) gets them there, and fast mode's products, whose elements
+/// cost less, get twice as many invocations as exact mode's.
+pub fn workgroup_size_within(kernel: &Kernel, most_invocations: u32, precision: Precision) -> u32 {
     if let Some(n) = lower::largest_stepped_tile(kernel) {
         let per_block = lower::stepped_block_invocations(n);
         return per_block.max(STEPPED_WORKGROUP_SIZE);
@@ -356,8 +358,14 @@ pub fn workgroup_size_within(kernel: &Kernel, most_invocations: u32) -> u32 {
     // an invocation (`lower/coop_reduce.rs`; on the H100, rows of 4,096
     // ran at 2398 GiB/s at 8 a lane against 1378 at 16 and 1534 at 4,
     // bench/RESULTS.md, seventeenth session); a product of constant shape,
-    // about 8 elements of the result an invocation (`lower/dot_regs.rs`'s
-    // 2 x 4 register tiles).
+    // about 8 elements of the result an invocation in exact mode
+    // (`lower/dot_regs.rs`'s 2 x 4 register tiles) and 4 in fast mode
+    // (matmul 2048^3 on the H100, same session: 64 x 64 blocks ran fastest
+    // at 256 invocations exact and 1,024 fast).
+    let per_product = match precision {
+        Precision::Exact => 8,
+        Precision::Fast => 4,
+    };
     let mut reduced: u64 = 0;
     for e in &kernel.exprs {
         if let phobos_core::ir::ExprKind::Reduce { arg, .. } = e.kind {
@@ -367,7 +375,7 @@ pub fn workgroup_size_within(kernel: &Kernel, most_invocations: u32) -> u32 {
         if let phobos_core::ir::ExprKind::Dot { .. } = e.kind
             && constant
         {
-            reduced = reduced.max(elements(&e.shape).div_ceil(8));
+            reduced = reduced.max(elements(&e.shape).div_ceil(per_product));
         }
     }
     // Only reductions ask for more than WebGPU's 256.

@@ -212,7 +212,7 @@ impl Gpu {
         }
         let kernel = phobos_gpu::specialize(kernel, &bound.dims);
         let workgroup_size =
-            workgroup_size.unwrap_or_else(|| self.heuristic_workgroup_size(&kernel));
+            workgroup_size.unwrap_or_else(|| self.heuristic_workgroup_size(&kernel, precision));
         let (pipeline, cache_hit) = self.pipeline(&kernel, precision, &splits, workgroup_size)?;
         // A workgroup may run several blocks (`Compiled::blocks_per_workgroup`).
         let per = u64::from(pipeline.blocks_per_workgroup);

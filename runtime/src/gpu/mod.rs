@@ -508,7 +508,11 @@ impl Gpu {
     /// [`Gpu::max_workgroup_size`], and raised to the device's largest
     /// subgroup (warp) where that is within the limit, so that no
     /// workgroup leaves part of a warp idle.
-    pub fn heuristic_workgroup_size(&self, kernel: &phobos_core::ir::Kernel) -> u32 {
+    pub fn heuristic_workgroup_size(
+        &self,
+        kernel: &phobos_core::ir::Kernel,
+        precision: phobos_gpu::Precision,
+    ) -> u32 {
         if let Some(w) = env_workgroup_size() {
             return w.min(self.max_workgroup_size());
         }
@@ -522,7 +526,7 @@ impl Gpu {
         } else {
             max_pow2
         };
-        let mut w = phobos_gpu::workgroup_size_within(kernel, most).min(max_pow2);
+        let mut w = phobos_gpu::workgroup_size_within(kernel, most, precision).min(max_pow2);
         if warp.is_power_of_two() && warp <= max_pow2 {
             w = w.max(warp);
         }
@@ -536,8 +540,12 @@ impl Gpu {
     /// workgroup's invocations one after another and gains nothing from
     /// more (a whole-row softmax took 4x longer at 1024 than at 256 there).
     /// At most seven; same bits for each.
-    pub fn workgroup_sizes(&self, kernel: &phobos_core::ir::Kernel) -> Vec<u32> {
-        let mut sizes = vec![self.heuristic_workgroup_size(kernel)];
+    pub fn workgroup_sizes(
+        &self,
+        kernel: &phobos_core::ir::Kernel,
+        precision: phobos_gpu::Precision,
+    ) -> Vec<u32> {
+        let mut sizes = vec![self.heuristic_workgroup_size(kernel, precision)];
         let most = if self.info.device_type == wgpu::DeviceType::Cpu {
             self.max_workgroup_size()
                 .min(phobos_gpu::PORTABLE_WORKGROUP_SIZE)

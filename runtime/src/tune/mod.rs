@@ -400,7 +400,7 @@ pub fn heuristic(
     let workgroup_size = match backend {
         Backend::Gpu => {
             let specialized = phobos_gpu::specialize(&kernel, &bound.dims);
-            Some(Gpu::shared()?.heuristic_workgroup_size(&specialized))
+            Some(Gpu::shared()?.heuristic_workgroup_size(&specialized, options.precision))
         }
         _ => None,
     };
@@ -548,7 +548,7 @@ pub fn tune_with(
             (Ok((k, b)), Backend::Gpu) => {
                 let specialized = phobos_gpu::specialize(k, &b.dims);
                 Gpu::shared()?
-                    .workgroup_sizes(&specialized)
+                    .workgroup_sizes(&specialized, options.precision)
                     .into_iter()
                     .map(Some)
                     .collect()
