@@ -226,3 +226,47 @@ fn self_reading_stores_are_staged_in_workgroup_memory() {
     let fits = kernel("kernel t(Y: tensor<f32>[N]) {\n Y[0 :+ 4096] = Y[1 :+ 4096]\n}");
     lower(&fits, &GpuOptions::default()).unwrap();
 }
+
+/// The plan decides which stores keep their groups of 4 (`Plan::stores`):
+/// a softmax divided by its row's sum computes two exact divisions an
+/// element (its own and dropout's), so a module for WebGPU stores it element
+/// by element, while a native device (`heavy_groups`) and fast mode keep
+/// the groups, and the WGSL follows the plan.
+#[test]
+fn the_plan_decides_which_stores_keep_groups_of_4() {
+    let k = kernel(
+        "kernel t(X: tensor<f32>[64, 1024], Y: tensor<f32>[64, 1024], seed: i32) {
+  let r = ctx.block.x
+  let e = exp(X[r :+ 1, :] - max(X[r :+ 1, :], axis = 1))
+  Y[r :+ 1, :] = dropout(e / sum(e, axis = 1), 0.1, seed, r * 1024 + iota(1))
+}",
+    );
+    let compiled = |options: GpuOptions| phobos_gpu::compile(&k, &options).unwrap();
+    let portable = compiled(GpuOptions::for_kernel(&k));
+    let native = compiled(GpuOptions {
+        heavy_groups: true,
+        ..GpuOptions::for_kernel(&k)
+    });
+    let fast = compiled(GpuOptions {
+        precision: phobos_gpu::Precision::Fast,
+        ..GpuOptions::for_kernel(&k)
+    });
+    for (c, groups) in [(&portable, false), (&native, true), (&fast, true)] {
+        let stores = &c.plan.stores;
+        assert_eq!(stores.len(), 1, "{stores:?}");
+        assert_eq!(stores[0].groups, groups, "{stores:?}");
+        // A group of 4 is one 16-byte store of a vec4.
+        assert_eq!(
+            c.wgsl().contains("Y[(") && c.wgsl().contains("vec4<f32>("),
+            groups
+        );
+    }
+    assert!(
+        portable
+            .explain()
+            .contains("stored element by element: each element computes 2 exact `/` or `sqrt`"),
+        "{}",
+        portable.explain()
+    );
+    assert!(!native.explain().contains("element by element"));
+}

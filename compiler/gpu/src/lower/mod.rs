@@ -87,8 +87,9 @@ struct Lower<'k> {
     branch_fallback: bool,
     /// `GpuOptions::wide_div`.
     wide_div: bool,
-    /// `GpuOptions::heavy_groups`.
-    heavy_groups: bool,
+    /// The values of the stores the plan keeps element by element though
+    /// their slices allow groups of 4 (`plan::stores`).
+    elementwise: std::collections::HashSet<ExprId>,
     /// `GpuOptions::subgroup_shuffle`.
     subgroup_shuffle: bool,
     exact: exact::ExactFns,
@@ -389,12 +390,13 @@ pub(crate) fn lower_noted(
     let plan = crate::plan::plan(kernel, options)?;
     let kernel = &plan.kernel;
     let packed = packing(kernel, options.workgroup_size);
-    let lowered = match lower_packed(kernel, options, splits, packed)? {
+    let planned = (kernel, &plan.stores[..]);
+    let lowered = match lower_packed(planned, options, splits, packed)? {
         Some(l) => l,
         // Blocks that share a workgroup would share its memory and its
         // barriers: one block a workgroup, its extra invocations idle.
         None => {
-            lower_packed(kernel, options, splits, 1)?.expect("one block a workgroup always lowers")
+            lower_packed(planned, options, splits, 1)?.expect("one block a workgroup always lowers")
         }
     };
     Ok(Lowered {
@@ -415,7 +417,7 @@ struct Emitted {
 /// The lowering with `packed` blocks a workgroup, or `None` where they
 /// would share workgroup memory or a barrier.
 fn lower_packed(
-    kernel: &Kernel,
+    (kernel, stores): (&Kernel, &[crate::plan::StorePlan]),
     options: &GpuOptions,
     splits: &[Option<crate::Split>],
     packed: u32,
@@ -484,7 +486,11 @@ fn lower_packed(
         local: placeholder,
         branch_fallback: options.branch_fallback,
         wide_div: options.wide_div,
-        heavy_groups: options.heavy_groups,
+        elementwise: stores
+            .iter()
+            .filter(|p| !p.groups)
+            .filter_map(|p| kernel.body[p.stmt].value())
+            .collect(),
         subgroup_shuffle: options.subgroup_shuffle,
         exact: Default::default(),
         staging: HashMap::new(),

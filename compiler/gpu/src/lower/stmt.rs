@@ -2,9 +2,9 @@
 //! loop each statement runs across the workgroup.
 
 use super::{H, Lower, index_exprs, push_place};
-use crate::{LowerError, Precision};
+use crate::LowerError;
 use naga::{BinaryOperator, Block, Expression, LocalVariable, Span, Statement};
-use phobos_core::ir::{BinOp, Builtin, ExprId, ExprKind, Index, Kernel, Place, Stmt, analysis};
+use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, Place, Stmt, analysis};
 use phobos_core::types::{Dim, Scalar};
 use std::collections::HashMap;
 
@@ -310,35 +310,11 @@ impl<'k> Lower<'k> {
         Ok(())
     }
 
-    /// Whether an element of `value` computes more than [`QUAD_EXACT_CALLS`]
-    /// of exact mode's f32 `/` and `sqrt`, so that a store by groups of 4
-    /// would hold four copies of too many of them. A statement with Tandem
-    /// draws keeps its groups: the stepped loop pairs a group with a block
-    /// of the stream. Never where `GpuOptions::heavy_groups` allows them.
+    /// Whether the plan keeps the store of `value` element by element
+    /// though its slice allows groups of 4 (`plan::stores`: too many exact
+    /// divisions an element for a module for WebGPU).
     pub(super) fn lanes_too_heavy(&self, value: ExprId) -> bool {
-        if self.precision != Precision::Exact || self.heavy_groups {
-            return false;
-        }
-        let nodes = self.k.reachable(value);
-        let draws = nodes.iter().any(|&id| {
-            matches!(
-                self.k.exprs[id].kind,
-                ExprKind::Builtin(Builtin::TandemWord | Builtin::TandemBelowRetry, _)
-            )
-        });
-        let calls = nodes
-            .iter()
-            .filter(|&&id| {
-                let e = &self.k.exprs[id];
-                e.ty == Scalar::F32
-                    && !e.shape.is_empty()
-                    && matches!(
-                        e.kind,
-                        ExprKind::Binary(BinOp::Div, ..) | ExprKind::Builtin(Builtin::Sqrt, _)
-                    )
-            })
-            .count();
-        !draws && calls > QUAD_EXACT_CALLS
+        self.elementwise.contains(&value)
     }
 
     /// Whether a store of `value` to the whole of local tile `place` reads
@@ -586,61 +562,7 @@ impl<'k> Lower<'k> {
     }
 }
 
-/// The most exact-mode f32 `/` and `sqrt` nodes one element of a store by
-/// groups of 4 may compute. Each is a call of a function with a loop
-/// (`lower/exact.rs`), and a group holds four copies of its element's value.
-/// Chromium's SwiftShader spent 150-190 s creating the pipeline of
-/// `examples/random_tile.ph`, whose `randn` has one `/` and one `sqrt` an
-/// element, and then dropped the page's WebGPU instance; it takes 3 s for
-/// `dropout_rows` (one `/`) and 0.1 s for the same `randn` stored one
-/// element at a time (docs/playground.md). Such a store goes element by
-/// element instead.
-const QUAD_EXACT_CALLS: usize = 1;
-
-/// Whether a store to or load from `place` at `index` goes by groups of 4:
-/// `place` is a tensor of a 32-bit type whose rows (last axis) have a
-/// constant length that is a multiple of 4, and the slice's last axis is a
-/// range of a constant, positive multiple of 4 starting at a multiple of 4
-/// (`ir::range::zero_low_bits_at_origin`). Then the 4 elements of a group of the tile (4
-/// consecutive positions from a multiple of 4 along the last axis) are
-/// consecutive in memory from a flat index that is a multiple of 4, and lie
-/// all inside the tensor or all outside.
-pub(crate) fn quad_slice(k: &Kernel, place: Place, index: &[Index]) -> bool {
-    let Place::Param(i) = place else {
-        return false;
-    };
-    let phobos_core::ir::ParamKind::Tensor { shape, elem, .. } = &k.params[i].kind else {
-        return false;
-    };
-    if !matches!(elem, Scalar::I32 | Scalar::U32 | Scalar::F32) {
-        return false;
-    }
-    let (Some(row), Some(last)) = (shape.last(), index.last()) else {
-        return false;
-    };
-    // A row a multiple of 4 long: constant, or a dim the launch's value
-    // shows is (`specialize`, `Kernel::dim_align`).
-    let row_quads = match row {
-        Dim::Const(row) => row % 4 == 0,
-        Dim::Sym(s) => k.dim_multiple(*s).is_multiple_of(4),
-    };
-    match last {
-        Index::Range {
-            start,
-            len: Dim::Const(len),
-        } => {
-            row_quads
-                && *len > 0
-                && len % 4 == 0
-                // A start known to be a multiple of 4 (`ir::range`: a slice start
-                // has no `iota`, so its value at the origin is its value).
-                && start.is_none_or(|s| phobos_core::ir::range::zero_low_bits_at_origin(k, s) >= 2)
-                // A row of other ranges: the same positions in every group.
-                && index.len() == shape.len()
-        }
-        _ => false,
-    }
-}
+pub(crate) use crate::plan::stores::quad_slice;
 
 /// Whether a load node is made once per group of 4 with a 16-byte load in
 /// a statement stored by groups: a tile load ([`quad_slice`]) whose last

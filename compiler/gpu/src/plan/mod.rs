@@ -18,6 +18,7 @@
 //! positions (`values.rs`).
 
 pub mod hoist;
+pub mod stores;
 pub mod values;
 pub mod versions;
 
@@ -25,6 +26,7 @@ use crate::{GpuOptions, LowerError};
 pub use hoist::Hoisted;
 use phobos_core::diag::{Diagnostic, code};
 use phobos_core::ir::{Kernel, LocalId, LocalKind};
+pub use stores::StorePlan;
 pub use values::{Home, ValuePlan};
 
 /// The plan's revision: bumped whenever a plan may emit other code for
@@ -43,6 +45,9 @@ pub struct Plan {
     /// The row-uniform values moved out of their statements
     /// ([`hoist`]), computed once per row.
     pub hoisted: Vec<Hoisted>,
+    /// The stores whose slices allow groups of 4, and whether they keep
+    /// them ([`stores`]), by statement of `kernel`.
+    pub stores: Vec<StorePlan>,
 }
 
 /// Where the plan keeps a `let` or `var` tile in workgroup memory and its
@@ -134,7 +139,7 @@ fn place(
 /// Plans `kernel` for `options`. The result's kernel is verified where
 /// the input verifies: a failure is an internal compiler error, with the
 /// printed IR.
-pub fn plan(kernel: &Kernel, _options: &GpuOptions) -> Result<Plan, LowerError> {
+pub fn plan(kernel: &Kernel, options: &GpuOptions) -> Result<Plan, LowerError> {
     let (split, values, inline) = place(kernel);
     let (planned, hoisted) = hoist::hoist(&values::inline(&split, &inline));
     // A launch's specialised kernel (`specialize`) need not verify itself
@@ -155,6 +160,7 @@ pub fn plan(kernel: &Kernel, _options: &GpuOptions) -> Result<Plan, LowerError> 
         )));
     }
     Ok(Plan {
+        stores: stores::plan(&planned, options),
         kernel: planned,
         values,
         hoisted,
@@ -364,12 +370,27 @@ pub fn explain(compiled: &crate::Compiled) -> String {
             h.name, h.ty, h.stmt
         );
     }
-    if !compiled.notes.is_empty() {
+    // Statements are numbered from 1, as the emitter's notes number them.
+    let refused = compiled
+        .plan
+        .stores
+        .iter()
+        .filter(|st| !st.groups)
+        .map(|st| format!("statement {}: stored {}", st.stmt + 1, st.why));
+    let mut lines: Vec<String> = refused.chain(compiled.notes.iter().cloned()).collect();
+    // In statement order; the notes about the whole kernel first.
+    lines.sort_by_key(|l| {
+        l.strip_prefix("statement ")
+            .and_then(|r| r.split(':').next())
+            .and_then(|n| n.parse::<usize>().ok())
+            .unwrap_or(0)
+    });
+    if !lines.is_empty() {
         let _ = writeln!(
             out,
             "how statements are emitted (reductions, Tandem draws, packing):"
         );
-        for n in &compiled.notes {
+        for n in &lines {
             let _ = writeln!(out, "  {n}");
         }
     }
