@@ -106,6 +106,7 @@ pub fn bench(a: &BenchArgs) -> Result<ExitCode> {
         "workgroup_size": first.workgroup_size,
         "tuning": first.tuning.to_json(),
         "compile_ms": first.compile_ms,
+        "lowering": first.lowering,
     });
     times.add_to(&mut report);
     if a.run.json {

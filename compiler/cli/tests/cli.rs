@@ -568,3 +568,46 @@ fn a_workgroup_size_out_of_range_warns() {
     assert!(ok, "{err}");
     assert!(!err.contains("PHOBOS_WORKGROUP_SIZE"), "no warning:\n{err}");
 }
+
+/// `phobosc bench --json` says how the kernel was lowered, as `run
+/// --json`'s provenance does (the plan's notes: reductions, kept rows,
+/// stores). Skips without an adapter, unless `PHOBOS_REQUIRE_GPU=1`.
+#[test]
+fn bench_reports_the_lowering_as_run_does() {
+    let args = |cmd: &str| {
+        let o = phobosc(&[
+            cmd,
+            "examples/softmax_dropout.ph",
+            "--dim",
+            "M=8",
+            "--dim",
+            "N=1024",
+            "--arg",
+            "seed=1",
+            "--config",
+            "R=1",
+            "--backend",
+            "gpu",
+            "--json",
+        ]);
+        let (out, err) = text(&o);
+        (o.status.success(), out, err)
+    };
+    let (ok, out, err) = args("run");
+    if !ok {
+        skip_gpu(&err);
+        return;
+    }
+    let run: serde_json::Value = serde_json::from_str(&out).expect("stdout is JSON");
+    let (ok, out, err) = args("bench");
+    assert!(ok, "{err}");
+    let bench: serde_json::Value = serde_json::from_str(&out).expect("stdout is JSON");
+    let lowering = bench["lowering"].as_array().expect("a lowering key");
+    assert!(
+        lowering.iter().any(|n| n
+            .as_str()
+            .is_some_and(|n| n.contains("`max` over 1024 elements"))),
+        "{bench}"
+    );
+    assert_eq!(bench["lowering"], run["provenance"]["lowering"]);
+}
