@@ -216,11 +216,21 @@ impl Gpu {
             padded_bytes = [bytes, &[0; 3][..4 - bytes.len() % 4]].concat();
             &padded_bytes[..]
         };
-        if bytes.len() <= TRANSFER_PIECE {
+        // wgpu reports a refused write only to an error scope (an odd byte
+        // count once went unnoticed): the upload fails, naming the tensor.
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let written = if bytes.len() <= TRANSFER_PIECE {
             self.queue.write_buffer(&buffer, 0, bytes);
-            return Ok(buffer);
+            Ok(())
+        } else {
+            self.upload_in_pieces(name, &buffer, bytes)
+        };
+        // The scope is popped on every path, so none is left open.
+        let refused = pollster::block_on(scope.pop());
+        written?;
+        if let Some(e) = refused {
+            return Err(GpuError::Wgpu(format!("uploading `{name}`: {e}")));
         }
-        self.upload_in_pieces(name, &buffer, bytes)?;
         Ok(buffer)
     }
 
