@@ -24,10 +24,12 @@
 //!   chunks again).
 //! - **registers**: scalars; each invocation computes and keeps its own.
 //!
-//! A `var` assigned after its declaration keeps its home: workgroup memory
-//! for tiles, registers for scalars. One never assigned again (a tile a
-//! loop's body declares and reduces, say) names a value as a `let` does,
-//! and is planned as one.
+//! A `var` assigned after its declaration (one that `versions.rs` does not
+//! split: an accumulator in a loop, an assignment through a slice) keeps
+//! its home: workgroup memory for tiles, registers for scalars. One never
+//! assigned again (a tile a loop's body declares and reduces, say, or a
+//! version of a split `var`) names a value as a `let` does, and is planned
+//! as one.
 
 use phobos_core::ir::{
     Builtin, ExprId, ExprKind, IdVec, Kernel, LocalId, LocalKind, Place, Stmt, analysis,
