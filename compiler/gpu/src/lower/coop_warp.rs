@@ -80,36 +80,56 @@ impl Lower<'_> {
         // The lanes' leaves cover the row exactly: every leaf, hence every
         // item a segment's butterfly pairs, is present.
         let full = plan.len.is_multiple_of(LEAF) && plan.per_row * plan.block == plan.len;
-        let seg_c = |lw: &mut Self, k: H| {
+        self.seg_loop(segments, unroll, |lw, k, fixed| {
             // `Lower::leaf_of`, with the invariant parts hoisted.
             let seg = lw.binary(B::Add, first_seg, k);
             let gc = lw.u32c(g);
             let seg_leaf = lw.binary(B::Multiply, seg, gc);
-            lw.binary(B::Add, seg_leaf, lane)
-        };
-        let keep = (keep_v, keep_i);
-        if unroll {
-            // Every segment's leaves first, then the butterflies: the loads
-            // of all segments are in flight together, not one segment's at
-            // a time between shuffles. Same nodes, same bits.
-            let mut nodes = Vec::new();
-            for k in 0..segments {
-                let kc = self.u32c(k);
-                let leaf = seg_c(self, kc);
-                let node = self.leaf(plan, pre, pos, leaf, (kc, Some(k)))?;
-                nodes.push((kc, leaf, node));
+            let leaf = lw.binary(B::Add, seg_leaf, lane);
+            let (mut v, mut iv) = lw.leaf(plan, pre, pos, leaf, (k, fixed))?;
+            // The butterfly: every lane ends with the segment's node.
+            let leaves_c = lw.u32c(leaves);
+            let mut s = 1;
+            while s < g {
+                let (pv, piv) = lw.shuffle_pair(plan, v, iv, s);
+                if full && plan.op == ReduceOp::Sum {
+                    // Every pair is present, and IEEE `+` is commutative
+                    // bit for bit, so either lane's order gives the left
+                    // item plus the right one.
+                    v = lw.combine(plan.op, plan.elem, v, pv);
+                    s *= 2;
+                    continue;
+                }
+                let sc = lw.u32c(s);
+                let bit = lw.binary(B::And, lane, sc);
+                let zero = lw.u32c(0);
+                let clear = lw.binary(B::Equal, bit, zero);
+                let (l, li) = (lw.select(clear, v, pv), lw.select(clear, iv, piv));
+                let (r, ri) = (lw.select(clear, pv, v), lw.select(clear, piv, iv));
+                // The right item's first leaf: this leaf with bit `s` set
+                // and the bits below cleared.
+                let present = if full {
+                    lw.lit(phobos_core::types::Value::Bool(true))
+                } else {
+                    let low = lw.u32c(!(s - 1));
+                    let right = lw.binary(B::InclusiveOr, leaf, sc);
+                    let right = lw.binary(B::And, right, low);
+                    lw.binary(B::Less, right, leaves_c)
+                };
+                (v, iv) = lw.pair_step(plan.op, plan.elem, (l, li), (r, ri), present);
+                s *= 2;
             }
-            for (kc, leaf, node) in nodes {
-                self.segment_butterfly(plan, (lane, kc, leaf), node, (full, leaves), keep);
+            let mine = lw.binary(B::Equal, lane, k);
+            let old = lw.var_load(keep_v);
+            let next = lw.select(mine, v, old);
+            lw.var_store(keep_v, next);
+            if plan.op.is_index() {
+                let old = lw.var_load(keep_i);
+                let next = lw.select(mine, iv, old);
+                lw.var_store(keep_i, next);
             }
-        } else {
-            self.seg_loop(segments, false, |lw, k, fixed| {
-                let leaf = seg_c(lw, k);
-                let node = lw.leaf(plan, pre, pos, leaf, (k, fixed))?;
-                lw.segment_butterfly(plan, (lane, k, leaf), node, (full, leaves), keep);
-                Ok(())
-            })?;
-        }
+            Ok(())
+        })?;
         let mut v = self.var_load(keep_v);
         let mut iv = if plan.op.is_index() {
             self.var_load(keep_i)
@@ -138,61 +158,6 @@ impl Lower<'_> {
             result,
             (scratch, scratch_index),
         )
-    }
-
-    /// A segment's butterfly over the subgroup (module doc): every lane
-    /// ends with the node over the segment's `G` leaves, and lane `k`
-    /// keeps segment `k`'s in `keep`.
-    fn segment_butterfly(
-        &mut self,
-        plan: &Plan,
-        (lane, k, leaf): (H, H, H),
-        (mut v, mut iv): (H, H),
-        (full, leaves): (bool, u32),
-        (keep_v, keep_i): (H, H),
-    ) {
-        let g = self.subgroup_width;
-        // The butterfly: every lane ends with the segment's node.
-        let leaves_c = self.u32c(leaves);
-        let mut s = 1;
-        while s < g {
-            let (pv, piv) = self.shuffle_pair(plan, v, iv, s);
-            if full && plan.op == ReduceOp::Sum {
-                // Every pair is present, and IEEE `+` is commutative
-                // bit for bit, so either lane's order gives the left
-                // item plus the right one.
-                v = self.combine(plan.op, plan.elem, v, pv);
-                s *= 2;
-                continue;
-            }
-            let sc = self.u32c(s);
-            let bit = self.binary(B::And, lane, sc);
-            let zero = self.u32c(0);
-            let clear = self.binary(B::Equal, bit, zero);
-            let (l, li) = (self.select(clear, v, pv), self.select(clear, iv, piv));
-            let (r, ri) = (self.select(clear, pv, v), self.select(clear, piv, iv));
-            // The right item's first leaf: this leaf with bit `s` set
-            // and the bits below cleared.
-            let present = if full {
-                self.lit(phobos_core::types::Value::Bool(true))
-            } else {
-                let low = self.u32c(!(s - 1));
-                let right = self.binary(B::InclusiveOr, leaf, sc);
-                let right = self.binary(B::And, right, low);
-                self.binary(B::Less, right, leaves_c)
-            };
-            (v, iv) = self.pair_step(plan.op, plan.elem, (l, li), (r, ri), present);
-            s *= 2;
-        }
-        let mine = self.binary(B::Equal, lane, k);
-        let old = self.var_load(keep_v);
-        let next = self.select(mine, v, old);
-        self.var_store(keep_v, next);
-        if plan.op.is_index() {
-            let old = self.var_load(keep_i);
-            let next = self.select(mine, iv, old);
-            self.var_store(keep_i, next);
-        }
     }
 
     /// The leaf's node (value, index) of `LEAF` elements from `leaf *
