@@ -93,7 +93,11 @@ fn versions_of(k: &Kernel, scope: &[Option<usize>], l: LocalId) -> Option<Vec<us
                 }
                 at.push(s);
             }
-            _ => {}
+            Stmt::Let { .. }
+            | Stmt::Var { .. }
+            | Stmt::Store { .. }
+            | Stmt::For { .. }
+            | Stmt::EndFor => {}
         }
     }
     let sliced = k.exprs.iter().any(|e| {
