@@ -113,7 +113,7 @@ impl Lower<'_> {
         matches!(place, Place::Param(_))
             && tile.as_deref() == Some(&geom.shape[..])
             && super::stmt::quad_slice(self.k, place, index)
-            && !self.lanes_too_heavy(value)
+            && !self.stored_elementwise(value)
             && self.row_words_fit(value, &analysis::slice_tile(index))
             && !analysis::reads_place(self.k, value, place)
     }

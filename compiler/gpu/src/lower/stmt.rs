@@ -206,7 +206,7 @@ impl<'k> Lower<'k> {
         {
             return Ok(());
         }
-        if quad_slice(self.k, place, &index) && !self.lanes_too_heavy(value) {
+        if quad_slice(self.k, place, &index) && !self.stored_elementwise(value) {
             return self.quad_store(place, &index, value, &tile, &lens, &pre);
         }
         self.draw_tile_loop(&tile, &lens, 1, value, &pre, |lw, _flat, pos| {
@@ -313,7 +313,7 @@ impl<'k> Lower<'k> {
     /// Whether the plan keeps the store of `value` element by element
     /// though its slice allows groups of 4 (`plan::stores`: too many exact
     /// divisions an element for a module for WebGPU).
-    pub(super) fn lanes_too_heavy(&self, value: ExprId) -> bool {
+    pub(super) fn stored_elementwise(&self, value: ExprId) -> bool {
         self.elementwise.contains(&value)
     }
 
