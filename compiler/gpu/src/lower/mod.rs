@@ -134,6 +134,8 @@ struct Lower<'k> {
     rows: Option<row_cache::RowCache>,
     /// `GpuOptions::knobs`.
     knobs: crate::Knobs,
+    /// The plan's loops and their barriers (`plan::loops`).
+    loops: Vec<crate::plan::LoopPlan>,
 }
 
 /// The lane of a group of 4 consecutive elements being computed, and the
@@ -390,7 +392,7 @@ pub(crate) fn lower_noted(
     let plan = crate::plan::plan(kernel, options)?;
     let kernel = &plan.kernel;
     let packed = packing(kernel, options.workgroup_size);
-    let planned = (kernel, &plan.stores[..]);
+    let planned = (kernel, &plan.stores[..], &plan.loops[..]);
     let lowered = match lower_packed(planned, options, splits, packed)? {
         Some(l) => l,
         // Blocks that share a workgroup would share its memory and its
@@ -417,7 +419,7 @@ struct Emitted {
 /// The lowering with `packed` blocks a workgroup, or `None` where they
 /// would share workgroup memory or a barrier.
 fn lower_packed(
-    (kernel, stores): (&Kernel, &[crate::plan::StorePlan]),
+    (kernel, stores, loops): (&Kernel, &[crate::plan::StorePlan], &[crate::plan::LoopPlan]),
     options: &GpuOptions,
     splits: &[Option<crate::Split>],
     packed: u32,
@@ -508,6 +510,7 @@ fn lower_packed(
         consts: fold::constants(kernel),
         rows: None,
         knobs: options.knobs,
+        loops: loops.to_vec(),
     };
     for (elem, count) in bindings::staging(&lw)? {
         let g = bindings::staging_tile(&mut lw.m, &lw.types, elem, count);

@@ -12,31 +12,34 @@ impl<'k> Lower<'k> {
     pub(super) fn body(&mut self) -> Result<(), LowerError> {
         // Barriers: a statement waits for the earlier ones (since the last
         // barrier) whose places it conflicts with; private scalars never
-        // conflict, since each invocation has its own.
+        // conflict, since each invocation has its own. A loop waits for
+        // what its body conflicts with before it starts, and between
+        // iterations as the plan says (`plan::loops`).
         let mut pending = analysis::Access::default();
         self.subgroup_ok = self.subgroup_check();
         self.rows = self.plan_row_cache();
-        // The enclosing block and the variable of each open loop.
-        let mut open: Vec<(Vec<Statement>, Place)> = Vec::new();
-        for s in &self.k.body {
+        // The enclosing block, the variable and the plan of each open loop.
+        let mut open: Vec<(Vec<Statement>, Place, usize)> = Vec::new();
+        for (i, s) in self.k.body.iter().enumerate() {
             match s {
                 Stmt::For { local, start, end } => {
-                    // Everything before the loop is done before it starts,
-                    // and each iteration ends at a barrier (below), so the
-                    // body never races with itself across iterations.
-                    if !pending.reads.is_empty() || !pending.writes.is_empty() {
-                        self.cur.push(Statement::ControlBarrier(
-                            naga::Barrier::STORAGE | naga::Barrier::WORK_GROUP,
-                        ));
-                        pending = analysis::Access::default();
-                    }
+                    let l = self
+                        .loops
+                        .iter()
+                        .position(|l| l.start == i)
+                        .expect("the plan has every loop");
+                    let (sync, _) =
+                        crate::plan::loops::conflicts(&pending, &self.loops[l].body, |p| {
+                            self.is_private(p)
+                        });
+                    self.sync(sync, &mut pending);
                     let mut pre = HashMap::new();
                     let first = self.node(*start, &[], &mut pre)?;
                     let end = self.node(*end, &[], &mut pre)?;
                     let var = Place::Local(*local);
                     let ptr = self.element_ptr(var, None);
                     self.var_store(ptr, first);
-                    open.push((std::mem::take(&mut self.cur), var));
+                    open.push((std::mem::take(&mut self.cur), var, l));
                     let ptr = self.element_ptr(var, None);
                     let i = self.var_load(ptr);
                     let done = self.binary(BinaryOperator::GreaterEqual, i, end);
@@ -44,11 +47,29 @@ impl<'k> Lower<'k> {
                     continue;
                 }
                 Stmt::EndFor => {
-                    self.cur.push(Statement::ControlBarrier(
-                        naga::Barrier::STORAGE | naga::Barrier::WORK_GROUP,
-                    ));
-                    pending = analysis::Access::default();
-                    let (outer, var) = open.pop().expect("the verifier matched loops");
+                    let (outer, var, l) = open.pop().expect("the verifier matched loops");
+                    let mut back = self.loops[l].back;
+                    // The compiler's own workgroup arrays touched since the
+                    // body's last barrier would race with the next
+                    // iteration's use of them.
+                    if back.is_none() && self.tail_touches_scratch() {
+                        back.workgroup = true;
+                    }
+                    self.sync(back, &mut pending);
+                    // Every iteration's accesses that no barrier at the end
+                    // of the last one ordered are still pending for the
+                    // statements after the loop.
+                    let body = &self.loops[l].body;
+                    let unordered = |p: &&Place| match p {
+                        Place::Local(_) => !back.workgroup,
+                        Place::Param(_) => !back.storage,
+                    };
+                    for &p in body.reads.iter().filter(unordered) {
+                        push_place(&mut pending.reads, p);
+                    }
+                    for &p in body.writes.iter().filter(unordered) {
+                        push_place(&mut pending.writes, p);
+                    }
                     let body = std::mem::replace(&mut self.cur, outer);
                     let continuing = self.nested(|lw| {
                         // `i < end <= i32::MAX`: the increment cannot wrap.
@@ -65,27 +86,8 @@ impl<'k> Lower<'k> {
                 Stmt::Let { .. } | Stmt::Var { .. } | Stmt::Store { .. } => {}
             }
             let acc = analysis::access(self.k, s);
-            let mut barrier = naga::Barrier::empty();
-            let conflicts = pending
-                .writes
-                .iter()
-                .filter(|p| acc.reads.contains(p) || acc.writes.contains(p))
-                .chain(pending.reads.iter().filter(|p| acc.writes.contains(p)));
-            for p in conflicts {
-                barrier |= match p {
-                    Place::Param(_) => naga::Barrier::STORAGE,
-                    Place::Local(_) => naga::Barrier::WORK_GROUP,
-                };
-            }
-            if !barrier.is_empty() {
-                // A reduction computed ahead ends at a workgroup barrier.
-                let done = matches!(self.cur.last(),
-                    Some(Statement::ControlBarrier(b)) if b.contains(barrier));
-                if !done {
-                    self.cur.push(Statement::ControlBarrier(barrier));
-                }
-                pending = analysis::Access::default();
-            }
+            let (sync, _) = crate::plan::loops::conflicts(&pending, &acc, |p| self.is_private(p));
+            self.sync(sync, &mut pending);
             let noted = self.tandem.notes.len();
             self.stmt(s)?;
             self.coop.clear();
@@ -105,6 +107,111 @@ impl<'k> Lower<'k> {
             }
         }
         Ok(())
+    }
+
+    /// Waits at a barrier of kind `sync` (none where it is empty, or where
+    /// the last statement already is such a barrier: a reduction computed
+    /// ahead ends at one), and takes the places it orders out of `pending`:
+    /// tiles for a workgroup barrier, tensors for a storage one.
+    fn sync(&mut self, sync: crate::plan::loops::Sync, pending: &mut analysis::Access) {
+        if sync.is_none() {
+            return;
+        }
+        let mut barrier = naga::Barrier::empty();
+        barrier.set(naga::Barrier::WORK_GROUP, sync.workgroup);
+        barrier.set(naga::Barrier::STORAGE, sync.storage);
+        let done = matches!(self.cur.last(),
+            Some(Statement::ControlBarrier(b)) if b.contains(barrier));
+        if !done {
+            self.cur.push(Statement::ControlBarrier(barrier));
+        }
+        let ordered = |p: &Place| match p {
+            Place::Local(_) => sync.workgroup,
+            Place::Param(_) => sync.storage,
+        };
+        pending.reads.retain(|p| !ordered(p));
+        pending.writes.retain(|p| !ordered(p));
+    }
+
+    /// Whether the statements after the current block's last barrier touch
+    /// a workgroup array other than a `let`/`var` tile's (the compiler's
+    /// own: a reduction's scratch, staged draws, a store's staging).
+    fn tail_touches_scratch(&self) -> bool {
+        let tiles: Vec<_> = self
+            .locals
+            .iter()
+            .filter_map(|h| match h {
+                super::LocalHome::Workgroup(g) => Some(*g),
+                _ => None,
+            })
+            .collect();
+        let start = self
+            .cur
+            .iter()
+            .rposition(|s| matches!(s, Statement::ControlBarrier(_)))
+            .map_or(0, |i| i + 1);
+        self.cur[start..]
+            .iter()
+            .any(|s| self.touches_scratch(s, &tiles))
+    }
+
+    fn touches_scratch(&self, s: &Statement, tiles: &[naga::Handle<naga::GlobalVariable>]) -> bool {
+        let scratch = |mut h: naga::Handle<Expression>| loop {
+            match self.f.expressions[h] {
+                Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => h = base,
+                Expression::GlobalVariable(g) => {
+                    break self.m.global_variables[g].space == naga::AddressSpace::WorkGroup
+                        && !tiles.contains(&g);
+                }
+                _ => break false,
+            }
+        };
+        let block = |b: &Block| b.iter().any(|s| self.touches_scratch(s, tiles));
+        match s {
+            Statement::Emit(range) => range.clone().any(|h| match self.f.expressions[h] {
+                Expression::Load { pointer } => scratch(pointer),
+                Expression::CooperativeLoad { ref data, .. } => scratch(data.pointer),
+                _ => false,
+            }),
+            Statement::Store { pointer, .. }
+            | Statement::WorkGroupUniformLoad { pointer, .. }
+            | Statement::Atomic { pointer, .. } => scratch(*pointer),
+            Statement::CooperativeStore { data, .. } => scratch(data.pointer),
+            Statement::Block(b) => block(b),
+            Statement::If { accept, reject, .. } => block(accept) || block(reject),
+            Statement::Loop {
+                body, continuing, ..
+            } => block(body) || block(continuing),
+            Statement::Switch { cases, .. } => cases.iter().any(|c| block(&c.body)),
+            // A called function (exact mode's arithmetic) touches what
+            // its expressions name.
+            Statement::Call { function, .. } => {
+                self.m.functions[*function]
+                    .expressions
+                    .iter()
+                    .any(|(_, e)| match e {
+                        Expression::GlobalVariable(g) => {
+                            self.m.global_variables[*g].space == naga::AddressSpace::WorkGroup
+                        }
+                        _ => false,
+                    })
+            }
+            Statement::Break
+            | Statement::Continue
+            | Statement::Return { .. }
+            | Statement::Kill
+            | Statement::ControlBarrier(_)
+            | Statement::MemoryBarrier(_)
+            | Statement::SubgroupBallot { .. }
+            | Statement::SubgroupGather { .. }
+            | Statement::SubgroupCollectiveOperation { .. } => false,
+            // Kinds the lowering never emits: counted as touching memory,
+            // since a missed barrier is a race and an extra one only time.
+            Statement::ImageStore { .. }
+            | Statement::ImageAtomic { .. }
+            | Statement::RayQuery { .. }
+            | Statement::RayPipelineFunction(_) => true,
+        }
     }
 
     pub(super) fn place_name(&self, p: Place) -> String {

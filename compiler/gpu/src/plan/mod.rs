@@ -18,12 +18,14 @@
 //! positions (`values.rs`).
 
 pub mod hoist;
+pub mod loops;
 pub mod stores;
 pub mod values;
 pub mod versions;
 
 use crate::{GpuOptions, LowerError};
 pub use hoist::Hoisted;
+pub use loops::LoopPlan;
 use phobos_core::diag::{Diagnostic, code};
 use phobos_core::ir::{Kernel, LocalId, LocalKind};
 pub use stores::StorePlan;
@@ -48,6 +50,9 @@ pub struct Plan {
     /// The stores whose slices allow groups of 4, and whether they keep
     /// them ([`stores`]), by statement of `kernel`.
     pub stores: Vec<StorePlan>,
+    /// Every `for` loop of `kernel` and the barrier between its iterations
+    /// ([`loops`]).
+    pub loops: Vec<LoopPlan>,
 }
 
 /// Where the plan keeps a `let` or `var` tile in workgroup memory and its
@@ -161,6 +166,7 @@ pub fn plan(kernel: &Kernel, options: &GpuOptions) -> Result<Plan, LowerError> {
     }
     Ok(Plan {
         stores: stores::plan(&planned, options),
+        loops: loops::plan(&planned),
         kernel: planned,
         values,
         hoisted,
@@ -392,6 +398,16 @@ pub fn explain(compiled: &crate::Compiled) -> String {
         );
         for n in &lines {
             let _ = writeln!(out, "  {n}");
+        }
+    }
+    if !compiled.plan.loops.is_empty() {
+        let _ = writeln!(out, "loops:");
+        for (n, l) in compiled.plan.loops.iter().enumerate() {
+            let var = match &k.body[l.start] {
+                phobos_core::ir::Stmt::For { local, .. } => k.locals[*local].name.as_str(),
+                _ => "?",
+            };
+            let _ = writeln!(out, "  loop {} (`for {var}`): {}", n + 1, l.why);
         }
     }
     let _ = writeln!(

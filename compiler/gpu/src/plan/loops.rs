@@ -1,0 +1,175 @@
+//! The barrier each loop needs between its iterations, decided from the IR.
+//!
+//! The emitter puts a barrier between two statements whose places conflict
+//! (one writes what the other reads or writes; `lower/stmt.rs`). A loop's
+//! next iteration runs its body's statements again after the last ones, so
+//! the back edge needs a barrier where a place written in the body is read
+//! in the body, or written by two of its statements. A place written by one
+//! statement only, and read by none, does not: that statement maps each
+//! element of its tile to the same invocation at every iteration, so an
+//! invocation's writes to an element are ordered by its own program order.
+//!
+//! The barrier has the kind of the places that conflict: `WORK_GROUP` for
+//! tiles in workgroup memory, `STORAGE` for tensors. A storage barrier
+//! waits for the invocation's stores to reach the whole device (naga writes
+//! its memory scope as `Device`), so a loop that stores a chunk of a row
+//! at each iteration and reads nothing it wrote (softmax's third pass over
+//! chunks) is better off without one.
+//!
+//! Scalars are each invocation's own and never conflict. The compiler's own
+//! workgroup arrays (a reduction's scratch, staged draws) are the
+//! emitter's to order: it keeps a back-edge barrier wherever a body's
+//! last statements touch one (`lower/stmt.rs`).
+
+use phobos_core::ir::{Kernel, Place, Stmt, analysis};
+
+/// A barrier between statements, by the memory it orders.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sync {
+    /// Tiles in workgroup memory.
+    pub workgroup: bool,
+    /// Tensors (device memory).
+    pub storage: bool,
+}
+
+impl Sync {
+    pub fn is_none(self) -> bool {
+        !self.workgroup && !self.storage
+    }
+}
+
+/// The plan of one `for` loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopPlan {
+    /// The `for` bracket, by statement index in the plan's kernel.
+    pub start: usize,
+    /// The matching `end for`.
+    pub end: usize,
+    /// Every place the body's statements (nested loops included) read and
+    /// write, scalars left out.
+    pub body: analysis::Access,
+    /// The barrier at the end of each iteration.
+    pub back: Sync,
+    /// Why, as `phobosc build --explain` prints it.
+    pub why: String,
+}
+
+/// The conflicts between accesses `earlier` and `later` as a barrier:
+/// a place one writes and the other reads or writes. Scalars (`private`)
+/// never conflict.
+pub fn conflicts(
+    earlier: &analysis::Access,
+    later: &analysis::Access,
+    private: impl Fn(Place) -> bool,
+) -> (Sync, Vec<Place>) {
+    let mut sync = Sync::default();
+    let mut places = Vec::new();
+    let hits = earlier
+        .writes
+        .iter()
+        .filter(|p| later.reads.contains(p) || later.writes.contains(p))
+        .chain(earlier.reads.iter().filter(|p| later.writes.contains(p)));
+    for &p in hits {
+        if private(p) || places.contains(&p) {
+            continue;
+        }
+        match p {
+            Place::Param(_) => sync.storage = true,
+            Place::Local(_) => sync.workgroup = true,
+        }
+        places.push(p);
+    }
+    (sync, places)
+}
+
+/// Whether a local of `k` is a scalar, which each invocation keeps.
+fn private(k: &Kernel, p: Place) -> bool {
+    matches!(p, Place::Local(l) if k.locals[l].shape.is_empty())
+}
+
+/// Every loop of `k`, outermost first where they nest.
+pub fn plan(k: &Kernel) -> Vec<LoopPlan> {
+    let mut out = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    for (i, s) in k.body.iter().enumerate() {
+        match s {
+            Stmt::For { .. } => open.push(i),
+            Stmt::EndFor => {
+                let start = open.pop().expect("the verifier matched loops");
+                out.push(one(k, start, i));
+            }
+            Stmt::Let { .. } | Stmt::Var { .. } | Stmt::Store { .. } => {}
+        }
+    }
+    out.sort_by_key(|l| l.start);
+    out
+}
+
+fn one(k: &Kernel, start: usize, end: usize) -> LoopPlan {
+    let mut body = analysis::Access::default();
+    // Places written, each with how many statements write it.
+    let mut writers: Vec<(Place, usize)> = Vec::new();
+    for s in &k.body[start + 1..end] {
+        let a = analysis::access(k, s);
+        for &p in &a.reads {
+            if !private(k, p) && !body.reads.contains(&p) {
+                body.reads.push(p);
+            }
+        }
+        for &p in &a.writes {
+            if private(k, p) {
+                continue;
+            }
+            if !body.writes.contains(&p) {
+                body.writes.push(p);
+            }
+            match writers.iter_mut().find(|(q, _)| *q == p) {
+                Some((_, n)) => *n += 1,
+                None => writers.push((p, 1)),
+            }
+        }
+    }
+    // Reads against writes, as `conflicts` counts them, and the places that
+    // several statements write.
+    let reads_only = analysis::Access {
+        reads: body.reads.clone(),
+        writes: Vec::new(),
+    };
+    let (mut back, mut places) = conflicts(&reads_only, &body, |p| private(k, p));
+    for (p, n) in writers {
+        if n > 1 && !places.contains(&p) {
+            match p {
+                Place::Param(_) => back.storage = true,
+                Place::Local(_) => back.workgroup = true,
+            }
+            places.push(p);
+        }
+    }
+    let name = |p: Place| match p {
+        Place::Param(i) => format!("`{}`", k.params[i].name),
+        Place::Local(l) => format!("`{}`", k.locals[l].name),
+    };
+    let why = if places.is_empty() {
+        "no barrier between iterations: the body reads nothing it writes, and each place it \
+         writes has one writer"
+            .to_string()
+    } else {
+        let kind = match (back.workgroup, back.storage) {
+            (true, true) => "a workgroup and storage barrier",
+            (false, true) => "a storage barrier",
+            _ => "a workgroup barrier",
+        };
+        let list: Vec<String> = places.into_iter().map(name).collect();
+        format!(
+            "{kind} between iterations: the body writes {} and reads or writes it again",
+            list.join(", ")
+        )
+    };
+    LoopPlan {
+        start,
+        end,
+        body,
+        back,
+        why,
+    }
+}
