@@ -270,3 +270,68 @@ fn the_plan_decides_which_stores_keep_groups_of_4() {
     );
     assert!(!native.explain().contains("element by element"));
 }
+
+/// The chunked softmax's two accumulator updates are folds (`plan::folds`):
+/// item 0 of each row updates its element, so no loop waits between
+/// iterations, and no loop waits on storage. A loop whose body also reads
+/// its accumulator elsewhere keeps both statements and a barrier.
+#[test]
+fn the_plan_folds_accumulators_and_plans_loop_barriers() {
+    let chunked = "kernel t(X: tensor<f32>[64, 1024], Y: tensor<f32>[64, 1024]) {
+  let r = ctx.block.x * 4
+  var m: tile<f32>[4, 1] = -_inf()
+  for j in 0 .. 4 {
+    m = max(m, max(X[r :+ 4, j * 256 :+ 256], axis = 1))
+  }
+  var s: tile<f32>[4, 1] = 0.0
+  for j in 0 .. 4 {
+    s = s + sum(exp(X[r :+ 4, j * 256 :+ 256] - m), axis = 1)
+  }
+  for j in 0 .. 4 {
+    Y[r :+ 4, j * 256 :+ 256] = exp(X[r :+ 4, j * 256 :+ 256] - m) / s
+  }
+}";
+    let k = kernel(chunked);
+    let options = GpuOptions {
+        subgroup_width: 32,
+        workgroup_size: 128,
+        ..GpuOptions::for_kernel(&k)
+    };
+    let c = phobos_gpu::compile(&k, &options).unwrap();
+    assert_eq!(c.plan.folds.len(), 2, "{:?}", c.plan.folds);
+    assert_eq!(c.plan.loops.len(), 3);
+    for l in &c.plan.loops {
+        assert!(l.back.is_none(), "{l:?}");
+    }
+    let explain = c.explain();
+    assert!(
+        explain.contains("loop 3 (`for j`): no barrier between iterations"),
+        "{explain}"
+    );
+    // No storage barrier anywhere, and the accumulators are written by the
+    // reductions' item 0 (nothing is stored to `_max` or `_sum`).
+    let wgsl = c.wgsl();
+    assert!(!wgsl.contains("storageBarrier"), "{wgsl}");
+    for name in ["_max_", "_sum_"] {
+        assert!(
+            !wgsl.lines().any(|l| l.trim_start().starts_with(name)),
+            "{wgsl}"
+        );
+    }
+
+    // `m` read by a second statement of the loop: no fold, a barrier.
+    let k = kernel(
+        "kernel t(X: tensor<f32>[64, 1024], Y: tensor<f32>[64, 1024]) {
+  let r = ctx.block.x * 4
+  var m: tile<f32>[4, 1] = -_inf()
+  for j in 0 .. 4 {
+    m = max(m, max(X[r :+ 4, j * 256 :+ 256], axis = 1))
+    Y[r :+ 4, j * 256 :+ 256] = X[r :+ 4, j * 256 :+ 256] - m
+  }
+}",
+    );
+    let c = phobos_gpu::compile(&k, &options).unwrap();
+    assert!(c.plan.folds.is_empty(), "{:?}", c.plan.folds);
+    assert!(c.plan.loops[0].back.workgroup, "{:?}", c.plan.loops);
+    assert!(!c.plan.loops[0].back.storage, "{:?}", c.plan.loops);
+}

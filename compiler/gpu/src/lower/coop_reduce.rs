@@ -69,6 +69,19 @@ pub(super) struct Plan {
     pub block: u32,
 }
 
+/// Where item 0 of each row puts a reduction's value.
+pub(super) enum ResultTo {
+    /// Stored in this workgroup array, which the statement reads after the
+    /// barrier that ends the reduction.
+    Array(Handle<GlobalVariable>),
+    /// Folded into an accumulator (`plan::folds`, by index in the plan's
+    /// folds): the row's element of the accumulator becomes the fold's
+    /// value, computed with the reduction's value for its `let` (`pre`: the
+    /// values hoisted for it). No barrier follows: the element is this
+    /// invocation's at every iteration.
+    Fold(usize, HashMap<ExprId, H>),
+}
+
 /// A reduction computed ahead of its statement: where its result lies.
 #[derive(Clone, Copy)]
 pub(super) struct Computed {
@@ -178,16 +191,16 @@ impl Lower<'_> {
             return Ok(false);
         }
         self.compute_ahead(arg, pre)?;
-        self.coop_one(value, pre, Some(g))
+        self.coop_one(value, pre, Some(ResultTo::Array(g)))
     }
 
     /// Computes reduction `id` ahead into `into` (else a new array) where
     /// it qualifies and its arrays fit; whether it did.
-    fn coop_one(
+    pub(super) fn coop_one(
         &mut self,
         id: ExprId,
         pre: &HashMap<ExprId, H>,
-        into: Option<Handle<GlobalVariable>>,
+        into: Option<ResultTo>,
     ) -> Result<bool, LowerError> {
         let Some(plan) = self.coop_plan(id) else {
             return Ok(false);
@@ -206,14 +219,15 @@ impl Lower<'_> {
         } else {
             None
         };
+        let made = into.is_none();
         let result = match into {
-            Some(g) => g,
+            Some(to) => to,
             None => match self.workgroup_array("reduce_result", out_ty, plan.rows) {
-                Some(g) => g,
+                Some(g) => ResultTo::Array(g),
                 None => return Ok(false),
             },
         };
-        self.coop_reduce(&plan, pre, result, (scratch, scratch_index))?;
+        self.coop_reduce(&plan, pre, &result, (scratch, scratch_index))?;
         let g = self.subgroup_width.min(plan.per_row);
         let levels = if g > 1 && self.subgroup_ok.is_some() {
             format!(
@@ -231,7 +245,7 @@ impl Lower<'_> {
             plan.per_row,
             plan.block
         ));
-        if into.is_none() {
+        if let (true, ResultTo::Array(result)) = (made, result) {
             self.coop.insert(id, Computed { result });
         }
         Ok(true)
@@ -259,7 +273,7 @@ impl Lower<'_> {
         &mut self,
         plan: &Plan,
         pre: &HashMap<ExprId, H>,
-        result: Handle<GlobalVariable>,
+        result: &ResultTo,
         scratch: (Handle<GlobalVariable>, Option<Handle<GlobalVariable>>),
     ) -> Result<(), LowerError> {
         let t_shift = self.u32c(plan.per_row.trailing_zeros());
@@ -295,21 +309,32 @@ impl Lower<'_> {
             }
             lw.finish(plan, (v, iv), (item, row, active), s, result, scratch)
         };
+        let fold = matches!(result, ResultTo::Fold(..));
         match self.subgroup_ok {
             Some(ok) if g > 1 => {
-                let accept = if self.warp_path(plan) {
+                let mut accept = if self.warp_path(plan) {
                     self.nested(|lw| {
                         lw.warp_reduce(plan, pre, &pos, (item, row, active), result, scratch)
                     })?
                 } else {
                     self.nested(|lw| level(lw, g))?
                 };
-                let reject = self.nested(|lw| {
+                let mut reject = self.nested(|lw| {
                     if lw.row_region(plan) {
                         lw.row_fill(plan, pre, &pos, item)?;
                     }
                     level(lw, 1)
                 })?;
+                // A fold waits only where a path leaves the compiler's
+                // arrays touched since its last barrier.
+                for b in [&mut accept, &mut reject] {
+                    if fold && self.scratch_after_barrier(b).0 {
+                        b.push(
+                            Statement::ControlBarrier(naga::Barrier::WORK_GROUP),
+                            Span::UNDEFINED,
+                        );
+                    }
+                }
                 self.cur.push(Statement::If {
                     condition: ok,
                     accept,
@@ -319,8 +344,10 @@ impl Lower<'_> {
             _ => level(self, 1)?,
         }
         self.row_done();
-        self.cur
-            .push(Statement::ControlBarrier(naga::Barrier::WORK_GROUP));
+        if !fold || self.scratch_after_barrier(&self.cur).0 {
+            self.cur
+                .push(Statement::ControlBarrier(naga::Barrier::WORK_GROUP));
+        }
         Ok(())
     }
 
@@ -469,24 +496,18 @@ impl Lower<'_> {
         (v, iv): (H, H),
         (item, row, active): (H, H, H),
         s0: u32,
-        result: Handle<GlobalVariable>,
+        result: &ResultTo,
         (scratch, scratch_index): (Handle<GlobalVariable>, Option<Handle<GlobalVariable>>),
     ) -> Result<(), LowerError> {
         let index = plan.op.is_index();
         let items = plan.len.div_ceil(plan.block);
-        let write_result = |lw: &mut Self, v: H, iv: H| {
-            let ptr = lw.array_ptr(result, row);
-            let value = if index { iv } else { v };
-            lw.var_store(ptr, value);
-        };
+        let write_result =
+            |lw: &mut Self, v: H, iv: H| lw.put_result(result, row, if index { iv } else { v });
         if s0 >= plan.per_row {
             let zero = self.u32c(0);
             let first = self.binary(B::Equal, item, zero);
             let cond = self.binary(B::LogicalAnd, active, first);
-            let accept = self.nested(|lw| {
-                write_result(lw, v, iv);
-                Ok(())
-            })?;
+            let accept = self.nested(|lw| write_result(lw, v, iv))?;
             self.if_then(cond, accept);
             return Ok(());
         }
@@ -528,7 +549,7 @@ impl Lower<'_> {
                 let present = lw.partner_present(item, stride, items, false);
                 let (r, ri) = lw.pair_step(plan.op, plan.elem, (a, ia), (b, ib), present);
                 if last {
-                    write_result(lw, r, ri);
+                    write_result(lw, r, ri)?;
                 } else {
                     lw.var_store(pa, r);
                     if let Some(pia) = pia {

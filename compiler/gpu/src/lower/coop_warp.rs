@@ -28,7 +28,7 @@
 //! subgroups than that they go through the workgroup array, a barrier a
 //! level, as on the own-block path.
 
-use super::coop_reduce::Plan;
+use super::coop_reduce::{Plan, ResultTo};
 use super::{H, Lower};
 use crate::LowerError;
 use naga::{BinaryOperator as B, Expression, GlobalVariable, Handle, Statement};
@@ -52,7 +52,7 @@ impl Lower<'_> {
             && self.subgroup_ok.is_some()
     }
 
-    /// The row's reduction (value, index) written to `result[row]` by item 0
+    /// The row's reduction (value, index) put by item 0 ([`Lower::put_result`])
     /// (module doc).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn warp_reduce(
@@ -61,7 +61,7 @@ impl Lower<'_> {
         pre: &HashMap<ExprId, H>,
         pos: &[H],
         (item, row, active): (H, H, H),
-        result: Handle<GlobalVariable>,
+        result: &ResultTo,
         (scratch, scratch_index): (Handle<GlobalVariable>, Option<Handle<GlobalVariable>>),
     ) -> Result<(), LowerError> {
         let g = self.subgroup_width;
@@ -265,7 +265,7 @@ impl Lower<'_> {
         plan: &Plan,
         (v, iv): (H, H),
         (item, lane, row, active): (H, H, H, H),
-        result: Handle<GlobalVariable>,
+        result: &ResultTo,
         (scratch, scratch_index): (Handle<GlobalVariable>, Option<Handle<GlobalVariable>>),
     ) -> Result<(), LowerError> {
         let g = self.subgroup_width;
@@ -287,11 +287,8 @@ impl Lower<'_> {
         let first = self.binary(B::Equal, item, zero);
         let write = self.binary(B::LogicalAnd, active, first);
         if warps == 1 {
-            let accept = self.nested(|lw| {
-                let ptr = lw.array_ptr(result, row);
-                lw.var_store(ptr, if index { iv } else { v });
-                Ok(())
-            })?;
+            let accept =
+                self.nested(|lw| lw.put_result(result, row, if index { iv } else { v }))?;
             self.if_then(write, accept);
             return Ok(());
         }
@@ -337,11 +334,7 @@ impl Lower<'_> {
             (v, iv) = self.pair_step(plan.op, plan.elem, (v, iv), (pv, piv), present);
             s *= 2;
         }
-        let accept = self.nested(|lw| {
-            let ptr = lw.array_ptr(result, row);
-            lw.var_store(ptr, if index { iv } else { v });
-            Ok(())
-        })?;
+        let accept = self.nested(|lw| lw.put_result(result, row, if index { iv } else { v }))?;
         self.if_then(write, accept);
         Ok(())
     }

@@ -11,6 +11,7 @@
 //! surplus workgroups) before any loop; struct offsets and array strides
 //! are set by hand.
 
+mod accumulate;
 mod bindings;
 mod builder;
 mod cast;
@@ -136,6 +137,8 @@ struct Lower<'k> {
     knobs: crate::Knobs,
     /// The plan's loops and their barriers (`plan::loops`).
     loops: Vec<crate::plan::LoopPlan>,
+    /// The plan's accumulator updates (`plan::folds`).
+    folds: Vec<crate::plan::Fold>,
 }
 
 /// The lane of a group of 4 consecutive elements being computed, and the
@@ -392,7 +395,12 @@ pub(crate) fn lower_noted(
     let plan = crate::plan::plan(kernel, options)?;
     let kernel = &plan.kernel;
     let packed = packing(kernel, options.workgroup_size);
-    let planned = (kernel, &plan.stores[..], &plan.loops[..]);
+    let planned = Planned {
+        kernel,
+        stores: &plan.stores,
+        loops: &plan.loops,
+        folds: &plan.folds,
+    };
     let lowered = match lower_packed(planned, options, splits, packed)? {
         Some(l) => l,
         // Blocks that share a workgroup would share its memory and its
@@ -409,6 +417,15 @@ pub(crate) fn lower_noted(
     })
 }
 
+/// The parts of the plan the emitter follows.
+#[derive(Clone, Copy)]
+struct Planned<'p> {
+    kernel: &'p Kernel,
+    stores: &'p [crate::plan::StorePlan],
+    loops: &'p [crate::plan::LoopPlan],
+    folds: &'p [crate::plan::Fold],
+}
+
 /// What one emission gives ([`Lowered`] but for the plan it followed).
 struct Emitted {
     module: Module,
@@ -419,7 +436,12 @@ struct Emitted {
 /// The lowering with `packed` blocks a workgroup, or `None` where they
 /// would share workgroup memory or a barrier.
 fn lower_packed(
-    (kernel, stores, loops): (&Kernel, &[crate::plan::StorePlan], &[crate::plan::LoopPlan]),
+    Planned {
+        kernel,
+        stores,
+        loops,
+        folds,
+    }: Planned<'_>,
     options: &GpuOptions,
     splits: &[Option<crate::Split>],
     packed: u32,
@@ -511,6 +533,7 @@ fn lower_packed(
         rows: None,
         knobs: options.knobs,
         loops: loops.to_vec(),
+        folds: folds.to_vec(),
     };
     for (elem, count) in bindings::staging(&lw)? {
         let g = bindings::staging_tile(&mut lw.m, &lw.types, elem, count);

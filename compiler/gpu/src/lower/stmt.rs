@@ -85,11 +85,30 @@ impl<'k> Lower<'k> {
                 }
                 Stmt::Let { .. } | Stmt::Var { .. } | Stmt::Store { .. } => {}
             }
-            let acc = analysis::access(self.k, s);
+            // A fold's assignment was emitted with its reduction's `let`.
+            if self.folds.iter().any(|f| f.stmt + 1 == i) {
+                self.tandem.stmt += 1;
+                continue;
+            }
+            let fold = self.folds.iter().position(|f| f.stmt == i);
+            let mut acc = analysis::access(self.k, s);
+            if let Some(f) = fold {
+                // The pair's accesses, less the `let` that is never stored.
+                let next = analysis::access(self.k, &self.k.body[i + 1]);
+                let result = Place::Local(self.folds[f].result);
+                for p in next.reads {
+                    push_place(&mut acc.reads, p);
+                }
+                acc.writes = next.writes;
+                acc.reads.retain(|p| *p != result);
+            }
             let (sync, _) = crate::plan::loops::conflicts(&pending, &acc, |p| self.is_private(p));
             self.sync(sync, &mut pending);
             let noted = self.tandem.notes.len();
-            self.stmt(s)?;
+            match fold {
+                Some(f) => self.accumulate(f)?,
+                None => self.stmt(s)?,
+            }
             self.coop.clear();
             let value = s.value().expect("loops are handled above");
             if self.tandem.notes.len() == noted && super::tandem_draw::has_words(self.k, value) {
@@ -137,6 +156,15 @@ impl<'k> Lower<'k> {
     /// a workgroup array other than a `let`/`var` tile's (the compiler's
     /// own: a reduction's scratch, staged draws, a store's staging).
     fn tail_touches_scratch(&self) -> bool {
+        self.scratch_after_barrier(&self.cur).0
+    }
+
+    /// For a block of statements: whether some path through it touches the
+    /// compiler's own workgroup arrays after its last barrier, and whether
+    /// every path through it waits at a barrier. Barriers sit only in
+    /// workgroup-uniform control flow, so a branch's barrier is the whole
+    /// workgroup's on that path.
+    pub(super) fn scratch_after_barrier(&self, block: &[Statement]) -> (bool, bool) {
         let tiles: Vec<_> = self
             .locals
             .iter()
@@ -145,14 +173,33 @@ impl<'k> Lower<'k> {
                 _ => None,
             })
             .collect();
-        let start = self
-            .cur
-            .iter()
-            .rposition(|s| matches!(s, Statement::ControlBarrier(_)))
-            .map_or(0, |i| i + 1);
-        self.cur[start..]
-            .iter()
-            .any(|s| self.touches_scratch(s, &tiles))
+        self.scratch_walk(block, &tiles)
+    }
+
+    fn scratch_walk(
+        &self,
+        block: &[Statement],
+        tiles: &[naga::Handle<naga::GlobalVariable>],
+    ) -> (bool, bool) {
+        for s in block.iter().rev() {
+            let (touched, waits) = match s {
+                Statement::ControlBarrier(_) => (false, true),
+                Statement::If { accept, reject, .. } => {
+                    let (ta, wa) = self.scratch_walk(accept, tiles);
+                    let (tb, wb) = self.scratch_walk(reject, tiles);
+                    (ta || tb, wa && wb)
+                }
+                Statement::Block(b) => self.scratch_walk(b, tiles),
+                other => (self.touches_scratch(other, tiles), false),
+            };
+            if touched {
+                return (true, waits);
+            }
+            if waits {
+                return (false, true);
+            }
+        }
+        (false, false)
     }
 
     fn touches_scratch(&self, s: &Statement, tiles: &[naga::Handle<naga::GlobalVariable>]) -> bool {

@@ -87,8 +87,11 @@ fn private(k: &Kernel, p: Place) -> bool {
     matches!(p, Place::Local(l) if k.locals[l].shape.is_empty())
 }
 
-/// Every loop of `k`, outermost first where they nest.
-pub fn plan(k: &Kernel) -> Vec<LoopPlan> {
+/// Every loop of `k`, outermost first where they nest. `folds` are the
+/// accumulator updates planned as folds (`folds.rs`): in its own loop, a
+/// fold's accumulator is touched by one invocation an element, which
+/// orders itself.
+pub fn plan(k: &Kernel, folds: &[super::Fold]) -> Vec<LoopPlan> {
     let mut out = Vec::new();
     let mut open: Vec<usize> = Vec::new();
     for (i, s) in k.body.iter().enumerate() {
@@ -96,7 +99,7 @@ pub fn plan(k: &Kernel) -> Vec<LoopPlan> {
             Stmt::For { .. } => open.push(i),
             Stmt::EndFor => {
                 let start = open.pop().expect("the verifier matched loops");
-                out.push(one(k, start, i));
+                out.push(one(k, folds, start, i));
             }
             Stmt::Let { .. } | Stmt::Var { .. } | Stmt::Store { .. } => {}
         }
@@ -105,39 +108,49 @@ pub fn plan(k: &Kernel) -> Vec<LoopPlan> {
     out
 }
 
-fn one(k: &Kernel, start: usize, end: usize) -> LoopPlan {
+fn one(k: &Kernel, folds: &[super::Fold], start: usize, end: usize) -> LoopPlan {
     let mut body = analysis::Access::default();
-    // Places written, each with how many statements write it.
+    // The accesses that may race across iterations, and the places
+    // written with how many statements write each.
+    let mut reads: Vec<Place> = Vec::new();
     let mut writers: Vec<(Place, usize)> = Vec::new();
-    for s in &k.body[start + 1..end] {
-        let a = analysis::access(k, s);
+    for (j, s) in k.body.iter().enumerate().take(end).skip(start + 1) {
+        let mut a = analysis::access(k, s);
         for &p in &a.reads {
             if !private(k, p) && !body.reads.contains(&p) {
                 body.reads.push(p);
             }
         }
         for &p in &a.writes {
-            if private(k, p) {
-                continue;
-            }
-            if !body.writes.contains(&p) {
+            if !private(k, p) && !body.writes.contains(&p) {
                 body.writes.push(p);
             }
+        }
+        for f in folds.iter().filter(|f| f.within == start) {
+            // The reduction's `let` is never stored, and the accumulator
+            // is its element's owner's alone.
+            if j == f.stmt || j == f.stmt + 1 {
+                let own = [Place::Local(f.result), Place::Local(f.acc)];
+                a.reads.retain(|p| !own.contains(p));
+                a.writes.retain(|p| !own.contains(p));
+            }
+        }
+        for p in a.reads {
+            if !private(k, p) && !reads.contains(&p) {
+                reads.push(p);
+            }
+        }
+        for p in a.writes.into_iter().filter(|p| !private(k, *p)) {
             match writers.iter_mut().find(|(q, _)| *q == p) {
                 Some((_, n)) => *n += 1,
                 None => writers.push((p, 1)),
             }
         }
     }
-    // Reads against writes, as `conflicts` counts them, and the places that
-    // several statements write.
-    let reads_only = analysis::Access {
-        reads: body.reads.clone(),
-        writes: Vec::new(),
-    };
-    let (mut back, mut places) = conflicts(&reads_only, &body, |p| private(k, p));
+    let mut back = Sync::default();
+    let mut places = Vec::new();
     for (p, n) in writers {
-        if n > 1 && !places.contains(&p) {
+        if n > 1 || reads.contains(&p) {
             match p {
                 Place::Param(_) => back.storage = true,
                 Place::Local(_) => back.workgroup = true,
@@ -149,10 +162,24 @@ fn one(k: &Kernel, start: usize, end: usize) -> LoopPlan {
         Place::Param(i) => format!("`{}`", k.params[i].name),
         Place::Local(l) => format!("`{}`", k.locals[l].name),
     };
+    let folded: Vec<String> = folds
+        .iter()
+        .filter(|f| f.within == start)
+        .map(|f| format!("`{}`", k.locals[f.acc].name))
+        .collect();
+    let folded = match folded.len() {
+        0 => String::new(),
+        _ => format!(
+            "; {} folded into {} reduction (item 0 of each row updates its element)",
+            folded.join(", "),
+            if folded.len() == 1 { "its" } else { "their" }
+        ),
+    };
     let why = if places.is_empty() {
-        "no barrier between iterations: the body reads nothing it writes, and each place it \
-         writes has one writer"
-            .to_string()
+        format!(
+            "no barrier between iterations: the body reads nothing it writes, and each place it \
+             writes has one writer{folded}"
+        )
     } else {
         let kind = match (back.workgroup, back.storage) {
             (true, true) => "a workgroup and storage barrier",
@@ -161,8 +188,9 @@ fn one(k: &Kernel, start: usize, end: usize) -> LoopPlan {
         };
         let list: Vec<String> = places.into_iter().map(name).collect();
         format!(
-            "{kind} between iterations: the body writes {} and reads or writes it again",
-            list.join(", ")
+            "{kind} between iterations: the body writes {} and reads or writes {} again{folded}",
+            list.join(", "),
+            if list.len() == 1 { "it" } else { "them" }
         )
     };
     LoopPlan {

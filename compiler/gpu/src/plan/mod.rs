@@ -17,6 +17,7 @@
 //! is computed, and a `var` that names it moves only to readers at its own
 //! positions (`values.rs`).
 
+pub mod folds;
 pub mod hoist;
 pub mod loops;
 pub mod stores;
@@ -24,6 +25,7 @@ pub mod values;
 pub mod versions;
 
 use crate::{GpuOptions, LowerError};
+pub use folds::Fold;
 pub use hoist::Hoisted;
 pub use loops::LoopPlan;
 use phobos_core::diag::{Diagnostic, code};
@@ -50,6 +52,9 @@ pub struct Plan {
     /// The stores whose slices allow groups of 4, and whether they keep
     /// them ([`stores`]), by statement of `kernel`.
     pub stores: Vec<StorePlan>,
+    /// The accumulator updates computed by one invocation a row
+    /// ([`folds`]).
+    pub folds: Vec<Fold>,
     /// Every `for` loop of `kernel` and the barrier between its iterations
     /// ([`loops`]).
     pub loops: Vec<LoopPlan>,
@@ -164,9 +169,11 @@ pub fn plan(kernel: &Kernel, options: &GpuOptions) -> Result<Plan, LowerError> {
             planned.print()
         )));
     }
+    let folds = folds::plan(&planned);
     Ok(Plan {
         stores: stores::plan(&planned, options),
-        loops: loops::plan(&planned),
+        loops: loops::plan(&planned, &folds),
+        folds,
         kernel: planned,
         values,
         hoisted,
