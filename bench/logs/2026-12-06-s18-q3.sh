@@ -14,7 +14,7 @@ t0=$(date +%s)
 B=target/dev
 FILES="examples/softmax_dropout_chunked.ph examples/layernorm_dropout_chunked.ph bench/s18/chunked.ph tests/spellings/softmax.ph tests/spellings/layernorm.ph" \
   KERNELS="softmax_dropout_chunked layernorm_dropout_chunked c1 c2 c3 inv_inline ln_inline" BITS=0 \
-  timeout 300 bench/spellings-h200.sh base=$B/base folds=$B/loops new=$B/phobosc 2>&1 | grep -v "^#\|^driver\|^binary"
+  timeout 300 bench/spellings-h200.sh base=$B/base folds=$B/folds new=$B/phobosc 2>&1 | grep -v "^#\|^driver\|^binary"
 echo "($(( $(date +%s) - t0 )) s)"
 FILES="bench/s18/chunked.ph" PRECISIONS=exact KERNELS="c1 c2 c3" BITS=1 LOG2=22 \
   timeout 100 bench/spellings-h200.sh new=$B/phobosc 2>&1 | grep -i "bits\|differ\|failed" | head
