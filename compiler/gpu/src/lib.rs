@@ -147,9 +147,7 @@ pub struct GpuOptions {
     /// SwiftShader takes minutes to create such a pipeline
     /// (docs/playground.md), so modules for WebGPU (`phobosc build`, the
     /// playground) leave it off and store those values element by element.
-    /// It also lets the plan unroll loops of a constant trip count
-    /// (`plan::loops`), which multiplies their code the same way. Same bits
-    /// either way.
+    /// Same bits either way.
     pub heavy_groups: bool,
     /// Whether the Tandem fills form 32 x 32 -> 64-bit products (Lemire's
     /// bounded integers, the alias table's column) with one 64-bit

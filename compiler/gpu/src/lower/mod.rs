@@ -182,9 +182,7 @@ pub(crate) fn nscalar(s: Scalar) -> Result<NScalar, LowerError> {
 /// (staged in workgroup memory first), and every extent of a kernel with a
 /// reduction over a dim-dependent extent (its tensors' shapes too), so that
 /// the workgroup computes the reduction (`coop_reduce.rs`) and rows move 16
-/// bytes at a time, or with a loop over chunks (bounds that read a dim, a
-/// body that reduces: it then runs a constant number of times, which the
-/// plan may unroll). The result is one pipeline per value of those dims, so
+/// bytes at a time. The result is one pipeline per value of those dims, so
 /// a kernel that has none of them is returned as it is. An
 /// extent of 0 stays 0: the tile is empty, so reading it reads outside it
 /// (0, as the interpreter's). Its workgroup array still has one element
@@ -275,40 +273,11 @@ fn specialize_extents<'k>(kernel: &'k Kernel, dims: &[u64]) -> std::borrow::Cow<
         ExprKind::Reduce { arg, .. } => symbolic(&kernel.exprs[*arg].shape),
         _ => false,
     });
-    // A loop over chunks of a row (its bounds read a dim, its body
-    // reduces) runs a constant number of times once the dims are
-    // constants, which the plan may unroll (`plan::loops`).
-    let reads_dim = |root: ExprId| {
-        kernel
-            .reachable(root)
-            .into_iter()
-            .any(|id| matches!(kernel.exprs[id].kind, ExprKind::DimValue(_)))
-    };
-    let mut loops = false;
-    let mut open = Vec::new();
-    for (i, s) in kernel.body.iter().enumerate() {
-        match s {
-            Stmt::For { start, end, .. } => open.push((i, reads_dim(*start) || reads_dim(*end))),
-            Stmt::EndFor => {
-                let (first, dims) = open.pop().expect("the verifier matched loops");
-                let reduces_in = kernel.body[first + 1..i].iter().any(|s| {
-                    s.value().is_some_and(|v| {
-                        kernel
-                            .reachable(v)
-                            .into_iter()
-                            .any(|id| matches!(kernel.exprs[id].kind, ExprKind::Reduce { .. }))
-                    })
-                });
-                loops |= dims && reduces_in;
-            }
-            Stmt::Let { .. } | Stmt::Var { .. } | Stmt::Store { .. } => {}
-        }
-    }
-    if !locals && !reduces && !loops && !kernel.body.iter().any(staged) {
+    if !locals && !reduces && !kernel.body.iter().any(staged) {
         return std::borrow::Cow::Borrowed(kernel);
     }
     let mut k = kernel.clone();
-    if reduces || loops {
+    if reduces {
         let fix = |d: &mut Dim| {
             if let Dim::Sym(s) = *d {
                 *d = Dim::Const(dims[s]);

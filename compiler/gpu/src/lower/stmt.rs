@@ -8,21 +8,6 @@ use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, Place, Stmt, analysis};
 use phobos_core::types::{Dim, Scalar};
 use std::collections::HashMap;
 
-/// A loop being emitted (`Lower::body`).
-struct OpenLoop {
-    /// The block around the loop.
-    outer: Vec<Statement>,
-    /// The loop variable.
-    var: Place,
-    /// The loop's plan, by index in `Lower::loops`.
-    plan: usize,
-    /// The copies of the body still to emit in one pass, this one included.
-    copies: u32,
-    /// The statement number at the `for`, and where the notes of the first
-    /// copy end once a second copy starts.
-    first: (usize, Option<usize>),
-}
-
 impl<'k> Lower<'k> {
     pub(super) fn body(&mut self) -> Result<(), LowerError> {
         // Barriers: a statement waits for the earlier ones (since the last
@@ -33,16 +18,9 @@ impl<'k> Lower<'k> {
         let mut pending = analysis::Access::default();
         self.subgroup_ok = self.subgroup_check();
         self.rows = self.plan_row_cache();
-        // Each open loop: the enclosing block, its variable, its plan, the
-        // copies of its body still to emit (an unrolled loop's pass runs
-        // `LoopPlan::unroll` iterations) and where the first copy's notes
-        // end.
-        let mut open: Vec<OpenLoop> = Vec::new();
-        let mut next = 0;
-        while next < self.k.body.len() {
-            let i = next;
-            next += 1;
-            let s = &self.k.body[i];
+        // The enclosing block, the variable and the plan of each open loop.
+        let mut open: Vec<(Vec<Statement>, Place, usize)> = Vec::new();
+        for (i, s) in self.k.body.iter().enumerate() {
             match s {
                 Stmt::For { local, start, end } => {
                     let l = self
@@ -61,13 +39,7 @@ impl<'k> Lower<'k> {
                     let var = Place::Local(*local);
                     let ptr = self.element_ptr(var, None);
                     self.var_store(ptr, first);
-                    open.push(OpenLoop {
-                        outer: std::mem::take(&mut self.cur),
-                        var,
-                        plan: l,
-                        copies: self.loops[l].unroll,
-                        first: (self.tandem.stmt, None),
-                    });
+                    open.push((std::mem::take(&mut self.cur), var, l));
                     let ptr = self.element_ptr(var, None);
                     let i = self.var_load(ptr);
                     let done = self.binary(BinaryOperator::GreaterEqual, i, end);
@@ -75,8 +47,7 @@ impl<'k> Lower<'k> {
                     continue;
                 }
                 Stmt::EndFor => {
-                    let lp = open.last_mut().expect("the verifier matched loops");
-                    let (var, l) = (lp.var, lp.plan);
+                    let (outer, var, l) = open.pop().expect("the verifier matched loops");
                     let mut back = self.loops[l].back;
                     // The compiler's own workgroup arrays touched since the
                     // body's last barrier would race with the next
@@ -85,26 +56,6 @@ impl<'k> Lower<'k> {
                         back.workgroup = true;
                     }
                     self.sync(back, &mut pending);
-                    let lp = open.last_mut().expect("the verifier matched loops");
-                    if lp.copies > 1 {
-                        // The next iteration of this pass: the loop variable
-                        // steps, and the body is emitted again (the plan
-                        // unrolls only loops whose trip count the copies
-                        // divide, so no copy needs a guard).
-                        lp.copies -= 1;
-                        let notes = self.tandem.notes.len();
-                        lp.first.1.get_or_insert(notes);
-                        self.tandem.stmt = lp.first.0;
-                        self.step_loop(var);
-                        next = self.loops[l].start + 1;
-                        continue;
-                    }
-                    let lp = open.pop().expect("the verifier matched loops");
-                    if let Some(notes) = lp.first.1 {
-                        // Each statement's notes once, from the first copy.
-                        self.tandem.notes.truncate(notes);
-                    }
-                    let outer = lp.outer;
                     // Every iteration's accesses that no barrier at the end
                     // of the last one ordered are still pending for the
                     // statements after the loop.
@@ -121,7 +72,12 @@ impl<'k> Lower<'k> {
                     }
                     let body = std::mem::replace(&mut self.cur, outer);
                     let continuing = self.nested(|lw| {
-                        lw.step_loop(var);
+                        // `i < end <= i32::MAX`: the increment cannot wrap.
+                        let ptr = lw.element_ptr(var, None);
+                        let i = lw.var_load(ptr);
+                        let one = lw.lit(phobos_core::types::Value::I32(1));
+                        let next = lw.binary(BinaryOperator::Add, i, one);
+                        lw.var_store(ptr, next);
                         Ok(())
                     })?;
                     self.push_loop(Block::from_vec(body), continuing);
@@ -170,16 +126,6 @@ impl<'k> Lower<'k> {
             }
         }
         Ok(())
-    }
-
-    /// The loop variable `var` steps by one: `i < end <= i32::MAX`, so the
-    /// increment cannot wrap.
-    fn step_loop(&mut self, var: Place) {
-        let ptr = self.element_ptr(var, None);
-        let i = self.var_load(ptr);
-        let one = self.lit(phobos_core::types::Value::I32(1));
-        let next = self.binary(BinaryOperator::Add, i, one);
-        self.var_store(ptr, next);
     }
 
     /// Waits at a barrier of kind `sync` (none where it is empty, or where

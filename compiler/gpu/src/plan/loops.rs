@@ -50,9 +50,6 @@ pub struct LoopPlan {
     pub body: analysis::Access,
     /// The barrier at the end of each iteration.
     pub back: Sync,
-    /// How many iterations one pass of the emitted loop runs, its body
-    /// emitted that many times in a row (1: not unrolled).
-    pub unroll: u32,
     /// Why, as `phobosc build --explain` prints it.
     pub why: String,
 }
@@ -90,24 +87,11 @@ fn private(k: &Kernel, p: Place) -> bool {
     matches!(p, Place::Local(l) if k.locals[l].shape.is_empty())
 }
 
-/// The most iterations an unrolled loop's pass runs.
-pub const UNROLL: u32 = 4;
-
 /// Every loop of `k`, outermost first where they nest. `folds` are the
 /// accumulator updates planned as folds (`folds.rs`): in its own loop, a
 /// fold's accumulator is touched by one invocation an element, which
 /// orders itself.
-///
-/// Where `unroll` (native devices; WebGPU's SwiftShader compiles every
-/// copy of a body), a loop with no loop inside it that runs a constant
-/// number of times, a multiple of 2 or 4 (a launch fixes the dims,
-/// `specialize`), is unrolled by that: each pass of the emitted loop runs
-/// [`UNROLL`] iterations one after the other, so the loads of the next
-/// chunk need not wait for the last one's reduction. The iterations are
-/// the same statements in the same order, with the same barriers between
-/// them, so the bits do not change.
-pub fn plan(k: &Kernel, folds: &[super::Fold], unroll: bool) -> Vec<LoopPlan> {
-    let consts = analysis::constant_values(k);
+pub fn plan(k: &Kernel, folds: &[super::Fold]) -> Vec<LoopPlan> {
     let mut out = Vec::new();
     let mut open: Vec<usize> = Vec::new();
     for (i, s) in k.body.iter().enumerate() {
@@ -115,11 +99,7 @@ pub fn plan(k: &Kernel, folds: &[super::Fold], unroll: bool) -> Vec<LoopPlan> {
             Stmt::For { .. } => open.push(i),
             Stmt::EndFor => {
                 let start = open.pop().expect("the verifier matched loops");
-                let mut l = one(k, folds, start, i);
-                if unroll {
-                    l.unroll = unroll_by(k, &consts, start, i);
-                }
-                out.push(l);
+                out.push(one(k, folds, start, i));
             }
             Stmt::Let { .. } | Stmt::Var { .. } | Stmt::Store { .. } => {}
         }
@@ -218,44 +198,6 @@ fn one(k: &Kernel, folds: &[super::Fold], start: usize, end: usize) -> LoopPlan 
         end,
         body,
         back,
-        unroll: 1,
         why,
     }
-}
-
-/// How many iterations a pass of the loop `start..end` may run: the
-/// largest of [`UNROLL`], 2 that divides its constant trip count, else 1.
-fn unroll_by(
-    k: &Kernel,
-    consts: &phobos_core::ir::IdVec<phobos_core::ir::ExprId, Option<phobos_core::types::Value>>,
-    start: usize,
-    end: usize,
-) -> u32 {
-    use phobos_core::types::Value;
-    let Stmt::For {
-        start: first,
-        end: last,
-        ..
-    } = k.body[start]
-    else {
-        unreachable!("a loop starts at its `for`")
-    };
-    if k.body[start + 1..end]
-        .iter()
-        .any(|s| matches!(s, Stmt::For { .. }))
-    {
-        return 1;
-    }
-    let (Some(Value::I32(a)), Some(Value::I32(b))) = (consts[first], consts[last]) else {
-        return 1;
-    };
-    let trips = i64::from(b) - i64::from(a);
-    let mut u = UNROLL;
-    while u > 1 {
-        if trips >= i64::from(u) && trips % i64::from(u) == 0 {
-            return u;
-        }
-        u /= 2;
-    }
-    1
 }

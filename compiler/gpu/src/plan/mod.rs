@@ -172,7 +172,7 @@ pub fn plan(kernel: &Kernel, options: &GpuOptions) -> Result<Plan, LowerError> {
     let folds = folds::plan(&planned);
     Ok(Plan {
         stores: stores::plan(&planned, options),
-        loops: loops::plan(&planned, &folds, options.heavy_groups),
+        loops: loops::plan(&planned, &folds),
         folds,
         kernel: planned,
         values,
@@ -414,11 +414,7 @@ pub fn explain(compiled: &crate::Compiled) -> String {
                 phobos_core::ir::Stmt::For { local, .. } => k.locals[*local].name.as_str(),
                 _ => "?",
             };
-            let pass = match l.unroll {
-                1 => String::new(),
-                u => format!(", unrolled: {u} iterations a pass"),
-            };
-            let _ = writeln!(out, "  loop {} (`for {var}`{pass}): {}", n + 1, l.why);
+            let _ = writeln!(out, "  loop {} (`for {var}`): {}", n + 1, l.why);
         }
     }
     let _ = writeln!(
