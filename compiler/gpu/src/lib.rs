@@ -223,6 +223,12 @@ pub struct Knobs {
     /// staging on lavapipe too, where the runtime leaves it off). Same bits
     /// either way.
     pub dot_ahead: bool,
+    /// Measurement only: the block's subgroups are taken to be laid out as
+    /// `GpuOptions::subgroup_width` needs without the check at the top of
+    /// the block (`PHOBOS_SUBGROUP_LAYOUT=known`), so reductions have no
+    /// fallback path. Right only where the device lays subgroups out so
+    /// (NVIDIA's warps); elsewhere the bits may be wrong.
+    pub subgroup_known: bool,
 }
 
 impl Knobs {
@@ -245,6 +251,7 @@ impl Knobs {
             ablate_div: matches!(ablate_math.as_deref(), Ok("all" | "div")),
             ablate_native: matches!(ablate_math.as_deref(), Ok("all" | "exp")),
             dot_ahead: std::env::var("PHOBOS_DOT_AHEAD").as_deref() != Ok("0"),
+            subgroup_known: std::env::var("PHOBOS_SUBGROUP_LAYOUT").as_deref() == Ok("known"),
         }
     }
 }

@@ -311,6 +311,16 @@ impl Lower<'_> {
         };
         let fold = matches!(result, ResultTo::Fold(..));
         match self.subgroup_ok {
+            Some(_) if g > 1 && self.knobs.subgroup_known => {
+                let accept = if self.warp_path(plan) {
+                    self.nested(|lw| {
+                        lw.warp_reduce(plan, pre, &pos, (item, row, active), result, scratch)
+                    })?
+                } else {
+                    self.nested(|lw| level(lw, g))?
+                };
+                self.cur.push(Statement::Block(accept));
+            }
             Some(ok) if g > 1 => {
                 let mut accept = if self.warp_path(plan) {
                     self.nested(|lw| {
@@ -651,6 +661,9 @@ impl Lower<'_> {
             .any(|e| matches!(e.kind, ExprKind::Reduce { .. }));
         if g < 2 || !any || !self.block_invocations.is_multiple_of(g) || self.packed > 1 {
             return None;
+        }
+        if self.knobs.subgroup_known {
+            return Some(self.lit(phobos_core::types::Value::Bool(true)));
         }
         let flag = self.workgroup_array("subgroup_bad", Scalar::U32, 1)?;
         let zero = self.u32c(0);
