@@ -75,6 +75,7 @@ mod half;
 mod layout;
 mod lower;
 pub mod plan;
+mod probe;
 mod spirv;
 pub mod tandem;
 mod tandem_ops;
@@ -90,6 +91,7 @@ pub use layout::{
     layout_split,
 };
 pub use lower::{WORKGROUP_MEMORY_LIMIT, lower, lower_split, specialize};
+pub use probe::subgroup_probe;
 pub use spirv::spirv_exact;
 
 /// The workgroup size of [`GpuOptions::default`].
@@ -167,6 +169,15 @@ pub struct GpuOptions {
     /// (`lower/coop_reduce.rs`); each workgroup checks the layout at run
     /// time and takes workgroup memory otherwise. Same bits either way.
     pub subgroup_width: u32,
+    /// Whether the device is known to lay out every workgroup's subgroups
+    /// as `subgroup_width` needs (that many lanes, in invocation order):
+    /// the runtime sets it where the device's subgroups have one width and
+    /// [`subgroup_probe`] found them in order. Reductions then skip the
+    /// check at the top of the block (two barriers) and the fallback path
+    /// through workgroup memory, whose per-lane array the H100's driver
+    /// keeps in local memory: rows of 4096 ran 1.1x to 3x faster without it
+    /// (bench/RESULTS.md, eighteenth session). Same bits either way.
+    pub subgroup_layout_known: bool,
     /// The workgroup memory a kernel may use, in bytes: the device's
     /// `max_compute_workgroup_storage_size` (default
     /// [`WORKGROUP_MEMORY_LIMIT`], WebGPU's minimum). What does not fit
@@ -223,12 +234,6 @@ pub struct Knobs {
     /// staging on lavapipe too, where the runtime leaves it off). Same bits
     /// either way.
     pub dot_ahead: bool,
-    /// Measurement only: the block's subgroups are taken to be laid out as
-    /// `GpuOptions::subgroup_width` needs without the check at the top of
-    /// the block (`PHOBOS_SUBGROUP_LAYOUT=known`), so reductions have no
-    /// fallback path. Right only where the device lays subgroups out so
-    /// (NVIDIA's warps); elsewhere the bits may be wrong.
-    pub subgroup_known: bool,
 }
 
 impl Knobs {
@@ -251,7 +256,6 @@ impl Knobs {
             ablate_div: matches!(ablate_math.as_deref(), Ok("all" | "div")),
             ablate_native: matches!(ablate_math.as_deref(), Ok("all" | "exp")),
             dot_ahead: std::env::var("PHOBOS_DOT_AHEAD").as_deref() != Ok("0"),
-            subgroup_known: std::env::var("PHOBOS_SUBGROUP_LAYOUT").as_deref() == Ok("known"),
         }
     }
 }
@@ -268,6 +272,7 @@ impl Default for GpuOptions {
             int64: false,
             subgroup_shuffle: false,
             subgroup_width: 0,
+            subgroup_layout_known: false,
             workgroup_memory: lower::WORKGROUP_MEMORY_LIMIT,
             cooperative: false,
             knobs: Knobs::from_env(),
@@ -287,6 +292,7 @@ impl GpuOptions {
             int64: false,
             subgroup_shuffle: false,
             subgroup_width: 0,
+            subgroup_layout_known: false,
             workgroup_memory: lower::WORKGROUP_MEMORY_LIMIT,
             cooperative: false,
             knobs: Knobs::from_env(),

@@ -335,3 +335,48 @@ fn the_plan_folds_accumulators_and_plans_loop_barriers() {
     assert!(c.plan.loops[0].back.workgroup, "{:?}", c.plan.loops);
     assert!(!c.plan.loops[0].back.storage, "{:?}", c.plan.loops);
 }
+
+/// Where the runtime has found the device's subgroups in order
+/// (`GpuOptions::subgroup_layout_known`, by dispatching `subgroup_probe`),
+/// reductions neither check the layout at the top of the block nor carry
+/// the fallback path; the probe itself is a valid module.
+#[test]
+fn a_known_subgroup_layout_drops_the_check_and_the_fallback() {
+    let k = kernel(
+        "kernel t(X: tensor<f32>[64, 4096], Y: tensor<f32>[64, 4096]) {
+  let r = ctx.block.x
+  Y[r :+ 1, :] = X[r :+ 1, :] - max(X[r :+ 1, :], axis = 1)
+}",
+    );
+    let checked = GpuOptions {
+        subgroup_width: 32,
+        workgroup_size: 256,
+        ..GpuOptions::for_kernel(&k)
+    };
+    let known = GpuOptions {
+        subgroup_layout_known: true,
+        ..checked
+    };
+    let wgsl = |o: &GpuOptions| phobos_gpu::compile(&k, o).unwrap().wgsl();
+    let (a, b) = (wgsl(&checked), wgsl(&known));
+    assert!(
+        a.contains("subgroup_bad") && a.contains("workgroupUniformLoad"),
+        "{a}"
+    );
+    assert!(
+        !b.contains("subgroup_bad") && !b.contains("workgroupUniformLoad"),
+        "{b}"
+    );
+    assert!(b.contains("subgroupShuffleXor"), "{b}");
+    assert!(b.matches("workgroupBarrier").count() < a.matches("workgroupBarrier").count());
+
+    let probe = phobos_gpu::subgroup_probe(1024, 32);
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::SUBGROUP,
+    )
+    .subgroup_stages(naga::valid::ShaderStages::COMPUTE)
+    .subgroup_operations(naga::valid::SubgroupOperationSet::all())
+    .validate(&probe)
+    .expect("the probe validates");
+}

@@ -29,6 +29,7 @@ mod dispatch;
 mod fill;
 mod pipeline;
 mod platform;
+mod probe;
 mod timing;
 mod transfer;
 
@@ -149,7 +150,8 @@ pub const PIPELINES_KEPT: usize = 256;
 
 /// A kernel's fingerprint (`Kernel::fingerprint`), the lowering's knobs,
 /// precision, splits, whether `/` and `sqrt` are checked in f64, the
-/// workgroup size and the subgroup width reductions are compiled for.
+/// workgroup size, the subgroup width reductions are compiled for, and
+/// whether they check the subgroups' layout.
 type PipelineKey = (
     String,
     phobos_gpu::Knobs,
@@ -158,6 +160,7 @@ type PipelineKey = (
     bool,
     u32,
     u32,
+    bool,
 );
 
 /// One opened device with its pipeline cache.
@@ -174,6 +177,8 @@ pub struct Gpu {
     wide_checks: Mutex<Option<bool>>,
     /// [`Gpu::set_subgroup_width`]'s width; `None` is the device's.
     forced_subgroup_width: Mutex<Option<u32>>,
+    /// [`Gpu::subgroup_layout_known`], asked once (`probe.rs`).
+    layout_known: std::sync::OnceLock<bool>,
     /// Fill pipelines by map and workgroup size.
     fills: Mutex<HashMap<(phobos_gpu::tandem::FillMap, u32), Arc<fill::FillPipeline>>>,
     lost: Arc<Mutex<Option<String>>>,
@@ -276,6 +281,7 @@ impl Gpu {
                     .and_then(|v| v.parse::<u32>().ok())
                     .filter(|w| *w >= 2 && w.is_power_of_two()),
             ),
+            layout_known: std::sync::OnceLock::new(),
             fills: Mutex::new(HashMap::new()),
             lost,
             disk,
@@ -594,6 +600,7 @@ impl Gpu {
             self.wide_checks(),
             workgroup_size,
             self.subgroup_width(),
+            self.subgroup_layout_known(),
         );
         if let Some(p) = self.pipelines.lock().unwrap().get(&key) {
             return Ok((p.clone(), true));

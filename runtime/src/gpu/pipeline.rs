@@ -74,6 +74,7 @@ impl Pipeline {
             int64: false,
             subgroup_shuffle: gpu.subgroup_shuffle(),
             subgroup_width: gpu.subgroup_width(),
+            subgroup_layout_known: gpu.subgroup_layout_known(),
             workgroup_memory: u64::from(gpu.device.limits().max_compute_workgroup_storage_size),
             cooperative: gpu.cooperative_f16() && gpu.can_run_exact(),
             knobs: gpu.knobs(),

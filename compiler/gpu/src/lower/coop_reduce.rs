@@ -230,9 +230,11 @@ impl Lower<'_> {
         self.coop_reduce(&plan, pre, &result, (scratch, scratch_index))?;
         let g = self.subgroup_width.min(plan.per_row);
         let levels = if g > 1 && self.subgroup_ok.is_some() {
-            format!(
-                "subgroup shuffles below {g} lanes (layout checked at run time), workgroup memory above"
-            )
+            let layout = match self.subgroup_layout_known {
+                true => "layout probed on the device",
+                false => "layout checked at run time",
+            };
+            format!("subgroup shuffles below {g} lanes ({layout}), workgroup memory above")
         } else {
             "workgroup memory".to_string()
         };
@@ -311,7 +313,7 @@ impl Lower<'_> {
         };
         let fold = matches!(result, ResultTo::Fold(..));
         match self.subgroup_ok {
-            Some(_) if g > 1 && self.knobs.subgroup_known => {
+            Some(_) if g > 1 && self.subgroup_layout_known => {
                 let accept = if self.warp_path(plan) {
                     self.nested(|lw| {
                         lw.warp_reduce(plan, pre, &pos, (item, row, active), result, scratch)
@@ -662,7 +664,7 @@ impl Lower<'_> {
         if g < 2 || !any || !self.block_invocations.is_multiple_of(g) || self.packed > 1 {
             return None;
         }
-        if self.knobs.subgroup_known {
+        if self.subgroup_layout_known {
             return Some(self.lit(phobos_core::types::Value::Bool(true)));
         }
         let flag = self.workgroup_array("subgroup_bad", Scalar::U32, 1)?;

@@ -109,6 +109,8 @@ struct Lower<'k> {
     dot_buffers: HashMap<(&'static str, u32), Handle<GlobalVariable>>,
     /// `GpuOptions::subgroup_width`.
     subgroup_width: u32,
+    /// `GpuOptions::subgroup_layout_known`.
+    subgroup_layout_known: bool,
     /// `GpuOptions::cooperative`.
     cooperative: bool,
     /// The entry point's `SubgroupId`, once a product on cooperative
@@ -522,6 +524,7 @@ fn lower_packed(
         coop: HashMap::new(),
         dot_buffers: HashMap::new(),
         subgroup_width: options.subgroup_width,
+        subgroup_layout_known: options.subgroup_layout_known,
         cooperative: options.cooperative,
         subgroup_id: None,
         subgroup_ok: None,
