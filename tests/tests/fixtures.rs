@@ -196,3 +196,26 @@ fn the_stdlib_parses_cleanly() {
         assert!(program.fns.contains_key(f), "the prelude lacks {f}");
     }
 }
+
+/// The GPU plan of every example's kernels, as `phobosc build --explain`
+/// prints it for WebGPU's default limits: where each value lives and why,
+/// how each statement is emitted, each loop's barriers, the workgroup
+/// memory item by item. A change to the plan shows here as a diff.
+#[test]
+fn example_plans_are_snapshots() {
+    for path in ph_files(&root().join("examples")) {
+        let text = std::fs::read_to_string(&path).expect("example");
+        let name = path.display().to_string();
+        let (program, _) = Program::parse(&name, &text);
+        let mut out = String::new();
+        for kname in program.kernel_names() {
+            let kernel = program.kernel(kname, &[]).expect("checks");
+            let options = phobos_gpu::GpuOptions::for_kernel(&kernel);
+            match phobos_gpu::compile(&kernel, &options) {
+                Ok(c) => out.push_str(&c.explain()),
+                Err(e) => out.push_str(&format!("kernel {kname}: not built ahead of time: {e}\n")),
+            }
+        }
+        snapshot(&format!("plan__{}", stem(&path)), &out);
+    }
+}
