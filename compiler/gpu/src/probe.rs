@@ -4,11 +4,13 @@
 //! kernels can be built without the check every reduction kernel
 //! otherwise makes at its top (`GpuOptions::subgroup_layout_known`).
 //!
-//! The check is the kernels' own (`Lower::subgroup_in_order`): the lane is
-//! the invocation index modulo the width, the subgroup is that wide, and
-//! every lane of it has the same index divided by the width. The probe
-//! writes, for each invocation, 1 where the check fails and 0 where it
-//! holds, into the `array<u32>` at binding 0 of group 0.
+//! The conditions are those of the kernels' check
+//! (`Lower::subgroup_in_order`, which builds them through the emitter's
+//! helpers; here they are raw naga, so a change to one is a change to
+//! both): the lane is the invocation index modulo the width, the subgroup
+//! is that wide, and every lane of it has the same index divided by the
+//! width. The probe writes, for each invocation, 1 where they fail and 0
+//! where they hold, into the `array<u32>` at binding 0 of group 0.
 
 use naga::{
     AddressSpace, Binding, BuiltIn, CollectiveOperation, EntryPoint, Expression, Function,

@@ -1,6 +1,6 @@
 //! Whether this device lays out subgroups as reductions want them, learned
-//! once by dispatching `phobos_gpu::subgroup_probe` (the kernels' own
-//! check, observed from outside), so that kernels can be built without
+//! once by dispatching `phobos_gpu::subgroup_probe` (the conditions of the
+//! kernels' own check, read back per invocation), so that kernels can be built without
 //! checking it in every workgroup (`GpuOptions::subgroup_layout_known`).
 
 use super::Gpu;

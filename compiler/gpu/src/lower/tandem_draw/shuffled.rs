@@ -125,7 +125,8 @@ impl Lower<'_> {
     /// True in every lane of a subgroup that is `lanes` wide (a power of
     /// two) and whose lane `i` is the invocation `lanes w + i` of one `w`
     /// (a vote; uniform over the subgroup, so a path that shuffles is
-    /// entered by all its lanes or none).
+    /// entered by all its lanes or none). `probe.rs` builds the same
+    /// conditions for the runtime's once-per-device probe.
     pub(in crate::lower) fn subgroup_in_order(&mut self, lanes: u32) -> H {
         let size = self.builtin_argument(BuiltIn::SubgroupSize, "subgroup_size");
         let lane = self.builtin_argument(BuiltIn::SubgroupInvocationId, "subgroup_lane");
