@@ -28,10 +28,9 @@ impl<'k> Lower<'k> {
                         .iter()
                         .position(|l| l.start == i)
                         .expect("the plan has every loop");
-                    let (sync, _) =
-                        crate::plan::loops::conflicts(&pending, &self.loops[l].body, |p| {
-                            self.is_private(p)
-                        });
+                    let sync = crate::plan::loops::conflicts(&pending, &self.loops[l].body, |p| {
+                        self.is_private(p)
+                    });
                     self.sync(sync, &mut pending);
                     let mut pre = HashMap::new();
                     let first = self.node(*start, &[], &mut pre)?;
@@ -52,7 +51,7 @@ impl<'k> Lower<'k> {
                     // The compiler's own workgroup arrays touched since the
                     // body's last barrier would race with the next
                     // iteration's use of them.
-                    if back.is_none() && self.tail_touches_scratch() {
+                    if back.is_none() && self.scratch_after_barrier(&self.cur).0 {
                         back.workgroup = true;
                     }
                     self.sync(back, &mut pending);
@@ -102,7 +101,7 @@ impl<'k> Lower<'k> {
                 acc.writes = next.writes;
                 acc.reads.retain(|p| *p != result);
             }
-            let (sync, _) = crate::plan::loops::conflicts(&pending, &acc, |p| self.is_private(p));
+            let sync = crate::plan::loops::conflicts(&pending, &acc, |p| self.is_private(p));
             self.sync(sync, &mut pending);
             let noted = self.tandem.notes.len();
             match fold {
@@ -150,13 +149,6 @@ impl<'k> Lower<'k> {
         };
         pending.reads.retain(|p| !ordered(p));
         pending.writes.retain(|p| !ordered(p));
-    }
-
-    /// Whether the statements after the current block's last barrier touch
-    /// a workgroup array other than a `let`/`var` tile's (the compiler's
-    /// own: a reduction's scratch, staged draws, a store's staging).
-    fn tail_touches_scratch(&self) -> bool {
-        self.scratch_after_barrier(&self.cur).0
     }
 
     /// For a block of statements: whether some path through it touches the

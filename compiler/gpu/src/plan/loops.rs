@@ -33,6 +33,14 @@ pub struct Sync {
 }
 
 impl Sync {
+    /// Also orders the memory `p` lives in.
+    pub fn order(&mut self, p: Place) {
+        match p {
+            Place::Param(_) => self.storage = true,
+            Place::Local(_) => self.workgroup = true,
+        }
+    }
+
     pub fn is_none(self) -> bool {
         !self.workgroup && !self.storage
     }
@@ -54,34 +62,25 @@ pub struct LoopPlan {
     pub why: String,
 }
 
-/// The conflicts between accesses `earlier` and `later` as a barrier:
+/// The barrier that orders accesses `later` after `earlier`:
 /// a place one writes and the other reads or writes. Scalars (`private`)
 /// never conflict.
 pub fn conflicts(
     earlier: &analysis::Access,
     later: &analysis::Access,
     private: impl Fn(Place) -> bool,
-) -> (Sync, Vec<Place>) {
+) -> Sync {
     let mut sync = Sync::default();
-    let mut places = Vec::new();
     let hits = earlier
         .writes
         .iter()
         .filter(|p| later.reads.contains(p) || later.writes.contains(p))
         .chain(earlier.reads.iter().filter(|p| later.writes.contains(p)));
-    for &p in hits {
-        if private(p) || places.contains(&p) {
-            continue;
-        }
-        match p {
-            Place::Param(_) => sync.storage = true,
-            Place::Local(_) => sync.workgroup = true,
-        }
-        places.push(p);
+    for &p in hits.filter(|p| !private(**p)) {
+        sync.order(p);
     }
-    (sync, places)
+    sync
 }
-
 /// Whether a local of `k` is a scalar, which each invocation keeps.
 fn private(k: &Kernel, p: Place) -> bool {
     matches!(p, Place::Local(l) if k.locals[l].shape.is_empty())
@@ -151,10 +150,7 @@ fn one(k: &Kernel, folds: &[super::Fold], start: usize, end: usize) -> LoopPlan 
     let mut places = Vec::new();
     for (p, n) in writers {
         if n > 1 || reads.contains(&p) {
-            match p {
-                Place::Param(_) => back.storage = true,
-                Place::Local(_) => back.workgroup = true,
-            }
+            back.order(p);
             places.push(p);
         }
     }
