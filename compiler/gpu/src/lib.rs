@@ -77,6 +77,7 @@ mod lower;
 pub mod plan;
 mod probe;
 mod spirv;
+mod subgroup;
 pub mod tandem;
 mod tandem_ops;
 

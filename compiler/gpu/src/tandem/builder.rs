@@ -10,11 +10,11 @@ use naga::{
     LocalVariable, MathFunction, Range, ScalarKind, Span, Statement, Type,
 };
 
-pub(super) type H = Handle<Expression>;
+pub(crate) type H = Handle<Expression>;
 
 /// The types every Tandem module declares.
 #[derive(Clone, Copy)]
-pub(super) struct Tys {
+pub(crate) struct Tys {
     pub u32: Handle<Type>,
     pub vec2: Handle<Type>,
     pub vec4: Handle<Type>,
@@ -27,7 +27,7 @@ pub(super) struct Tys {
 }
 
 /// Appends expressions to one function, emitting each where it is made.
-pub(super) struct Fb {
+pub(crate) struct Fb {
     pub f: Function,
     pub cur: Vec<Statement>,
     pub tys: Tys,

@@ -66,7 +66,7 @@
 //! `array<vec2<f64>>`, and `normal_f64` reads the ziggurat table
 //! `array<f64>` (4).
 
-mod builder;
+pub(crate) mod builder;
 mod f64div;
 mod float64;
 mod floats;

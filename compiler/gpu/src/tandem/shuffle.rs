@@ -23,6 +23,7 @@
 use super::builder::{Fb, H};
 use super::{FillMap, stream};
 use crate::GpuOptions;
+use crate::subgroup::{self, SubgroupOps};
 use crate::tandem_ops::{self, LaneOps, SHUFFLE_BATCH, SHUFFLE_LANES};
 use naga::{
     BuiltIn, CollectiveOperation, Expression, FunctionArgument, GatherMode, Span, Statement,
@@ -64,21 +65,41 @@ pub(super) fn applies(map: FillMap, options: &GpuOptions) -> bool {
         }
 }
 
-/// The entry point's argument for `builtin`, added on first use.
-fn builtin(b: &mut Fb, builtin: BuiltIn, name: &str) -> H {
-    let binding = Some(naga::Binding::BuiltIn(builtin));
-    let index = match b.f.arguments.iter().position(|a| a.binding == binding) {
-        Some(i) => i,
-        None => {
-            b.f.arguments.push(FunctionArgument {
-                name: Some(name.into()),
-                ty: b.tys.u32,
-                binding,
-            });
-            b.f.arguments.len() - 1
-        }
-    };
-    b.expr(Expression::FunctionArgument(index as u32))
+impl SubgroupOps for Fb {
+    fn builtin(&mut self, builtin: BuiltIn, name: &str) -> H {
+        let binding = Some(naga::Binding::BuiltIn(builtin));
+        let index = match self.f.arguments.iter().position(|a| a.binding == binding) {
+            Some(i) => i,
+            None => {
+                self.f.arguments.push(FunctionArgument {
+                    name: Some(name.into()),
+                    ty: self.tys.u32,
+                    binding,
+                });
+                self.f.arguments.len() - 1
+            }
+        };
+        self.expr(Expression::FunctionArgument(index as u32))
+    }
+    fn broadcast_first(&mut self, v: H) -> H {
+        let u32_ty = self.tys.u32;
+        subgroup_result(self, u32_ty, |result| Statement::SubgroupGather {
+            mode: GatherMode::BroadcastFirst,
+            argument: v,
+            result,
+        })
+    }
+    fn all(&mut self, b: H) -> H {
+        let boolean = self.tys.boolean;
+        subgroup_result(self, boolean, |result| {
+            Statement::SubgroupCollectiveOperation {
+                op: SubgroupOperation::All,
+                collective_op: CollectiveOperation::Reduce,
+                argument: b,
+                result,
+            }
+        })
+    }
 }
 
 /// The result of a subgroup operation of type `ty`, made by `op`.
@@ -94,35 +115,12 @@ fn subgroup_result(b: &mut Fb, ty: naga::Handle<naga::Type>, op: impl FnOnce(H) 
 /// doc), for the invocation of linear index `g`; uniform over the
 /// subgroup. Every lane of the workgroup must reach it (none has returned).
 pub(super) fn vote(b: &mut Fb, g: H, live: H, k: H) -> H {
-    let size = builtin(b, BuiltIn::SubgroupSize, "subgroup_size");
-    let lane = builtin(b, BuiltIn::SubgroupInvocationId, "subgroup_lane");
-    let own = b.and_c(g, SHUFFLE_LANES - 1);
-    let same_lane = b.eq(lane, own);
-    let row = b.shr_c(g, SHUFFLE_LANES.trailing_zeros());
-    let u32_ty = b.tys.u32;
-    let first = subgroup_result(b, u32_ty, |result| Statement::SubgroupGather {
-        mode: GatherMode::BroadcastFirst,
-        argument: row,
-        result,
-    });
-    let same_row = b.eq(row, first);
-    let lanes = b.c(SHUFFLE_LANES);
-    let wide = b.eq(size, lanes);
+    let ok = subgroup::lane_in_order(b, g, SHUFFLE_LANES);
     let min_k = b.c(MIN_K);
     let long = b.ge(k, min_k);
-    let ok = b.land(same_lane, same_row);
-    let ok = b.land(ok, wide);
     let ok = b.land(ok, live);
     let ok = b.land(ok, long);
-    let boolean = b.tys.boolean;
-    subgroup_result(b, boolean, |result| {
-        Statement::SubgroupCollectiveOperation {
-            op: SubgroupOperation::All,
-            collective_op: CollectiveOperation::Reduce,
-            argument: ok,
-            result,
-        }
-    })
+    b.all(ok)
 }
 
 /// The fill kernel's exchange of `vec4<u32>` blocks.

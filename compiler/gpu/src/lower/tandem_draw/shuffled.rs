@@ -35,6 +35,7 @@ use super::stepped::{Pattern, Stepped};
 use super::{K_GROUP_BLOCKS, Lower, WARM_UP};
 use crate::LowerError;
 use crate::lower::H;
+use crate::subgroup::{self, SubgroupOps};
 use crate::tandem_ops;
 use naga::{
     BinaryOperator as B, Block, BuiltIn, CollectiveOperation, Expression, FunctionArgument,
@@ -43,6 +44,29 @@ use naga::{
 use phobos_core::ir::{ExprId, ExprKind, Kernel};
 use phobos_core::types::Scalar;
 use std::collections::HashMap;
+
+impl SubgroupOps for Lower<'_> {
+    fn builtin(&mut self, builtin: BuiltIn, name: &str) -> H {
+        self.builtin_argument(builtin, name)
+    }
+    fn broadcast_first(&mut self, v: H) -> H {
+        let u32_ty = self.u32_ty;
+        self.subgroup_result(u32_ty, |result| Statement::SubgroupGather {
+            mode: GatherMode::BroadcastFirst,
+            argument: v,
+            result,
+        })
+    }
+    fn all(&mut self, b: H) -> H {
+        let bool_ty = self.types[&Scalar::Bool];
+        self.subgroup_result(bool_ty, |result| Statement::SubgroupCollectiveOperation {
+            op: SubgroupOperation::All,
+            collective_op: CollectiveOperation::Reduce,
+            argument: b,
+            result,
+        })
+    }
+}
 
 /// Lanes a subgroup must have: four groups of eight chunks.
 pub(super) const LANES: u32 = tandem_ops::SHUFFLE_LANES;
@@ -124,36 +148,11 @@ impl Lower<'_> {
 
     /// True in every lane of a subgroup that is `lanes` wide (a power of
     /// two) and whose lane `i` is the invocation `lanes w + i` of one `w`
-    /// (a vote; uniform over the subgroup, so a path that shuffles is
-    /// entered by all its lanes or none). `probe.rs` builds the same
-    /// conditions for the runtime's once-per-device probe.
+    /// (`crate::subgroup`, which the fills' vote and the runtime's probe
+    /// also build).
     pub(in crate::lower) fn subgroup_in_order(&mut self, lanes: u32) -> H {
-        let size = self.builtin_argument(BuiltIn::SubgroupSize, "subgroup_size");
-        let lane = self.builtin_argument(BuiltIn::SubgroupInvocationId, "subgroup_lane");
         let index = self.expr(Expression::FunctionArgument(0));
-        let low = self.u32c(lanes - 1);
-        let own = self.binary(B::And, index, low);
-        let same_lane = self.binary(B::Equal, lane, own);
-        let shift = self.u32c(lanes.trailing_zeros());
-        let row = self.binary(B::ShiftRight, index, shift);
-        let u32_ty = self.u32_ty;
-        let first = self.subgroup_result(u32_ty, |result| Statement::SubgroupGather {
-            mode: GatherMode::BroadcastFirst,
-            argument: row,
-            result,
-        });
-        let same_row = self.binary(B::Equal, row, first);
-        let lanes = self.u32c(lanes);
-        let wide = self.binary(B::Equal, size, lanes);
-        let ok = self.binary(B::LogicalAnd, same_lane, same_row);
-        let ok = self.binary(B::LogicalAnd, ok, wide);
-        let bool_ty = self.types[&Scalar::Bool];
-        self.subgroup_result(bool_ty, |result| Statement::SubgroupCollectiveOperation {
-            op: SubgroupOperation::All,
-            collective_op: CollectiveOperation::Reduce,
-            argument: ok,
-            result,
-        })
+        subgroup::in_order(self, index, lanes)
     }
 
     /// The shuffled loop (module doc) over a tile of extents `lens` whose
