@@ -370,6 +370,23 @@ impl Kernel {
         out
     }
 
+    /// For each statement, the innermost `For` around it, by statement
+    /// index (a loop's own `For` and `EndFor` are outside it).
+    pub fn scopes(&self) -> Vec<Option<usize>> {
+        let mut open: Vec<usize> = Vec::new();
+        let mut out = Vec::with_capacity(self.body.len());
+        for (n, s) in self.body.iter().enumerate() {
+            if let Stmt::EndFor = s {
+                open.pop();
+            }
+            out.push(open.last().copied());
+            if let Stmt::For { .. } = s {
+                open.push(n);
+            }
+        }
+        out
+    }
+
     /// The element type a place holds.
     pub fn place_elem(&self, place: Place) -> Scalar {
         match place {

@@ -114,7 +114,8 @@ fn fold_at(k: &Kernel, i: usize) -> Option<Fold> {
         return None;
     }
     // In a loop whose body touches the accumulator nowhere else.
-    let (start, end) = innermost_loop(k, i)?;
+    let start = k.scopes()[i]?;
+    let end = k.loops()[start]?;
     let touches = |s: &Stmt| {
         let a = phobos_core::ir::analysis::access(k, s);
         a.reads.contains(&Place::Local(acc)) || a.writes.contains(&Place::Local(acc))
@@ -139,34 +140,6 @@ fn whole(index: &[Index], shape: &[Dim]) -> bool {
             Index::Range { start: None, len } => len == d,
             Index::Range { start: Some(_), .. } | Index::Single(_) => false,
         })
-}
-
-/// The `for` and `end for` of the innermost loop around statement `i`.
-fn innermost_loop(k: &Kernel, i: usize) -> Option<(usize, usize)> {
-    let mut depth = 0usize;
-    let mut start = None;
-    for j in (0..i).rev() {
-        match k.body[j] {
-            Stmt::EndFor => depth += 1,
-            Stmt::For { .. } if depth == 0 => {
-                start = Some(j);
-                break;
-            }
-            Stmt::For { .. } => depth -= 1,
-            Stmt::Let { .. } | Stmt::Var { .. } | Stmt::Store { .. } => {}
-        }
-    }
-    let start = start?;
-    let mut depth = 0usize;
-    for (j, s) in k.body.iter().enumerate().skip(i + 1) {
-        match s {
-            Stmt::For { .. } => depth += 1,
-            Stmt::EndFor if depth == 0 => return Some((start, j)),
-            Stmt::EndFor => depth -= 1,
-            Stmt::Let { .. } | Stmt::Var { .. } | Stmt::Store { .. } => {}
-        }
-    }
-    None
 }
 
 /// Whether `value` reads only `acc` and `result` whole, scalars and

@@ -91,20 +91,16 @@ fn private(k: &Kernel, p: Place) -> bool {
 /// fold's accumulator is touched by one invocation an element, which
 /// orders itself.
 pub fn plan(k: &Kernel, folds: &[super::Fold]) -> Vec<LoopPlan> {
-    let mut out = Vec::new();
-    let mut open: Vec<usize> = Vec::new();
-    for (i, s) in k.body.iter().enumerate() {
-        match s {
-            Stmt::For { .. } => open.push(i),
-            Stmt::EndFor => {
-                let start = open.pop().expect("the verifier matched loops");
-                out.push(one(k, folds, start, i));
-            }
-            Stmt::Let { .. } | Stmt::Var { .. } | Stmt::Store { .. } => {}
-        }
-    }
-    out.sort_by_key(|l| l.start);
-    out
+    let ends = k.loops();
+    k.body
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s, Stmt::For { .. }))
+        .map(|(start, _)| {
+            let end = ends[start].expect("the verifier matched loops");
+            one(k, folds, start, end)
+        })
+        .collect()
 }
 
 fn one(k: &Kernel, folds: &[super::Fold], start: usize, end: usize) -> LoopPlan {

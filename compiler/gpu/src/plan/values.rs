@@ -240,7 +240,7 @@ impl Uses {
             readers: IdVec::from_elem(Vec::new(), n),
             broadcast: IdVec::from_elem(false, n),
             sliced: IdVec::from_elem(false, n),
-            scope: scopes(k),
+            scope: k.scopes(),
         };
         for (id, e) in k.exprs.iter_enumerated() {
             if let ExprKind::Load {
@@ -308,22 +308,6 @@ impl Uses {
         }
         u
     }
-}
-
-/// The innermost `for` (by statement index) around each statement.
-pub(super) fn scopes(k: &Kernel) -> Vec<Option<usize>> {
-    let mut open: Vec<usize> = Vec::new();
-    let mut out = Vec::with_capacity(k.body.len());
-    for (n, s) in k.body.iter().enumerate() {
-        if let Stmt::EndFor = s {
-            open.pop();
-        }
-        out.push(open.last().copied());
-        if let Stmt::For { .. } = s {
-            open.push(n);
-        }
-    }
-    out
 }
 
 /// `k` with every `let` marked in `inline` substituted into its uses, its

@@ -21,7 +21,7 @@ use std::collections::HashSet;
 /// and for each split `var` its versions' locals (the declaration's first,
 /// which keeps the `var`'s id; the others are appended to the arena).
 pub fn split(k: &Kernel, keep: &HashSet<LocalId>) -> (Kernel, Vec<(LocalId, Vec<LocalId>)>) {
-    let scope = super::values::scopes(k);
+    let scope = k.scopes();
     let mut out = k.clone();
     let mut split = Vec::new();
     for (l, local) in k.locals.iter_enumerated() {
