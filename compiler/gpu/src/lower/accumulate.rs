@@ -16,7 +16,7 @@ impl Lower<'_> {
     /// by the workgroup where it qualifies, else element by element, each
     /// element by one invocation (`plan::folds`).
     pub(super) fn accumulate(&mut self, fold: usize) -> Result<(), LowerError> {
-        let f = self.folds[fold].clone();
+        let f = self.plan.folds[fold].clone();
         let Stmt::Let { value: red, .. } = self.k.body[f.stmt] else {
             unreachable!("the plan folds a `let`")
         };
@@ -66,7 +66,7 @@ impl Lower<'_> {
                 self.var_store(ptr, value);
             }
             ResultTo::Fold(fold, pre) => {
-                let f = self.folds[*fold].clone();
+                let f = self.plan.folds[*fold].clone();
                 let place = Place::Local(f.acc);
                 // The row's position in the accumulator's shape.
                 let shape = self.k.locals[f.acc].shape.clone();

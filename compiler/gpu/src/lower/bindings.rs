@@ -113,7 +113,7 @@ pub(super) fn uniforms(
 /// One storage buffer per tensor parameter, as the layout says: an array of
 /// its elements, or of `vec4`s of them for the tensors marked in `quad`
 /// (accessed in aligned groups of 4 somewhere; their element count is a
-/// multiple of 4, see `stmt::quad_tensors`). A split tensor has one such
+/// multiple of 4, see `plan::stores::vec4_tensors`). A split tensor has one such
 /// array per piece, at consecutive bindings: the second vector holds them
 /// (the first, its piece 0).
 pub(super) type Tensors = (
@@ -326,7 +326,7 @@ pub(super) fn staging(lw: &Lower<'_>) -> Result<Vec<(Scalar, u32)>, LowerError> 
             None => need.push((elem, count)),
         }
         let staged: u64 = need.iter().map(|(_, n)| n * 4).sum();
-        let limit = lw.workgroup_memory;
+        let limit = lw.options.workgroup_memory;
         if shared + staged > limit {
             return Err(unsupported(format!(
                 "a store to `{name}` whose value reads `{name}` itself, over a tile {} of {count} elements: staging it in workgroup memory needs {staged} bytes besides the {shared} bytes of let/var tiles, over the {limit}-byte limit",

@@ -37,7 +37,7 @@ impl<'k> Lower<'k> {
                 _ => true,
             };
         }
-        let exact = self.precision == Precision::Exact;
+        let exact = self.options.precision == Precision::Exact;
         let node = &self.k.exprs[e];
         match &node.kind {
             ExprKind::Const(Value::F32(x)) => canonical(*x),

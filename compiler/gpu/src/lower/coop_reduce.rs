@@ -228,9 +228,9 @@ impl Lower<'_> {
             },
         };
         self.coop_reduce(&plan, pre, &result, (scratch, scratch_index))?;
-        let g = self.subgroup_width.min(plan.per_row);
+        let g = self.options.subgroup_width.min(plan.per_row);
         let levels = if g > 1 && self.subgroup_ok.is_some() {
-            let layout = match self.subgroup_layout_known {
+            let layout = match self.options.subgroup_layout_known {
                 true => "layout probed on the device",
                 false => "layout checked at run time",
             };
@@ -297,7 +297,7 @@ impl Lower<'_> {
             rest = self.binary(B::Divide, rest, e);
         }
         let items = plan.len.div_ceil(plan.block);
-        let g = self.subgroup_width.min(plan.per_row);
+        let g = self.options.subgroup_width.min(plan.per_row);
         let level = |lw: &mut Self, shuffled: u32| -> Result<(), LowerError> {
             let block = lw.u32c(plan.block);
             let start = lw.binary(B::Multiply, item, block);
@@ -313,7 +313,7 @@ impl Lower<'_> {
         };
         let fold = matches!(result, ResultTo::Fold(..));
         match self.subgroup_ok {
-            Some(_) if g > 1 && self.subgroup_layout_known => {
+            Some(_) if g > 1 && self.options.subgroup_layout_known => {
                 let accept = if self.warp_path(plan) {
                     self.nested(|lw| {
                         lw.warp_reduce(plan, pre, &pos, (item, row, active), result, scratch)
@@ -637,7 +637,7 @@ impl Lower<'_> {
         elem: Scalar,
         count: u32,
     ) -> Option<Handle<GlobalVariable>> {
-        if self.workgroup_used() + u64::from(count) * 4 > self.workgroup_memory {
+        if self.workgroup_used() + u64::from(count) * 4 > self.options.workgroup_memory {
             return None;
         }
         let count = NonZeroU32::new(count.max(1)).expect("positive");
@@ -655,7 +655,7 @@ impl Lower<'_> {
     /// the workgroup is that wide with its lanes in invocation order
     /// (uniform over the workgroup, through `workgroupUniformLoad`).
     pub(super) fn subgroup_check(&mut self) -> Option<H> {
-        let g = self.subgroup_width;
+        let g = self.options.subgroup_width;
         let any = self
             .k
             .exprs
@@ -664,7 +664,7 @@ impl Lower<'_> {
         if g < 2 || !any || !self.block_invocations.is_multiple_of(g) || self.packed > 1 {
             return None;
         }
-        if self.subgroup_layout_known {
+        if self.options.subgroup_layout_known {
             return Some(self.lit(phobos_core::types::Value::Bool(true)));
         }
         let flag = self.workgroup_array("subgroup_bad", Scalar::U32, 1)?;

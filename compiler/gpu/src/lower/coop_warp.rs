@@ -44,7 +44,7 @@ impl Lower<'_> {
     /// checked (`subgroup_ok`): a row has whole subgroups, and each lane's
     /// block holds at least two leaves and at most `G` of them.
     pub(super) fn warp_path(&self, plan: &Plan) -> bool {
-        let g = self.subgroup_width;
+        let g = self.options.subgroup_width;
         g > 1
             && plan.per_row >= g
             && plan.block >= 2 * LEAF
@@ -64,7 +64,7 @@ impl Lower<'_> {
         result: &ResultTo,
         (scratch, scratch_index): (Handle<GlobalVariable>, Option<Handle<GlobalVariable>>),
     ) -> Result<(), LowerError> {
-        let g = self.subgroup_width;
+        let g = self.options.subgroup_width;
         let g_bits = g.trailing_zeros();
         let segments = plan.block / LEAF;
         let leaves = plan.len.div_ceil(LEAF);
@@ -268,7 +268,7 @@ impl Lower<'_> {
         result: &ResultTo,
         (scratch, scratch_index): (Handle<GlobalVariable>, Option<Handle<GlobalVariable>>),
     ) -> Result<(), LowerError> {
-        let g = self.subgroup_width;
+        let g = self.options.subgroup_width;
         let warps = plan.per_row / g;
         if warps > g {
             // More subgroups in a row than lanes in one: the levels go

@@ -72,7 +72,7 @@ impl Lower<'_> {
         };
         let (m, n) = (u32::try_from(m).ok()?, u32::try_from(n).ok()?);
         let draws = |x| super::tandem_draw::has_words(self.k, x);
-        if !self.knobs.dot_ahead
+        if !self.options.knobs.dot_ahead
             || m == 0
             || n == 0
             || draws(a)
@@ -168,7 +168,7 @@ impl Lower<'_> {
                 need += plan.staged_bytes() * u64::from(key.1);
             }
         }
-        if self.workgroup_used() + need > self.workgroup_memory {
+        if self.workgroup_used() + need > self.options.workgroup_memory {
             return Ok(false);
         }
         let result = match into {
@@ -203,7 +203,7 @@ impl Lower<'_> {
                     None => String::new(),
                 };
                 match self.why_not_coop(&plan) {
-                    Some(why) if self.precision == crate::Precision::Fast => format!(
+                    Some(why) if self.options.precision == crate::Precision::Fast => format!(
                         "each element's products added in order{regs} (not on tensor cores: {why})"
                     ),
                     _ => format!("each element's products added in order{regs}"),

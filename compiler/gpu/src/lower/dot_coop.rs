@@ -56,16 +56,16 @@ impl Lower<'_> {
     /// Why product `plan` does not take cooperative matrices, for the
     /// provenance (`None` where it does).
     pub(super) fn why_not_coop(&self, plan: &DotPlan) -> Option<&'static str> {
-        if self.precision != crate::Precision::Fast {
+        if self.options.precision != crate::Precision::Fast {
             return Some("exact mode");
         }
-        if !self.cooperative {
+        if !self.options.cooperative {
             return Some("no cooperative matrices on this device");
         }
         if !plan.m.is_multiple_of(TILE) || !plan.n.is_multiple_of(TILE) {
             return Some("extents not multiples of 16");
         }
-        let width = self.subgroup_width;
+        let width = self.options.subgroup_width;
         if width < 2 || !self.block_invocations.is_multiple_of(width) {
             return Some("subgroups of varying width");
         }
@@ -122,7 +122,7 @@ impl Lower<'_> {
         result: Handle<GlobalVariable>,
     ) -> CoopTiles {
         let sg = self.subgroup_id();
-        let subgroups = self.block_invocations / self.subgroup_width;
+        let subgroups = self.block_invocations / self.options.subgroup_width;
         let across = plan.n / TILE;
         let count = (plan.m / TILE) * across;
         let mine = count.div_ceil(subgroups);

@@ -27,7 +27,7 @@ impl<'k> Lower<'k> {
         let f = match self.exact.div {
             Some(f) => f,
             None => {
-                let f = if self.wide_div {
+                let f = if self.options.wide_div {
                     self.exact_fn("exact_div", 2, |lw, args| {
                         exact::div_wide(lw, args[0], args[1])
                     })
@@ -46,7 +46,7 @@ impl<'k> Lower<'k> {
         let f = match self.exact.sqrt {
             Some(f) => f,
             None => {
-                let f = if self.wide_div {
+                let f = if self.options.wide_div {
                     self.exact_fn("exact_sqrt", 1, |lw, args| exact::sqrt_wide(lw, args[0]))
                 } else {
                     self.exact_fn("exact_sqrt", 1, |lw, args| exact::sqrt(lw, args[0]))
@@ -209,7 +209,7 @@ impl IntOps for Lower<'_> {
     /// `exact_div`) makes Mesa's lavapipe spend minutes creating the
     /// pipeline, and a select does not.
     fn unless(&mut self, ok: H, fast: H, slow: impl FnOnce(&mut Self) -> H) -> H {
-        if !self.branch_fallback {
+        if !self.options.branch_fallback {
             let slow = slow(self);
             return Lower::select(self, ok, fast, slow);
         }

@@ -34,7 +34,7 @@ impl<'k> Lower<'k> {
     pub(super) fn element_ptr(&mut self, p: Place, flat: Option<H>) -> H {
         let base = match p {
             Place::Param(i) => {
-                if self.quad[i] {
+                if self.plan.vec4[i] {
                     // `t[i >> 2][i & 3]` in an array of vec4.
                     let index = flat.expect("a tile element has a flat index");
                     let v = self.quad_ptr(p, index);
@@ -101,7 +101,7 @@ impl<'k> Lower<'k> {
         let Place::Param(i) = p else {
             unreachable!("only tensors are bound as vec4 arrays")
         };
-        debug_assert!(self.quad[i] && self.splits[i].is_none());
+        debug_assert!(self.plan.vec4[i] && self.splits[i].is_none());
         let g = self.tensors[i].expect("stores and loads name tensors");
         let base = self.expr(Expression::GlobalVariable(g));
         let two = self.u32c(2);
@@ -257,7 +257,7 @@ impl<'k> Lower<'k> {
                 }
             }
             ExprKind::Load { place, index } => {
-                let bound_quad = matches!(place, Place::Param(i) if self.quad[*i]);
+                let bound_quad = matches!(place, Place::Param(i) if self.plan.vec4[*i]);
                 if self.lane.is_some() && bound_quad && super::stmt::quad_load(self.k, id) {
                     self.quad_load(id, *place, index, &shape, cache)?
                 } else {

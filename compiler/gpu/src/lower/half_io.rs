@@ -96,7 +96,7 @@ impl Lower<'_> {
         let (ptr, shift) = self.half_word(p, flat);
         let w = self.var_load(ptr);
         let w = self.binary(B::ShiftRight, w, shift);
-        if self.precision == crate::Precision::Fast && elem == Scalar::F16 {
+        if self.options.precision == crate::Precision::Fast && elem == Scalar::F16 {
             let pair = self.math(naga::MathFunction::Unpack2x16float, w);
             return self.expr(Expression::AccessIndex {
                 base: pair,

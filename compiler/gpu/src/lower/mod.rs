@@ -36,7 +36,7 @@ pub(crate) use row_cache::WORDS as ROW_CACHE_WORDS;
 pub(crate) use tandem_draw::staged::ROW_WORDS_MAX;
 pub(crate) use tandem_draw::{largest_stepped_tile, stepped_tasks};
 
-use crate::{ENTRY_POINT, GpuOptions, LowerError, MAX_WORKGROUP_SIZE, Precision};
+use crate::{ENTRY_POINT, GpuOptions, LowerError, MAX_WORKGROUP_SIZE};
 use naga::{
     AddressSpace, BinaryOperator, Binding, Block, BuiltIn, EntryPoint, Expression, Function,
     FunctionArgument, GlobalVariable, Handle, Module, Scalar as NScalar, ScalarKind, ShaderStage,
@@ -60,6 +60,10 @@ enum LocalHome {
 
 struct Lower<'k> {
     k: &'k Kernel,
+    /// What the emitter follows: the plan's decisions (stores, loops,
+    /// folds) and the options it was made for.
+    plan: Planned<'k>,
+    options: GpuOptions,
     m: Module,
     f: Function,
     /// The block statements are appended to now.
@@ -77,7 +81,6 @@ struct Lower<'k> {
     dims: Vec<H>,
     grid: [H; 3],
     scalars: Vec<Option<H>>,
-    precision: Precision,
     /// The invocations that run one block: the stride of every loop over
     /// a block's elements or chunk tasks ([`packing`]).
     block_invocations: u32,
@@ -85,14 +88,6 @@ struct Lower<'k> {
     packed: u32,
     /// The invocation's index among its block's `block_invocations`.
     local: H,
-    branch_fallback: bool,
-    /// `GpuOptions::wide_div`.
-    wide_div: bool,
-    /// The values of the stores the plan keeps element by element though
-    /// their slices allow groups of 4 (`plan::stores`).
-    elementwise: std::collections::HashSet<ExprId>,
-    /// `GpuOptions::subgroup_shuffle`.
-    subgroup_shuffle: bool,
     exact: exact::ExactFns,
     /// The workgroup tile of each element type that stores reading their own
     /// destination compute their value into first (`stmt.rs`).
@@ -107,12 +102,6 @@ struct Lower<'k> {
     /// The workgroup arrays that products computed ahead stage their
     /// operands' K chunks in, by name and length (`dot_ahead.rs`).
     dot_buffers: HashMap<(&'static str, u32), Handle<GlobalVariable>>,
-    /// `GpuOptions::subgroup_width`.
-    subgroup_width: u32,
-    /// `GpuOptions::subgroup_layout_known`.
-    subgroup_layout_known: bool,
-    /// `GpuOptions::cooperative`.
-    cooperative: bool,
     /// The entry point's `SubgroupId`, once a product on cooperative
     /// matrices asked for it (`dot_coop.rs`).
     subgroup_id: Option<H>,
@@ -120,12 +109,6 @@ struct Lower<'k> {
     /// needs (`Lower::subgroup_check`), uniform over the workgroup; `None`
     /// where reductions use no subgroup operations.
     subgroup_ok: Option<H>,
-    /// `GpuOptions::workgroup_memory`.
-    workgroup_memory: u64,
-    /// Tensors (by parameter index) bound as `array<vec4<T>>`: some
-    /// statement stores or loads them in aligned groups of 4 (`stmt.rs`);
-    /// a single element `i` of one is `t[i >> 2][i & 3]`.
-    quad: Vec<bool>,
     /// Set while a group of 4 elements is computed lane by lane.
     lane: Option<Lane>,
     /// Derived keys and staged words of Tandem draws (`tandem_draw/`).
@@ -135,12 +118,6 @@ struct Lower<'k> {
     /// Values of a row kept in registers across statements
     /// (`row_cache.rs`).
     rows: Option<row_cache::RowCache>,
-    /// `GpuOptions::knobs`.
-    knobs: crate::Knobs,
-    /// The plan's loops and their barriers (`plan::loops`).
-    loops: Vec<crate::plan::LoopPlan>,
-    /// The plan's accumulator updates (`plan::folds`).
-    folds: Vec<crate::plan::Fold>,
 }
 
 /// The lane of a group of 4 consecutive elements being computed, and the
@@ -402,6 +379,7 @@ pub(crate) fn lower_noted(
         stores: &plan.stores,
         loops: &plan.loops,
         folds: &plan.folds,
+        vec4: &plan.vec4,
     };
     let lowered = match lower_packed(planned, options, splits, packed)? {
         Some(l) => l,
@@ -426,6 +404,7 @@ struct Planned<'p> {
     stores: &'p [crate::plan::StorePlan],
     loops: &'p [crate::plan::LoopPlan],
     folds: &'p [crate::plan::Fold],
+    vec4: &'p [bool],
 }
 
 /// What one emission gives ([`Lowered`] but for the plan it followed).
@@ -438,16 +417,12 @@ struct Emitted {
 /// The lowering with `packed` blocks a workgroup, or `None` where they
 /// would share workgroup memory or a barrier.
 fn lower_packed(
-    Planned {
-        kernel,
-        stores,
-        loops,
-        folds,
-    }: Planned<'_>,
+    planned: Planned<'_>,
     options: &GpuOptions,
     splits: &[Option<crate::Split>],
     packed: u32,
 ) -> Result<Option<Emitted>, LowerError> {
+    let kernel = planned.kernel;
     let mut m = Module::default();
     let mut types = HashMap::new();
     for s in [Scalar::Bool, Scalar::I32, Scalar::U32, Scalar::F32] {
@@ -474,8 +449,7 @@ fn lower_packed(
 
     let layout = crate::layout::layout_split(kernel, splits)?;
     let uniforms = bindings::uniforms(&layout, kernel, &mut m, &types);
-    let quad = stmt::quad_tensors(kernel);
-    let (tensors, pieces) = bindings::tensors(&layout, kernel, &mut m, &types, &quad);
+    let (tensors, pieces) = bindings::tensors(&layout, kernel, &mut m, &types, planned.vec4);
 
     let mut f = Function {
         name: Some(ENTRY_POINT.into()),
@@ -491,6 +465,8 @@ fn lower_packed(
         .append(Expression::FunctionArgument(0), Span::UNDEFINED);
     let mut lw = Lower {
         k: kernel,
+        plan: planned,
+        options: *options,
         m,
         f,
         cur: Vec::new(),
@@ -506,37 +482,20 @@ fn lower_packed(
         dims: Vec::new(),
         grid: [placeholder; 3],
         scalars: vec![None; kernel.params.len()],
-        precision: options.precision,
         block_invocations: options.workgroup_size / packed,
         packed,
         local: placeholder,
-        branch_fallback: options.branch_fallback,
-        wide_div: options.wide_div,
-        elementwise: stores
-            .iter()
-            .filter(|p| !p.groups)
-            .filter_map(|p| kernel.body[p.stmt].value())
-            .collect(),
-        subgroup_shuffle: options.subgroup_shuffle,
         exact: Default::default(),
         staging: HashMap::new(),
         tree_buffers: HashMap::new(),
         coop: HashMap::new(),
         dot_buffers: HashMap::new(),
-        subgroup_width: options.subgroup_width,
-        subgroup_layout_known: options.subgroup_layout_known,
-        cooperative: options.cooperative,
         subgroup_id: None,
         subgroup_ok: None,
-        workgroup_memory: options.workgroup_memory,
-        quad,
         lane: None,
         tandem: Default::default(),
         consts: fold::constants(kernel),
         rows: None,
-        knobs: options.knobs,
-        loops: loops.to_vec(),
-        folds: folds.to_vec(),
     };
     for (elem, count) in bindings::staging(&lw)? {
         let g = bindings::staging_tile(&mut lw.m, &lw.types, elem, count);

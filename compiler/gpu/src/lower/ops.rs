@@ -63,8 +63,8 @@ impl<'k> Lower<'k> {
             return self.binary(b, x, y);
         }
         match op {
-            BinOp::Div if ty == Scalar::F32 => match self.precision {
-                Precision::Exact if !self.knobs.ablate_div => self.exact_div(x, y),
+            BinOp::Div if ty == Scalar::F32 => match self.options.precision {
+                Precision::Exact if !self.options.knobs.ablate_div => self.exact_div(x, y),
                 Precision::Exact | Precision::Fast => self.binary(B::Divide, x, y),
             },
             BinOp::Div | BinOp::Rem => {
@@ -133,7 +133,7 @@ impl<'k> Lower<'k> {
     pub(super) fn builtin(&mut self, f: Builtin, ty: Scalar, args: &[H]) -> H {
         use BinaryOperator as B;
         match f {
-            Builtin::Sqrt => match self.precision {
+            Builtin::Sqrt => match self.options.precision {
                 Precision::Exact => self.exact_sqrt(args[0]),
                 Precision::Fast => self.math(MathFunction::Sqrt, args[0]),
             },
@@ -170,9 +170,9 @@ impl Lower<'_> {
     /// 0 (the argument, for the driver's function) in fast mode on f32,
     /// else 1 (the standard library's exact function).
     pub(super) fn native_operand(&self, ty: Scalar) -> usize {
-        match self.precision {
+        match self.options.precision {
             Precision::Fast if ty == Scalar::F32 => 0,
-            Precision::Exact if ty == Scalar::F32 && self.knobs.ablate_native => 0,
+            Precision::Exact if ty == Scalar::F32 && self.options.knobs.ablate_native => 0,
             _ => 1,
         }
     }

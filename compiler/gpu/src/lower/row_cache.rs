@@ -121,7 +121,7 @@ impl Lower<'_> {
     /// The kept values of this kernel, or `None` where nothing is shared
     /// (then nothing changes). Called once `subgroup_ok` is known.
     pub(super) fn plan_row_cache(&mut self) -> Option<RowCache> {
-        let budget = self.knobs.row_cache_words;
+        let budget = self.options.knobs.row_cache_words;
         if budget == 0 || self.subgroup_ok.is_none() {
             return None;
         }
@@ -375,7 +375,7 @@ impl Lower<'_> {
     /// The leaf of segment `k` (from 0) of invocation `item` of a row: lane
     /// `l` of subgroup `w` takes leaf `(w segments + k) G + l`.
     pub(super) fn leaf_of(&mut self, item: H, segments: u32, k: H) -> H {
-        let g = self.subgroup_width;
+        let g = self.options.subgroup_width;
         let gm = self.u32c(g - 1);
         let lane = self.binary(B::And, item, gm);
         let gs = self.u32c(g.trailing_zeros());

@@ -110,7 +110,7 @@ impl Lower<'_> {
     /// units of its arrays (vec4s for a quad tensor), and its lane in the
     /// vec4 for a quad tensor.
     fn unit_of(&mut self, i: usize, flat: H) -> (H, Option<H>) {
-        if !self.quad[i] {
+        if !self.plan.vec4[i] {
             return (flat, None);
         }
         let two = self.u32c(2);
@@ -125,7 +125,7 @@ impl Lower<'_> {
     /// caller masks accesses outside the tensor, so the piece exists.
     fn in_piece(&mut self, i: usize, unit: H, access: &mut dyn FnMut(&mut Self, H)) {
         let split = self.splits[i].expect("a split tensor");
-        let per_piece = if self.quad[i] {
+        let per_piece = if self.plan.vec4[i] {
             split.piece_len / 4
         } else {
             split.piece_len

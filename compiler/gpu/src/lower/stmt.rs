@@ -4,7 +4,7 @@
 use super::{H, Lower, index_exprs, push_place};
 use crate::LowerError;
 use naga::{BinaryOperator, Block, Expression, LocalVariable, Span, Statement};
-use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, Place, Stmt, analysis};
+use phobos_core::ir::{ExprId, ExprKind, Index, Place, Stmt, analysis};
 use phobos_core::types::{Dim, Scalar};
 use std::collections::HashMap;
 
@@ -24,13 +24,15 @@ impl<'k> Lower<'k> {
             match s {
                 Stmt::For { local, start, end } => {
                     let l = self
+                        .plan
                         .loops
                         .iter()
                         .position(|l| l.start == i)
                         .expect("the plan has every loop");
-                    let sync = crate::plan::loops::conflicts(&pending, &self.loops[l].body, |p| {
-                        self.is_private(p)
-                    });
+                    let sync =
+                        crate::plan::loops::conflicts(&pending, &self.plan.loops[l].body, |p| {
+                            self.is_private(p)
+                        });
                     self.sync(sync, &mut pending);
                     let mut pre = HashMap::new();
                     let first = self.node(*start, &[], &mut pre)?;
@@ -47,7 +49,7 @@ impl<'k> Lower<'k> {
                 }
                 Stmt::EndFor => {
                     let (outer, var, l) = open.pop().expect("the verifier matched loops");
-                    let mut back = self.loops[l].back;
+                    let mut back = self.plan.loops[l].back;
                     // The compiler's own workgroup arrays touched since the
                     // body's last barrier would race with the next
                     // iteration's use of them.
@@ -58,7 +60,7 @@ impl<'k> Lower<'k> {
                     // Every iteration's accesses that no barrier at the end
                     // of the last one ordered are still pending for the
                     // statements after the loop.
-                    let body = &self.loops[l].body;
+                    let body = &self.plan.loops[l].body;
                     let unordered = |p: &&Place| match p {
                         Place::Local(_) => !back.workgroup,
                         Place::Param(_) => !back.storage,
@@ -85,16 +87,16 @@ impl<'k> Lower<'k> {
                 Stmt::Let { .. } | Stmt::Var { .. } | Stmt::Store { .. } => {}
             }
             // A fold's assignment was emitted with its reduction's `let`.
-            if self.folds.iter().any(|f| f.stmt + 1 == i) {
+            if self.plan.folds.iter().any(|f| f.stmt + 1 == i) {
                 self.tandem.stmt += 1;
                 continue;
             }
-            let fold = self.folds.iter().position(|f| f.stmt == i);
+            let fold = self.plan.folds.iter().position(|f| f.stmt == i);
             let mut acc = analysis::access(self.k, s);
             if let Some(f) = fold {
                 // The pair's accesses, less the `let` that is never stored.
                 let next = analysis::access(self.k, &self.k.body[i + 1]);
-                let result = Place::Local(self.folds[f].result);
+                let result = Place::Local(self.plan.folds[f].result);
                 for p in next.reads {
                     push_place(&mut acc.reads, p);
                 }
@@ -460,7 +462,10 @@ impl<'k> Lower<'k> {
     /// though its slice allows groups of 4 (`plan::stores`: too many exact
     /// divisions an element for a module for WebGPU).
     pub(super) fn stored_elementwise(&self, value: ExprId) -> bool {
-        self.elementwise.contains(&value)
+        self.plan
+            .stores
+            .iter()
+            .any(|p| !p.groups && self.k.body[p.stmt].value() == Some(value))
     }
 
     /// Whether a store of `value` to the whole of local tile `place` reads
@@ -708,87 +713,4 @@ impl<'k> Lower<'k> {
     }
 }
 
-pub(crate) use crate::plan::stores::quad_slice;
-
-/// Whether a load node is made once per group of 4 with a 16-byte load in
-/// a statement stored by groups: a tile load ([`quad_slice`]) whose last
-/// axis is the statement tile's last axis (not broadcast).
-pub(crate) fn quad_load(k: &Kernel, id: ExprId) -> bool {
-    let e = &k.exprs[id];
-    match &e.kind {
-        ExprKind::Load { place, index } => {
-            matches!(e.shape.last(), Some(Dim::Const(n)) if *n != 1) && quad_slice(k, *place, index)
-        }
-        _ => false,
-    }
-}
-
-/// Which tensors (by parameter index) some statement stores or loads by
-/// groups of 4: they are bound as `array<vec4<T>>` (their element count is
-/// a multiple of 4, their rows' length being one).
-pub(crate) fn quad_tensors(k: &Kernel) -> Vec<bool> {
-    let mut quad = vec![false; k.params.len()];
-    // The leaves of reductions computed by the workgroup read 4 elements
-    // at a time (`coop_warp.rs`), in any statement.
-    for s in &k.body {
-        let Some(value) = s.value() else { continue };
-        for id in k.reachable(value) {
-            let ExprKind::Reduce { arg, .. } = k.exprs[id].kind else {
-                continue;
-            };
-            for l in k.reachable(arg) {
-                if let ExprKind::Load {
-                    place: Place::Param(i),
-                    ..
-                } = k.exprs[l].kind
-                    && quad_load(k, l)
-                {
-                    quad[i] = true;
-                }
-            }
-        }
-    }
-    for s in &k.body {
-        let Stmt::Store {
-            place,
-            index,
-            value,
-        } = s
-        else {
-            continue;
-        };
-        let empty = index.iter().any(|i| {
-            matches!(
-                i,
-                Index::Range {
-                    len: Dim::Const(0),
-                    ..
-                }
-            )
-        });
-        if empty || !quad_slice(k, *place, index) || analysis::reads_place(k, *value, *place) {
-            continue;
-        }
-        if let Place::Param(i) = place {
-            quad[*i] = true;
-        }
-        let mut seen = phobos_core::ir::IdVec::from_elem(false, k.exprs.len());
-        let mut stack = vec![*value];
-        while let Some(id) = stack.pop() {
-            if std::mem::replace(&mut seen[id], true) {
-                continue;
-            }
-            let kind = &k.exprs[id].kind;
-            if let ExprKind::Load {
-                place: Place::Param(i),
-                ..
-            } = kind
-                && quad_load(k, id)
-            {
-                quad[*i] = true;
-            }
-            stack.extend(kind.operands());
-        }
-    }
-    quad
-}
+pub(crate) use crate::plan::stores::{quad_load, quad_slice};

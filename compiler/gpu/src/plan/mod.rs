@@ -58,6 +58,9 @@ pub struct Plan {
     /// Every `for` loop of `kernel` and the barrier between its iterations
     /// ([`loops`]).
     pub loops: Vec<LoopPlan>,
+    /// The tensors (by parameter index) bound as `array<vec4<T>>`, moved
+    /// 16 bytes at a time by some store or load ([`stores::vec4_tensors`]).
+    pub vec4: Vec<bool>,
 }
 
 /// Where the plan keeps a `let` or `var` tile in workgroup memory and its
@@ -173,6 +176,7 @@ pub fn plan(kernel: &Kernel, options: &GpuOptions) -> Result<Plan, LowerError> {
     Ok(Plan {
         stores: stores::plan(&planned, options),
         loops: loops::plan(&planned, &folds),
+        vec4: stores::vec4_tensors(&planned),
         folds,
         kernel: planned,
         values,
@@ -406,6 +410,20 @@ pub fn explain(compiled: &crate::Compiled) -> String {
         for n in &lines {
             let _ = writeln!(out, "  {n}");
         }
+    }
+    let vec4: Vec<&str> = k
+        .params
+        .iter()
+        .zip(&compiled.plan.vec4)
+        .filter(|(_, v)| **v)
+        .map(|(p, _)| p.name.as_str())
+        .collect();
+    if !vec4.is_empty() {
+        let _ = writeln!(
+            out,
+            "tensors moved 16 bytes at a time (bound as array<vec4>): {}",
+            vec4.join(", ")
+        );
     }
     if !compiled.plan.loops.is_empty() {
         let _ = writeln!(out, "loops:");

@@ -6,7 +6,7 @@
 //! element by element otherwise.
 
 use crate::{GpuOptions, Precision};
-use phobos_core::ir::{BinOp, Builtin, ExprKind, Index, Kernel, Place, Stmt};
+use phobos_core::ir::{BinOp, Builtin, ExprId, ExprKind, Index, Kernel, Place, Stmt, analysis};
 use phobos_core::types::{Dim, Scalar};
 
 /// The most exact-mode f32 `/` and `sqrt` nodes one element of a store by
@@ -140,4 +140,88 @@ pub(crate) fn quad_slice(k: &Kernel, place: Place, index: &[Index]) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether a load node is made once per group of 4 with a 16-byte load in
+/// a statement stored by groups: a tile load ([`quad_slice`]) whose last
+/// axis is the statement tile's last axis (not broadcast).
+pub(crate) fn quad_load(k: &Kernel, id: ExprId) -> bool {
+    let e = &k.exprs[id];
+    match &e.kind {
+        ExprKind::Load { place, index } => {
+            matches!(e.shape.last(), Some(&Dim::Const(n)) if n != 1) && quad_slice(k, *place, index)
+        }
+        _ => false,
+    }
+}
+
+/// Which tensors (by parameter index) some statement stores or loads by
+/// groups of 4: they are bound as `array<vec4<T>>` (their element count is
+/// a multiple of 4, their rows' length being one), the leaves of
+/// reductions the workgroup computes included (`lower/coop_warp.rs`).
+pub(crate) fn vec4_tensors(k: &Kernel) -> Vec<bool> {
+    let mut quad = vec![false; k.params.len()];
+    // The leaves of reductions computed by the workgroup read 4 elements
+    // at a time (`coop_warp.rs`), in any statement.
+    for s in &k.body {
+        let Some(value) = s.value() else { continue };
+        for id in k.reachable(value) {
+            let ExprKind::Reduce { arg, .. } = k.exprs[id].kind else {
+                continue;
+            };
+            for l in k.reachable(arg) {
+                if let ExprKind::Load {
+                    place: Place::Param(i),
+                    ..
+                } = k.exprs[l].kind
+                    && quad_load(k, l)
+                {
+                    quad[i] = true;
+                }
+            }
+        }
+    }
+    for s in &k.body {
+        let Stmt::Store {
+            place,
+            index,
+            value,
+        } = s
+        else {
+            continue;
+        };
+        let empty = index.iter().any(|i| {
+            matches!(
+                i,
+                Index::Range {
+                    len: Dim::Const(0),
+                    ..
+                }
+            )
+        });
+        if empty || !quad_slice(k, *place, index) || analysis::reads_place(k, *value, *place) {
+            continue;
+        }
+        if let Place::Param(i) = place {
+            quad[*i] = true;
+        }
+        let mut seen = phobos_core::ir::IdVec::from_elem(false, k.exprs.len());
+        let mut stack = vec![*value];
+        while let Some(id) = stack.pop() {
+            if std::mem::replace(&mut seen[id], true) {
+                continue;
+            }
+            let kind = &k.exprs[id].kind;
+            if let ExprKind::Load {
+                place: Place::Param(i),
+                ..
+            } = kind
+                && quad_load(k, id)
+            {
+                quad[*i] = true;
+            }
+            stack.extend(kind.operands());
+        }
+    }
+    quad
 }

@@ -210,7 +210,7 @@ impl Lower<'_> {
         let n = self.binary(B::Add, n, one);
         self.var_store(t, n);
         let s: [H; 4] = std::array::from_fn(|q| self.var_load(vars[q]));
-        let (next, out) = if self.knobs.ablate_stream {
+        let (next, out) = if self.options.knobs.ablate_stream {
             // Measurement only: a step of two operations, wrong bits.
             let a = self.binary(B::Add, s[0], n);
             let next = [a, s[1], s[2], s[3]];

@@ -103,7 +103,7 @@ impl Lower<'_> {
     pub(super) fn shuffle_applies(&self, value: ExprId, n: u32, low_bits: u32) -> bool {
         let chunk_blocks = K_GROUP_BLOCKS / 8;
         let tasks = n / 4 / chunk_blocks;
-        self.subgroup_shuffle
+        self.options.subgroup_shuffle
             && !loads_anything(self.k, value)
             && low_bits >= (4 * K_GROUP_BLOCKS).trailing_zeros()
             && n.is_multiple_of(4 * K_GROUP_BLOCKS)

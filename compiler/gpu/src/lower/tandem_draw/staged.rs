@@ -186,7 +186,10 @@ pub(in crate::lower) fn draw_buffers(lw: &mut Lower<'_>) {
     if keys == 0 {
         return;
     }
-    let room = lw.workgroup_memory.saturating_sub(lw.workgroup_used());
+    let room = lw
+        .options
+        .workgroup_memory
+        .saturating_sub(lw.workgroup_used());
     let mut window = largest
         .checked_next_power_of_two()
         .and_then(|w| u32::try_from(w).ok())
@@ -230,6 +233,7 @@ impl Lower<'_> {
     /// the plan and each store decide alike.
     pub(in crate::lower) fn plan_row_words(&mut self) {
         self.tandem.row_room = self
+            .options
             .workgroup_memory
             .saturating_sub(self.workgroup_used())
             .saturating_sub(ROW_MARGIN);
@@ -254,7 +258,7 @@ impl Lower<'_> {
             return false;
         };
         groups > 0
-            && n <= self.knobs.row_words_max
+            && n <= self.options.knobs.row_words_max
             && (u64::from(n) + u64::from(SLACK)) * 4 * groups <= self.tandem.row_room
     }
 
@@ -278,7 +282,7 @@ impl Lower<'_> {
         let n = const_positions(tile).expect("row_words_fit checked the tile");
         let cap = n + SLACK;
         let bytes = u64::from(cap) * 4 * groups.len() as u64;
-        if self.workgroup_used() + bytes > self.workgroup_memory {
+        if self.workgroup_used() + bytes > self.options.workgroup_memory {
             return Ok(false);
         }
         let stmt = self.tandem.stmt;
