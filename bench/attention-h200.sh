@@ -36,9 +36,13 @@ import json,sys; j=json.load(sys.stdin); print('phobos\t$label\t%s\t%.4f ms\tcon
 }
 for prec in fast exact; do
   row "matmul 2048^3" examples/matmul.ph --dim M=2048 --dim N=2048 --dim K=2048 --precision $prec
-  row "attention forward B*H=64 S=1024 D=64" examples/attention_dropout.ph --dim BH=64 --dim S=1024 $ATT --precision $prec
+  row "attention forward B*H=64 S=1024 D=64" examples/attention_dropout.ph --dim BH=64 --dim S=1024 --dim D=64 $ATT --precision $prec
 done
-row "attention backward kv B*H=64 S=1024 D=64" examples/attention_dropout_backward.ph --kernel attention_dropout_backward_kv --dim BH=64 --dim S=1024 $ATT --precision fast
-row "attention backward q B*H=64 S=1024 D=64" examples/attention_dropout_backward.ph --kernel attention_dropout_backward_q --dim BH=64 --dim S=1024 $ATT --precision fast
+# The head dimension is a dim of the examples: the issue's D = 128 too.
+for d in 64 128; do
+  [ $d = 128 ] && row "attention forward B*H=64 S=1024 D=128" examples/attention_dropout.ph --dim BH=64 --dim S=1024 --dim D=128 $ATT --precision fast
+  row "attention backward kv B*H=64 S=1024 D=$d" examples/attention_dropout_backward.ph --kernel attention_dropout_backward_kv --dim BH=64 --dim S=1024 --dim D=$d $ATT --precision fast
+  row "attention backward q B*H=64 S=1024 D=$d" examples/attention_dropout_backward.ph --kernel attention_dropout_backward_q --dim BH=64 --dim S=1024 --dim D=$d $ATT --precision fast
+done
 echo "## peers"
 timeout 300 python3 bench/peers/attention.py 2>&1 | tail -20
