@@ -9,26 +9,29 @@
 // function of its coordinates only, so the backward kernels regenerate it
 // under their own tiling (examples/attention_dropout_backward.ph).
 //
-// Every configuration fits WebGPU's 16 KiB of workgroup memory (`acc`, the
-// score tiles, and `acc` staged while it is updated).
+// D, the head dimension, is a dim: a launch fixes it from Q's shape (or
+// `--dim D=...`), so `acc` has a constant size in the module it builds. At
+// D = 64 every configuration fits WebGPU's 16 KiB of workgroup memory
+// (`acc`, the score tiles, and `acc` staged while it is updated); D = 128
+// needs a device with more (NVIDIA's Vulkan driver gives 48 KiB).
 //
 // BN sets the order in which the online softmax folds in the keys, so each
 // BN gives its own rounding of O and L. Pass `--config BN=...` to compare
 // backends or machines bit for bit (docs/language.md, `@autotune`).
 //
-//   phobosc run examples/attention_dropout.ph --dim BH=4 --dim S=256 --arg scale=0.125 --arg p=0.1
+//   phobosc run examples/attention_dropout.ph --dim BH=4 --dim S=256 --dim D=64 --arg scale=0.125 --arg p=0.1
 
-// dims: BH=2, S=40
+// dims: BH=2, S=40, D=64
 @autotune(BM in [16], BN in [16, 32])
 @grid(cdiv(S, BM), BH)
-kernel attention_dropout(Q: tensor<f16>[BH, S, 64], K: tensor<f16>[BH, S, 64],
-                         V: tensor<f16>[BH, S, 64], O: tensor<f16>[BH, S, 64],
+kernel attention_dropout(Q: tensor<f16>[BH, S, D], K: tensor<f16>[BH, S, D],
+                         V: tensor<f16>[BH, S, D], O: tensor<f16>[BH, S, D],
                          L: tensor<f32>[BH, S, 1], scale: f32, p: f32, key: u32) {
   let bh = ctx.block.y
   let i = ctx.block.x * BM
   var m: tile<f32>[BM, 1] = -_inf()
   var l: tile<f32>[BM, 1] = 0.0
-  var acc: tile<f32>[BM, 64] = 0.0
+  var acc: tile<f32>[BM, D] = 0.0
   for jb in 0 .. (S + BN - 1) / BN {
     let j = jb * BN
     var s: tile<f32>[BM, BN] = where(j + iota(1) < S, dot(Q[bh, i :+ BM, :], trans(K[bh, j :+ BN, :])) * scale, -_inf())

@@ -9,7 +9,7 @@ import phobos
 from conftest import EXAMPLES, run_cli
 
 # Extents that are not multiples of the tiles, so that masking is exercised.
-DIMS = {"M": 37, "N": 300, "K": 24, "BH": 2, "S": 40}
+DIMS = {"M": 37, "N": 300, "K": 24, "BH": 2, "S": 40, "D": 64}
 SEED = 3
 # Scalars by name where the seed would not do (attention's scale and
 # dropout probability).

@@ -200,16 +200,34 @@ fn the_stdlib_parses_cleanly() {
 /// The GPU plan of every example's kernels, as `phobosc build --explain`
 /// prints it for WebGPU's default limits: where each value lives and why,
 /// how each statement is emitted, each loop's barriers, the workgroup
-/// memory item by item. A change to the plan shows here as a diff.
+/// memory item by item. A kernel that keeps a tile over a dim in
+/// workgroup memory (attention's `acc: tile<f32>[BM, D]`) is planned as a
+/// launch at the file's `// dims:` plans it (`phobosc build --dim`). A
+/// change to the plan shows here as a diff.
 #[test]
 fn example_plans_are_snapshots() {
     for path in ph_files(&root().join("examples")) {
         let text = std::fs::read_to_string(&path).expect("example");
         let name = path.display().to_string();
         let (program, _) = Program::parse(&name, &text);
+        let dims = fixture_dims(&text);
         let mut out = String::new();
         for kname in program.kernel_names() {
-            let kernel = program.kernel(kname, &[]).expect("checks");
+            let mut kernel = program.kernel(kname, &[]).expect("checks");
+            if phobos_gpu::plan::symbolic_tiles_diagnostic(&kernel).is_some() {
+                let given: Vec<String> = dims.iter().map(|(d, v)| format!("{d}={v}")).collect();
+                out.push_str(&format!("(as a launch at {} plans it)\n", given.join(", ")));
+                let extents: Vec<u64> = kernel
+                    .dims
+                    .iter()
+                    .map(|d| {
+                        let v = dims.iter().find(|(n, _)| n == d);
+                        v.unwrap_or_else(|| panic!("{name}: `// dims:` lacks {d}"))
+                            .1 as u64
+                    })
+                    .collect();
+                kernel = phobos_gpu::specialize(&kernel, &extents).into_owned();
+            }
             let options = phobos_gpu::GpuOptions::for_kernel(&kernel);
             match phobos_gpu::compile(&kernel, &options) {
                 Ok(c) => out.push_str(&c.explain()),

@@ -159,9 +159,9 @@ pub(crate) fn nscalar(s: Scalar) -> Result<NScalar, LowerError> {
 /// from a launch's `dims`: the extents of `let`/`var` tiles (workgroup
 /// memory) and the tiles of stores whose value reads their own destination
 /// (staged in workgroup memory first), and every extent of a kernel with a
-/// reduction over a dim-dependent extent (its tensors' shapes too), so that
-/// the workgroup computes the reduction (`coop_reduce.rs`) and rows move 16
-/// bytes at a time. The result is one pipeline per value of those dims, so
+/// reduction or a product over a dim-dependent extent (its tensors' shapes
+/// too), so that the workgroup computes the reduction (`coop_reduce.rs`) or
+/// stages the product (`dot_ahead.rs`) and rows move 16 bytes at a time. The result is one pipeline per value of those dims, so
 /// a kernel that has none of them is returned as it is. An
 /// extent of 0 stays 0: the tile is empty, so reading it reads outside it
 /// (0, as the interpreter's). Its workgroup array still has one element
@@ -248,8 +248,14 @@ fn specialize_extents<'k>(kernel: &'k Kernel, dims: &[u64]) -> std::borrow::Cow<
     // workgroup only over a constant one (`coop_reduce.rs`): such a kernel
     // is made constant everywhere, tensors' shapes included, so that its
     // rows are also read and written 16 bytes at a time (`stmt::quad_slice`).
+    // A product over such an extent (attention's head dimension `D`) is
+    // staged and kept in registers only over a constant one
+    // (`dot_ahead.rs`, `dot_regs.rs`): the same.
     let reduces = kernel.exprs.iter().any(|e| match &e.kind {
         ExprKind::Reduce { arg, .. } => symbolic(&kernel.exprs[*arg].shape),
+        ExprKind::Dot { a, b, .. } => {
+            symbolic(&kernel.exprs[*a].shape) || symbolic(&kernel.exprs[*b].shape)
+        }
         _ => false,
     });
     if !locals && !reduces && !kernel.body.iter().any(staged) {
