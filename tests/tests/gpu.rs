@@ -51,6 +51,23 @@ fn more_blocks_than_one_dispatch_dimension_holds() {
     assert_eq!(want, got, "every block ran exactly once");
 }
 
+/// The subgroup-layout probe answers on lavapipe, whose subgroups are
+/// laid out in order: CI's kernels are built without the in-kernel check
+/// (`GpuOptions::subgroup_layout_known`), so a probe that stopped seeing
+/// the layout (it is built from `phobos_gpu`'s `subgroup.rs`, as the
+/// kernels' check is) fails here rather than only costing speed.
+#[test]
+fn the_subgroup_probe_sees_lavapipes_layout() {
+    if !gpu_available() || !phobos_tests::gpu_is_lavapipe() {
+        eprintln!("skipped: the GPU is not lavapipe");
+        return;
+    }
+    let gpu = Gpu::shared().unwrap();
+    if std::env::var_os("PHOBOS_SUBGROUP_LAYOUT").is_none() && gpu.subgroup_width() >= 2 {
+        assert!(gpu.subgroup_layout_known());
+    }
+}
+
 #[test]
 fn provenance_names_the_device_and_the_precision() {
     if !gpu_available() {

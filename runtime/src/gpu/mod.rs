@@ -416,7 +416,7 @@ impl Gpu {
     /// reductions' shuffles (`phobos_gpu::GpuOptions::subgroup_width`): 0
     /// without subgroup operations, with widths that vary, or with
     /// `PHOBOS_SUBGROUPS=off`. Same bits either way.
-    pub(crate) fn subgroup_width(&self) -> u32 {
+    pub fn subgroup_width(&self) -> u32 {
         let (min, max) = (self.info.subgroup_min_size, self.info.subgroup_max_size);
         let forced = *self.forced_subgroup_width.lock().unwrap();
         if let Some(w) = forced

@@ -13,7 +13,7 @@ impl Gpu {
     /// `check`, and the probe found every invocation in order in a
     /// workgroup of the most invocations and in one of two subgroups. Asked
     /// once; any error answers `false` (kernels then check for themselves).
-    pub(crate) fn subgroup_layout_known(&self) -> bool {
+    pub fn subgroup_layout_known(&self) -> bool {
         *self.layout_known.get_or_init(|| {
             let g = self.subgroup_width();
             let forced = self.forced_subgroup_width.lock().unwrap().is_some();
