@@ -5,6 +5,8 @@
 //! here has cooperative matrices, so their bits are checked on the H200
 //! only, by `bench/attention-h200.sh`).
 
+mod common;
+
 use phobos_core::Program;
 use phobos_gpu::{GpuOptions, Precision, compile, uses_cooperative_matrices};
 use std::path::Path;
@@ -20,7 +22,8 @@ fn kernel(file: &str, name: &str, config: &[(&str, i64)]) -> phobos_core::ir::Ke
     let (program, diags) = Program::parse(file, &text);
     assert!(diags.is_empty(), "{file}: {diags:?}");
     let config: Vec<(String, i64)> = config.iter().map(|(k, v)| (k.to_string(), *v)).collect();
-    program.kernel(name, &config).expect("the kernel checks")
+    let k = program.kernel(name, &config).expect("the kernel checks");
+    common::as_launched(k, &text)
 }
 
 /// The options of an H200: 48 KiB of workgroup memory, subgroups of 32,

@@ -2,6 +2,8 @@
 //! and writes as WGSL and SPIR-V, except the few listed in `UNSUPPORTED`
 //! with the reason this first step of the GPU backend gives.
 
+mod common;
+
 use phobos_core::Program;
 use phobos_gpu::{GpuOptions, LowerError, Precision, compile, spirv, wgsl};
 use std::path::{Path, PathBuf};
@@ -51,6 +53,8 @@ fn every_fixture_and_example_lowers_and_validates() {
                 let kernel = program
                     .kernel(name, &config)
                     .unwrap_or_else(|d| panic!("{stem}/{name}: {d:?}"));
+                let text = std::fs::read_to_string(&path).expect("readable source");
+                let kernel = common::as_launched(kernel, &text);
                 match lower_both(&kernel) {
                     Ok(()) => lowered += 1,
                     Err(LowerError::Unsupported(msg)) => {
