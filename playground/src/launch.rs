@@ -401,6 +401,27 @@ fn checks(p: &Prepared) -> Vec<Json> {
     out
 }
 
+/// The options a `plan` compiles with: WebGPU's defaults (as `phobosc
+/// build`'s), or the page's device's own limits where it sent them: its
+/// workgroup memory, and its invocations for the workgroup-size heuristic
+/// (a power of two, from 64 to the compiler's largest).
+fn options_within(kernel: &Kernel, limits: crate::Limits) -> phobos_gpu::GpuOptions {
+    let mut options = phobos_gpu::GpuOptions::for_kernel(kernel);
+    if let Some(bytes) = limits.max_compute_workgroup_storage_size {
+        options.workgroup_memory = bytes.max(phobos_gpu::WORKGROUP_MEMORY_LIMIT);
+    }
+    if let Some(n) = limits.max_compute_invocations_per_workgroup {
+        let most = n.clamp(
+            phobos_gpu::DEFAULT_WORKGROUP_SIZE,
+            phobos_gpu::MAX_WORKGROUP_SIZE,
+        );
+        let most = 1 << most.ilog2();
+        options.workgroup_size =
+            phobos_gpu::workgroup_size_within(kernel, most, phobos_gpu::Precision::Exact);
+    }
+    options
+}
+
 /// `plan`: the launch for WebGPU. The WGSL is `phobosc build`'s for this
 /// configuration unless the launch's dims change it, as the runtime's
 /// (`phobos_gpu::specialize`; `specialized` says so): tiles whose extent is
@@ -428,11 +449,15 @@ pub fn plan(r: &LaunchRequest) -> Response {
     }
     let specialized = phobos_gpu::specialize(&p.kernel, &p.bound.dims);
     let is_specialized = matches!(specialized, std::borrow::Cow::Owned(_));
-    let options = phobos_gpu::GpuOptions::for_kernel(&specialized);
+    let options = options_within(&specialized, r.limits);
     let compiled = match phobos_gpu::compile(&specialized, &options) {
         Ok(c) => c,
         Err(e) => return Response::fail(e.to_string()),
     };
+    // Refused here, naming the arrays and the limit, not by the browser.
+    if let Err(e) = compiled.check_workgroup_memory(options.workgroup_memory) {
+        return Response::fail(e);
+    }
     // WebGPU's default limits: 65,535 workgroups per dimension, blocks
     // numbered in u32.
     let max = 65_535u64;
@@ -498,6 +523,7 @@ pub fn plan(r: &LaunchRequest) -> Response {
             "kernel": p.name,
             "wgsl": compiled.wgsl(),
             "specialized": is_specialized,
+            "workgroup_memory": options.workgroup_memory,
             "entry_point": phobos_gpu::ENTRY_POINT,
             "workgroup_size": options.workgroup_size,
             "workgroups": workgroups,

@@ -16,9 +16,12 @@
 //!   reference interpreter, on generated inputs (`phobos_core::inputs`, as
 //!   `phobosc run`), with the file's `// check` lines; outputs are 32-bit
 //!   words in the blob (`launch.rs`);
-//! - `plan { ... }` (the same fields): everything the page needs to run the
-//!   kernel on WebGPU: the WGSL, the uniform block, the buffers and their
-//!   initial contents, and the workgroups to dispatch;
+//! - `plan { ..., limits? }` (the same fields, and the device's
+//!   `maxComputeWorkgroupStorageSize` and `maxComputeInvocationsPerWorkgroup`
+//!   to plan within, WebGPU's defaults where absent): everything the page
+//!   needs to run the kernel on WebGPU: the WGSL, the uniform block, the
+//!   buffers and their initial contents, the workgroups to dispatch and the
+//!   workgroup memory planned within;
 //! - `figure { name, shape, elem, shading? }`, with the tensor's 32-bit
 //!   words as the request's blob: the tile figure (`phobos_core::figure`,
 //!   which Python's `phobos.figure` draws with too) as SVG text, its legend
@@ -113,6 +116,25 @@ pub struct LaunchRequest {
     pub dims: BTreeMap<String, Json>,
     #[serde(default)]
     pub args: BTreeMap<String, Json>,
+    /// The WebGPU device's limits a `plan` is made within (the page asks
+    /// its adapter for them when it opens the device); WebGPU's defaults
+    /// where left out, as `phobosc build` plans.
+    #[serde(default)]
+    pub limits: Limits,
+}
+
+/// Limits of the device a `plan` is for, by WebGPU's names.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Limits {
+    /// `maxComputeWorkgroupStorageSize`: the workgroup memory the plan may
+    /// use (16,384 bytes by default).
+    #[serde(default)]
+    pub max_compute_workgroup_storage_size: Option<u64>,
+    /// `maxComputeInvocationsPerWorkgroup` (256 by default): the most
+    /// invocations the workgroup-size heuristic may give a workgroup.
+    #[serde(default)]
+    pub max_compute_invocations_per_workgroup: Option<u32>,
 }
 
 /// Answers one JSON request (see the crate documentation).

@@ -478,3 +478,58 @@ fn webgpu_launches_past_the_gpu_work_bound_are_refused() {
         "{r}"
     );
 }
+
+/// A plan is made within the limits of the device the page opened (the
+/// request's `limits`, by WebGPU's names), else within WebGPU's defaults:
+/// a kernel whose `let` tile takes 20 KiB is refused within the default
+/// 16 KiB, naming the tile, its bytes and the limit, and planned within a
+/// device's 32 KiB; a softmax over rows of 4096 gets more than 256
+/// invocations a workgroup where the device runs 1024.
+#[test]
+fn plans_are_made_within_the_devices_limits() {
+    // `t` is read through a slice, so the plan keeps it in workgroup memory.
+    let big = "@autotune(R in [5])\nkernel big(X: tensor<f32>[M, 1024], Y: tensor<f32>[M, 1024]) {\n  let r = ctx.block.x * R\n  let t = X[r :+ R, :] * 2.0\n  Y[r :+ R, :] = t + t[:, 0 :+ 1]\n}\n";
+    let plan = |source: &str, dims: Json, limits: Json| {
+        handle_json(&json!({"op": "plan", "source": source, "dims": dims, "limits": limits}))
+    };
+    let default = plan(big, json!({"M": 10}), json!({}));
+    assert_eq!(default["ok"], false, "{default}");
+    let error = default["error"].as_str().unwrap();
+    assert!(
+        error.contains("`let t") && error.contains("20480") && error.contains("16384"),
+        "{error}"
+    );
+    let roomy = plan(
+        big,
+        json!({"M": 10}),
+        json!({"maxComputeWorkgroupStorageSize": 32768}),
+    );
+    assert_eq!(roomy["ok"], true, "{roomy}");
+    assert_eq!(roomy["workgroup_memory"], 32768);
+
+    let softmax = include_str!("../../examples/softmax_dropout.ph");
+    let rows = json!({"M": 4, "N": 4096});
+    let portable = plan(softmax, rows.clone(), json!({}));
+    let wide = plan(
+        softmax,
+        rows,
+        json!({"maxComputeInvocationsPerWorkgroup": 1024}),
+    );
+    assert_eq!(portable["ok"], true, "{portable}");
+    assert_eq!(wide["ok"], true, "{wide}");
+    assert!(
+        portable["workgroup_size"].as_u64().unwrap() <= 256,
+        "{portable}"
+    );
+    assert!(wide["workgroup_size"].as_u64().unwrap() > 256, "{wide}");
+    // Unknown limits are refused by name, not ignored.
+    let odd = plan(big, json!({"M": 10}), json!({"maxWorkgroupMemory": 1}));
+    assert_eq!(odd["ok"], false, "{odd}");
+    assert!(
+        odd["error"]
+            .as_str()
+            .unwrap()
+            .contains("maxWorkgroupMemory"),
+        "{odd}"
+    );
+}

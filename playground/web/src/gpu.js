@@ -3,6 +3,24 @@
 // uniform block, then each tensor's storage buffer), one dispatch, and the
 // written tensors read back as 32-bit words.
 
+// The limits a launch is planned within, asked of the adapter at their
+// highest: the compiler's (`maxComputeWorkgroupStorageSize`,
+// `maxComputeInvocationsPerWorkgroup`) and the ones they need beside them.
+const PLANNED_LIMITS = [
+  'maxComputeWorkgroupStorageSize',
+  'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupSizeX',
+];
+
+// The plan request's `limits`: what the device holds.
+export function planLimits(gpu) {
+  const l = gpu.device.limits;
+  return {
+    maxComputeWorkgroupStorageSize: l.maxComputeWorkgroupStorageSize,
+    maxComputeInvocationsPerWorkgroup: Math.min(l.maxComputeInvocationsPerWorkgroup, l.maxComputeWorkgroupSizeX),
+  };
+}
+
 let gpuPromise = null;
 let abandoned = null;
 
@@ -38,7 +56,18 @@ async function open() {
     return { error: `WebGPU gave no adapter: ${err.message || err}` };
   }
   if (!adapter) return { error: 'WebGPU gave no adapter' };
-  const device = await adapter.requestDevice();
+  // The adapter's own limits, not WebGPU's defaults, so that kernels are
+  // planned within what this device holds (the plan request's `limits`).
+  const requiredLimits = {};
+  for (const name of PLANNED_LIMITS) {
+    if (adapter.limits[name] !== undefined) requiredLimits[name] = adapter.limits[name];
+  }
+  let device;
+  try {
+    device = await adapter.requestDevice({ requiredLimits });
+  } catch {
+    device = await adapter.requestDevice();
+  }
   const info = adapter.info || {};
   const name = [info.vendor, info.architecture, info.description, info.device]
     .filter((s) => s)

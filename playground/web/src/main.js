@@ -20,7 +20,7 @@ import { linter, lintGutter, setDiagnostics } from '@codemirror/lint';
 import { searchKeymap } from '@codemirror/search';
 import { phobos } from './lang.js';
 import { Compiler, loadModule } from './wasm.js';
-import { openGpu, runPlan, abandonGpu } from './gpu.js';
+import { openGpu, runPlan, abandonGpu, planLimits } from './gpu.js';
 import { values, draw, figureOf } from './figure.js';
 import randomTile from '../../examples/random_tile.ph';
 import tandemNoise from '../../examples/tandem_noise.ph';
@@ -457,7 +457,7 @@ async function runOnce() {
   let gpuRun = null;
   let gpuWhy = gpu.error || null;
   if (gpu.device) {
-    const plan = call({ ...request, op: 'plan' });
+    const plan = call({ ...request, op: 'plan', limits: planLimits(gpu) });
     if (!plan.json.ok) throw new Error(plan.json.error);
     let timer;
     const slow = new Promise((_, reject) => {
@@ -466,6 +466,7 @@ async function runOnce() {
     try {
       gpuRun = await Promise.race([runPlan(gpu, plan.json, plan.blob), slow]);
       gpuRun.specialized = plan.json.specialized;
+      gpuRun.workgroupMemory = plan.json.workgroup_memory;
     } catch (err) {
       if (err.message === 'slow') {
         gpuWhy = `the browser took more than ${GPU_TIMEOUT_MS / 1000} s to create the pipeline and run it, so this page stops using WebGPU until it is reloaded`;
@@ -498,7 +499,7 @@ async function runOnce() {
     : interp.outputs;
   if (gpuRun && !interp) {
     // Shapes come from the plan when the interpreter did not run.
-    const plan = call({ ...request, op: 'plan' }).json;
+    const plan = call({ ...request, op: 'plan', limits: planLimits(gpu) }).json;
     for (const o of outputs) {
       const b = plan.buffers.find((x) => x.name === o.name);
       o.shape = b.shape;
@@ -584,7 +585,7 @@ function renderRunInfo(gpu, gpuRun, gpuWhy, interp, interpWhy) {
     lines.push(text);
   };
   if (gpuRun) {
-    line('WebGPU', `${gpu.name}: ${gpuRun.runMs.toFixed(2)} ms to run (pipeline ${gpuRun.compileMs.toFixed(1)} ms)${gpuRun.specialized ? '; WGSL specialised for these dims' : ''}`, { adapter: gpu.name });
+    line('WebGPU', `${gpu.name}: ${gpuRun.runMs.toFixed(2)} ms to run (pipeline ${gpuRun.compileMs.toFixed(1)} ms)${gpuRun.specialized ? '; WGSL specialised for these dims' : ''}; planned within this device's ${gpuRun.workgroupMemory} bytes of workgroup memory`, { adapter: gpu.name });
   } else {
     line('WebGPU', `not used: ${gpuWhy}`);
   }

@@ -134,6 +134,10 @@ test('WebGPU and the interpreter agree as the page says', async (t) => {
   const page = await open(t);
   const adapter = await page.textContent('#run-info');
   assert.match(adapter, /WebGPU .*ms to run/, 'the run went through WebGPU');
+  // Planned within the limits the page asked the adapter for, at least
+  // WebGPU's default 16,384 bytes.
+  const memory = /planned within this device's (\d+) bytes of workgroup memory/.exec(adapter);
+  assert.ok(memory && Number(memory[1]) >= 16384, adapter);
   const total = await page.getAttribute('#agreement', 'data-total');
   const same = await page.getAttribute('#agreement', 'data-identical');
   assert.equal(total, '768');
