@@ -161,8 +161,9 @@ pub(crate) fn nscalar(s: Scalar) -> Result<NScalar, LowerError> {
 /// (staged in workgroup memory first), and every extent of a kernel with a
 /// reduction or a product over a dim-dependent extent (its tensors' shapes
 /// too), so that the workgroup computes the reduction (`coop_reduce.rs`) or
-/// stages the product (`dot_ahead.rs`) and rows move 16 bytes at a time. The result is one pipeline per value of those dims, so
-/// a kernel that has none of them is returned as it is. An
+/// stages the product (`dot_ahead.rs`) and rows move 16 bytes at a time.
+/// The result is one pipeline per value of those dims, so a kernel that has
+/// none of them is returned as it is. An
 /// extent of 0 stays 0: the tile is empty, so reading it reads outside it
 /// (0, as the interpreter's). Its workgroup array still has one element
 /// (`bindings::locals`: they cannot be empty), which nothing reads or

@@ -147,12 +147,10 @@ pub(crate) fn quad_slice(k: &Kernel, place: Place, index: &[Index]) -> bool {
 /// axis is the statement tile's last axis (not broadcast).
 pub(crate) fn quad_load(k: &Kernel, id: ExprId) -> bool {
     let e = &k.exprs[id];
-    match &e.kind {
-        ExprKind::Load { place, index } => {
-            matches!(e.shape.last(), Some(&Dim::Const(n)) if n != 1) && quad_slice(k, *place, index)
-        }
-        _ => false,
-    }
+    let ExprKind::Load { place, index } = &e.kind else {
+        return false;
+    };
+    matches!(e.shape.last(), Some(&Dim::Const(n)) if n != 1) && quad_slice(k, *place, index)
 }
 
 /// Which tensors (by parameter index) some statement stores or loads by
