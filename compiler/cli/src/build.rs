@@ -403,6 +403,14 @@ pub fn build(a: &BuildArgs) -> Result<ExitCode> {
                 return Ok(ExitCode::from(1));
             }
             if a.explain {
+                // Where `--dim` changed the kernel, the plan is a launch's.
+                if specialised != kernel {
+                    let dims: Vec<String> = given.iter().map(|(n, v)| format!("{n}={v}")).collect();
+                    println!(
+                        "(specialised for {}: the plan a launch at these dims follows)",
+                        dims.join(", ")
+                    );
+                }
                 print!("{}", compiled.explain());
             }
             let stem = file_stem(name, &config);
