@@ -452,11 +452,11 @@ pub fn plan(r: &LaunchRequest) -> Response {
     let options = options_within(&specialized, r.limits);
     let compiled = match phobos_gpu::compile(&specialized, &options) {
         Ok(c) => c,
-        Err(e) => return Response::fail(e.to_string()),
+        Err(e) => return Response::fail_on_gpu(e.to_string()),
     };
     // Refused here, naming the arrays and the limit, not by the browser.
     if let Err(e) = compiled.check_workgroup_memory(options.workgroup_memory) {
-        return Response::fail(e);
+        return Response::fail_on_gpu(e);
     }
     // WebGPU's default limits: 65,535 workgroups per dimension, blocks
     // numbered in u32.

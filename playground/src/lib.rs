@@ -62,6 +62,17 @@ impl Response {
         }
     }
 
+    /// `{"ok": false, "error": message, "interpreter": true}`: a `plan`
+    /// this device's WebGPU cannot take (a kernel the GPU backend does not
+    /// lower, or whose arrays exceed the device's limits), where the page
+    /// still runs the interpreter and says why WebGPU was not used.
+    pub fn fail_on_gpu(message: impl Into<String>) -> Response {
+        Response {
+            json: json!({ "ok": false, "error": message.into(), "interpreter": true }),
+            blob: Vec::new(),
+        }
+    }
+
     /// The answer as the wasm export returns it: the JSON's length as a
     /// little-endian u32, the JSON, padding to a multiple of 4 bytes, then
     /// the blob (whose offsets count from its own start).

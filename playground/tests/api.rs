@@ -494,6 +494,8 @@ fn plans_are_made_within_the_devices_limits() {
     };
     let default = plan(big, json!({"M": 10}), json!({}));
     assert_eq!(default["ok"], false, "{default}");
+    // The page still runs it on the interpreter.
+    assert_eq!(default["interpreter"], true, "{default}");
     let error = default["error"].as_str().unwrap();
     assert!(
         error.contains("`let t") && error.contains("20480") && error.contains("16384"),

@@ -456,9 +456,12 @@ async function runOnce() {
   const gpu = await openGpu();
   let gpuRun = null;
   let gpuWhy = gpu.error || null;
-  if (gpu.device) {
-    const plan = call({ ...request, op: 'plan', limits: planLimits(gpu) });
-    if (!plan.json.ok) throw new Error(plan.json.error);
+  const plan = gpu.device ? call({ ...request, op: 'plan', limits: planLimits(gpu) }) : null;
+  // What this device's WebGPU cannot take still runs on the interpreter;
+  // a launch past the playground's bounds does not run at all.
+  if (plan && !plan.json.ok && !plan.json.interpreter) throw new Error(plan.json.error);
+  if (plan && !plan.json.ok) gpuWhy = plan.json.error;
+  if (plan && plan.json.ok) {
     let timer;
     const slow = new Promise((_, reject) => {
       timer = setTimeout(() => reject(new Error('slow')), GPU_TIMEOUT_MS);

@@ -286,6 +286,23 @@ test('a huge launch, or one that would run for hours, is refused with a message 
   await page.screenshot({ path: path.join(shots, 'refused.png') });
 });
 
+test('a kernel past the device\'s workgroup memory runs on the interpreter, and the page says why', async (t) => {
+  const page = await open(t);
+  // `t` (read through a slice, so kept in workgroup memory) takes 128 KiB:
+  // more than WebGPU lets any device give a workgroup.
+  const big = '// dims: M=8\n@autotune(R in [8])\nkernel big(X: tensor<f32>[M, 4096], Y: tensor<f32>[M, 4096]) {\n  let r = ctx.block.x * R\n  let t = X[r :+ R, :] * 2.0\n  Y[r :+ R, :] = t + t[:, 0 :+ 1]\n}\n';
+  await page.click('.cm-content');
+  await page.keyboard.press('Control+a');
+  await page.keyboard.insertText(big);
+  await page.waitForSelector('#launch input[name="M"]');
+  await page.evaluate(() => { document.body.dataset.state = 'ready'; });
+  await page.keyboard.press('Control+Enter');
+  await page.waitForFunction(() => document.body.dataset.state === 'done');
+  const info = await page.textContent('#run-info');
+  assert.match(info, /WebGPU not used: .*needs \d+ bytes of workgroup memory/, info);
+  assert.match(info, /Interpreter wasm/, info);
+});
+
 test('the narrow layout draws twelve rows of 16', async (t) => {
   const page = await open(t, { width: 390, height: 1200 });
   assert.equal(await page.getAttribute('#fig-tile svg', 'data-rows'), '12');
