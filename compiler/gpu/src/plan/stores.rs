@@ -203,22 +203,15 @@ pub(crate) fn vec4_tensors(k: &Kernel) -> Vec<bool> {
         if let Place::Param(i) = place {
             quad[*i] = true;
         }
-        let mut seen = phobos_core::ir::IdVec::from_elem(false, k.exprs.len());
-        let mut stack = vec![*value];
-        while let Some(id) = stack.pop() {
-            if std::mem::replace(&mut seen[id], true) {
-                continue;
-            }
-            let kind = &k.exprs[id].kind;
+        for id in k.reachable(*value) {
             if let ExprKind::Load {
                 place: Place::Param(i),
                 ..
-            } = kind
+            } = k.exprs[id].kind
                 && quad_load(k, id)
             {
-                quad[*i] = true;
+                quad[i] = true;
             }
-            stack.extend(kind.operands());
         }
     }
     quad
