@@ -5,9 +5,10 @@
 //!
 //! Each `NAME=VALUE` is an `@autotune` value (`R=1`), a dim in declaration
 //! order (`dims=65536,1024`), or an option: `subgroups=32`
-//! (`subgroup_width`), `wide=1` (`wide_div`), `wg=256`
-//! (`workgroup_size`), `heavy=1` (`heavy_groups`). `explain=1` prints the
-//! plan before the WGSL.
+//! (`subgroup_width`), `layout=1` (`subgroup_layout_known`, as the
+//! runtime sets it where the probe found the subgroups in order), `wide=1`
+//! (`wide_div`), `wg=256` (`workgroup_size`), `heavy=1` (`heavy_groups`).
+//! `explain=1` prints the plan before the WGSL.
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let text = std::fs::read_to_string(&args[1]).expect("readable source");
@@ -29,7 +30,7 @@ fn main() {
                     .map(|d| d.parse().expect("a dim"))
                     .collect()
             }
-            "subgroups" | "wide" | "wg" | "heavy" | "explain" => {
+            "subgroups" | "layout" | "wide" | "wg" | "heavy" | "explain" => {
                 set.push((name.into(), value.parse().expect("a number")))
             }
             _ => config.push((name.to_string(), value.parse().expect("a value"))),
@@ -49,6 +50,7 @@ fn main() {
     for (name, value) in set {
         match name.as_str() {
             "subgroups" => options.subgroup_width = value,
+            "layout" => options.subgroup_layout_known = value != 0,
             "wide" => options.wide_div = value != 0,
             "wg" => options.workgroup_size = value,
             "heavy" => options.heavy_groups = value != 0,
