@@ -278,6 +278,33 @@ impl ExprKind {
         }
     }
 
+    /// The operands this node contracts along an axis: a reduction's
+    /// argument and a product's two factors (not its accumulator). How
+    /// such a node is computed depends on the extents of these operands,
+    /// so a backend that plans the work (the GPU's `specialize`) asks
+    /// whether any of them is symbolic.
+    pub fn contracted(&self) -> Vec<ExprId> {
+        match self {
+            ExprKind::Reduce { arg, .. } => vec![*arg],
+            ExprKind::Dot { a, b, .. } => vec![*a, *b],
+            ExprKind::Const(_)
+            | ExprKind::Param(_)
+            | ExprKind::DimValue(_)
+            | ExprKind::BlockId(_)
+            | ExprKind::GridSize(_)
+            | ExprKind::Iota(_)
+            | ExprKind::Local(_)
+            | ExprKind::Load { .. }
+            | ExprKind::Unary(..)
+            | ExprKind::Cast(_)
+            | ExprKind::Bitcast(_)
+            | ExprKind::Binary(..)
+            | ExprKind::Select(..)
+            | ExprKind::Builtin(..)
+            | ExprKind::Transpose(_) => Vec::new(),
+        }
+    }
+
     /// The same node with every operand `x` (as [`ExprKind::operands`]
     /// lists them) replaced by `f(x)`.
     pub fn map_operands(&self, mut f: impl FnMut(ExprId) -> ExprId) -> ExprKind {

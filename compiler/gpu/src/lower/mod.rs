@@ -252,12 +252,11 @@ fn specialize_extents<'k>(kernel: &'k Kernel, dims: &[u64]) -> std::borrow::Cow<
     // A product over such an extent (attention's head dimension `D`) is
     // staged and kept in registers only over a constant one
     // (`dot_ahead.rs`, `dot_regs.rs`): the same.
-    let reduces = kernel.exprs.iter().any(|e| match &e.kind {
-        ExprKind::Reduce { arg, .. } => symbolic(&kernel.exprs[*arg].shape),
-        ExprKind::Dot { a, b, .. } => {
-            symbolic(&kernel.exprs[*a].shape) || symbolic(&kernel.exprs[*b].shape)
-        }
-        _ => false,
+    let reduces = kernel.exprs.iter().any(|e| {
+        e.kind
+            .contracted()
+            .iter()
+            .any(|x| symbolic(&kernel.exprs[*x].shape))
     });
     if !locals && !reduces && !kernel.body.iter().any(staged) {
         return std::borrow::Cow::Borrowed(kernel);
