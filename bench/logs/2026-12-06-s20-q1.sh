@@ -3,7 +3,8 @@
 # header, in one call: the true copy ceiling (hand-written WGSL of
 # PERFORMANCE.md's shape, bench/src/ceiling.rs), every spelling of
 # tests/spellings/ and the unseen spellings (bench/s17/unseen.ph,
-# bench/s18/chunked.ph) and the chunked examples, tuned, both modes, rows
+# bench/s18/chunked.ph), the chunked examples and bench/s20/cached.ph (the
+# chunked example with its rows kept in workgroup memory, by hand), tuned, both modes, rows
 # of 1024 and 4096; exact softmax with exact `exp` swapped for the driver's
 # (PHOBOS_ABLATE_MATH=exp|div|all, wrong bits: what each costs); bits
 # (fused-bits.sh); fused Triton and the CUDA copy of the same call.
@@ -14,8 +15,8 @@ t0=$(date +%s)
 B=target/dev
 echo "## WGSL ceilings (phobos-bench-gpu 26)"
 timeout 60 $B/phobos-bench-gpu 26 2>&1 | grep -i "device\|ceiling\|copy\|zero" | head -8
-FILES="tests/spellings/softmax.ph tests/spellings/layernorm.ph bench/s17/unseen.ph bench/s18/chunked.ph examples/softmax_dropout_chunked.ph examples/layernorm_dropout_chunked.ph" BITS=0 \
-  timeout 270 bench/spellings-h200.sh new=$B/phobosc 2>&1 | grep -v "^#\|^driver\|^binary"
+FILES="tests/spellings/softmax.ph tests/spellings/layernorm.ph bench/s17/unseen.ph bench/s18/chunked.ph examples/softmax_dropout_chunked.ph examples/layernorm_dropout_chunked.ph bench/s20/cached.ph" BITS=0 \
+  timeout 300 bench/spellings-h200.sh new=$B/phobosc 2>&1 | grep -v "^#\|^driver\|^binary"
 echo "($(( $(date +%s) - t0 )) s)"
 echo "## exact softmax and layer norm, exact \`exp\`, \`/\` or both swapped for the driver's (wrong bits)"
 for a in exp div all; do
