@@ -7,7 +7,8 @@
 //! order (`dims=65536,1024`), or an option: `subgroups=32`
 //! (`subgroup_width`), `layout=1` (`subgroup_layout_known`, as the
 //! runtime sets it where the probe found the subgroups in order), `wide=1`
-//! (`wide_div`), `wg=256` (`workgroup_size`), `heavy=1` (`heavy_groups`).
+//! (`wide_div`), `wg=256` (`workgroup_size`), `heavy=1` (`heavy_groups`),
+//! `wgmem=49152` (`workgroup_memory`, bytes).
 //! `explain=1` prints the plan before the WGSL.
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -30,7 +31,7 @@ fn main() {
                     .map(|d| d.parse().expect("a dim"))
                     .collect()
             }
-            "subgroups" | "layout" | "wide" | "wg" | "heavy" | "explain" => {
+            "subgroups" | "layout" | "wide" | "wg" | "wgmem" | "heavy" | "explain" => {
                 set.push((name.into(), value.parse().expect("a number")))
             }
             _ => config.push((name.to_string(), value.parse().expect("a value"))),
@@ -53,6 +54,7 @@ fn main() {
             "layout" => options.subgroup_layout_known = value != 0,
             "wide" => options.wide_div = value != 0,
             "wg" => options.workgroup_size = value,
+            "wgmem" => options.workgroup_memory = value.into(),
             "heavy" => options.heavy_groups = value != 0,
             _ => explain = value != 0,
         }
