@@ -80,21 +80,18 @@ fn _finite(x) = abs(x) < _inf()
 /// of two so that overflow and subnormal results round once.
 ///
 /// k is x / ln2 rounded to nearest (ties to even) by adding 1.5 * 2^23,
-/// whose ulp is 1 for the |x / ln2| <= 150 left after the clamp: the sum t
-/// is 1.5 * 2^23 + k, its bits hold k, read as an integer, and k as an f32
-/// is t - 1.5 * 2^23, exactly. That f32 is taken from t's bits (its
-/// fraction under the exponent of 2^23, which is t again) rather than from
-/// t itself: a compiler that reassociates `(y + c) - c` into `y`, as the
-/// browser's SwiftShader does with WGSL, would skip the rounding, and
-/// `f32(k)`, the same value, is a conversion from integer to float, which
-/// GPUs issue at a fraction of the rate of an add. A NaN passes the clamp
-/// (`min` and `max` keep their first operand when a comparison is false)
-/// and every float operation after it, so exp(NaN) is NaN.
+/// whose ulp is 1 for the |x / ln2| <= 150 left after the clamp: the sum's
+/// bits hold k, read as an integer, and `f32(k)` is exact. (Subtracting the
+/// constant again would give the same f32 without a conversion, but a
+/// compiler that reassociates `(y + c) - c` into `y`, as the browser's
+/// SwiftShader does with WGSL, would then skip the rounding.) A NaN passes
+/// the clamp (`min` and `max` keep their first operand when a comparison is
+/// false) and every float operation after it, so exp(NaN) is NaN.
 fn exp(x: f32) = _native_exp(x, _exp_at(min(max(x, -104.0), 89.0)))
 
-fn _exp_at(x) = _exp_t(x, bitcast<i32>(x * 1.442695 + 12582912.0))
+fn _exp_at(x) = _exp_t(x, bitcast<i32>(x * 1.442695 + 12582912.0) - 1262485504)
 
-fn _exp_t(x, t) = _exp_k(x, bitcast<f32>((t & 8388607) | 1258291200) - 12582912.0, t - 1262485504)
+fn _exp_t(x, k) = _exp_k(x, f32(k), k)
 
 fn _exp_k(x, kf, k) = _exp_scale(1.0 + _exp_s(x - kf * 0.69314575, kf * 1.4286068e-6), k)
 

@@ -252,14 +252,12 @@ fn specialize_extents<'k>(kernel: &'k Kernel, dims: &[u64]) -> std::borrow::Cow<
     // A product over such an extent (attention's head dimension `D`) is
     // staged and kept in registers only over a constant one
     // (`dot_ahead.rs`, `dot_regs.rs`): the same.
-    // Loads that sibling loops repeat are kept in workgroup memory only
-    // where the loops' trip counts are constants (`plan::keep`): the same.
     let reduces = kernel.exprs.iter().any(|e| {
         e.kind
             .contracted()
             .iter()
             .any(|x| symbolic(&kernel.exprs[*x].shape))
-    }) || crate::plan::keep::repeats(kernel);
+    });
     if !locals && !reduces && !kernel.body.iter().any(staged) {
         return std::borrow::Cow::Borrowed(kernel);
     }

@@ -117,7 +117,7 @@ pub fn hoist(k: &Kernel) -> (Kernel, Vec<Hoisted>) {
 /// `id` with every node in `to` replaced, copying the nodes above a
 /// replaced one (appended, so operands precede them); `id` itself where
 /// nothing below it is replaced.
-pub(super) fn rewrite(
+fn rewrite(
     k: &mut Kernel,
     id: ExprId,
     to: &std::collections::HashMap<ExprId, ExprId>,

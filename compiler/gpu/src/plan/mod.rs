@@ -19,7 +19,6 @@
 
 pub mod folds;
 pub mod hoist;
-pub mod keep;
 pub mod loops;
 pub mod stores;
 pub mod values;
@@ -28,7 +27,6 @@ pub mod versions;
 use crate::{GpuOptions, LowerError};
 pub use folds::Fold;
 pub use hoist::Hoisted;
-pub use keep::Kept;
 pub use loops::LoopPlan;
 use phobos_core::diag::{Diagnostic, code};
 use phobos_core::ir::{Kernel, LocalId, LocalKind};
@@ -51,9 +49,6 @@ pub struct Plan {
     /// The row-uniform values moved out of their statements
     /// ([`hoist`]), computed once per row.
     pub hoisted: Vec<Hoisted>,
-    /// The loads that sibling loops repeat, kept in workgroup memory by
-    /// the first ([`keep`]).
-    pub kept: Vec<Kept>,
     /// The stores whose slices allow groups of 4, and whether they keep
     /// them ([`stores`]), by statement of `kernel`.
     pub stores: Vec<StorePlan>,
@@ -177,7 +172,6 @@ pub fn plan(kernel: &Kernel, options: &GpuOptions) -> Result<Plan, LowerError> {
             planned.print()
         )));
     }
-    let (planned, kept) = keep::keep(&planned, options);
     let folds = folds::plan(&planned);
     Ok(Plan {
         stores: stores::plan(&planned, options),
@@ -187,7 +181,6 @@ pub fn plan(kernel: &Kernel, options: &GpuOptions) -> Result<Plan, LowerError> {
         kernel: planned,
         values,
         hoisted,
-        kept,
     })
 }
 
@@ -392,19 +385,6 @@ pub fn explain(compiled: &crate::Compiled) -> String {
             "  let {}: {}: workgroup memory: a value uniform along the rows of statement {}, \
              computed once per row, not once per element",
             h.name, h.ty, h.stmt
-        );
-    }
-    for k in &compiled.plan.kept {
-        let loops: Vec<String> = k.loops.iter().map(|l| l.to_string()).collect();
-        let _ = writeln!(
-            out,
-            "  var {}: workgroup memory ({} bytes): the chunks of `{}` that loops {} each read: \
-             loop {} keeps them, the others read them here instead of the tensor",
-            k.name,
-            k.bytes,
-            k.tensor,
-            loops.join(", "),
-            loops[0]
         );
     }
     // Statements are numbered from 1, as the emitter's notes number them.
