@@ -1,19 +1,31 @@
 #!/bin/bash
-# Session 20, second call (issue 29): bench/attention-h200.sh (the bits of
-# 16-bit tensors, `dot` and attention with dropout to $OUT/bits, compared on
-# the host with bench/s13/compare.py; then matmul at 2048^3 and attention at
-# B*H = 64, S = 1024, D = 64 and 128 beside torch.matmul and SDPA), and the
-# hand-written ceilings through wgpu of the same call: phobos-bench-gemm
-# (cooperative matrices, GEMM) and phobos-bench-attention (a hand-written
-# FlashAttention-2 forward in WGSL with cooperative matrices) when present.
+# Session 20, second call: issue 28's bits on the device (fused-bits.sh),
+# then issue 29: the attention forward at larger query and key blocks
+# (bench/s20/attention_bm.ph, fast), the hand-written ceilings through wgpu
+# (phobos-bench-attention: a FlashAttention-2 forward in WGSL with
+# cooperative matrices; phobos-bench-gemm), then bench/attention-h200.sh
+# (bits of f16/bf16, `dot` and attention to $OUT/bits, compared on the
+# host by bench/s13/compare.py; matmul and attention beside torch.matmul
+# and SDPA) with the time left.
 for f in .gl/*.deb; do dpkg -x $f / >/dev/null; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 echo "# commit ${C:-?}; $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 t0=$(date +%s)
 B=target/dev
-timeout 420 bench/attention-h200.sh $B/phobosc
+echo "## issue 28 bits (fused-bits.sh)"
+WGS="h 128" SHAPES="M=64,N=1000 M=17,N=8192 M=9,N=4096" timeout 70 bench/fused-bits.sh $B/phobosc 2>&1 | tail -2
+echo "## attention forward by block size, fast (B*H=64, S=1024, D=64; median ms)"
+ATT="--arg scale=0.125 --arg p=0.1 --arg key=2027"
+for cfg in "BM=16 BN=32" "BM=32 BN=32" "BM=64 BN=32" "BM=32 BN=64" "BM=64 BN=64"; do
+  set -- $cfg
+  timeout 40 $B/phobosc bench bench/s20/attention_bm.ph --config $1 --config $2 --dim BH=64 --dim S=1024 --dim D=64 $ATT --precision fast --backend gpu --json 2>/dev/null \
+    | python3 -c "import json,sys; j=json.load(sys.stdin); print('$cfg\t%.4f ms\twg %s' % (j['median_ms'], j.get('workgroup_size')))" || echo "$cfg failed"
+done
 echo "($(( $(date +%s) - t0 )) s)"
 echo "## hand-written ceilings"
-timeout 60 $B/phobos-bench-gemm 2048 2>&1 | tail -8
-[ -x $B/phobos-bench-attention ] && timeout 90 $B/phobos-bench-attention 2>&1 | tail -30
+[ -x $B/phobos-bench-attention ] && timeout 120 $B/phobos-bench-attention 2>&1 | tail -30
+timeout 50 $B/phobos-bench-gemm 2048 2>&1 | tail -8
+echo "($(( $(date +%s) - t0 )) s)"
+left=$(( 570 - ($(date +%s) - t0) ))
+timeout $left bench/attention-h200.sh $B/phobosc
 echo "took $(( $(date +%s) - t0 )) s"
