@@ -23,9 +23,9 @@ for cfg in "BM=16 BN=32" "BM=32 BN=32" "BM=64 BN=32" "BM=32 BN=64" "BM=64 BN=64"
 done
 echo "($(( $(date +%s) - t0 )) s)"
 echo "## hand-written ceilings"
-[ -x $B/phobos-bench-attention ] && timeout 120 $B/phobos-bench-attention 2>&1 | tail -30
+[ -x $B/phobos-bench-attention ] && timeout 100 $B/phobos-bench-attention --s 1024 --d 64,128 2>&1 | tail -30
 timeout 50 $B/phobos-bench-gemm 2048 2>&1 | tail -8
 echo "($(( $(date +%s) - t0 )) s)"
-left=$(( 570 - ($(date +%s) - t0) ))
+left=$(( 450 - ($(date +%s) - t0) ))
 timeout $left bench/attention-h200.sh $B/phobosc
 echo "took $(( $(date +%s) - t0 )) s"
