@@ -3,10 +3,9 @@
 # then issue 29: the attention forward at larger query and key blocks
 # (bench/s20/attention_bm.ph, fast), the hand-written ceilings through wgpu
 # (phobos-bench-attention: a FlashAttention-2 forward in WGSL with
-# cooperative matrices; phobos-bench-gemm), then bench/attention-h200.sh
-# (bits of f16/bf16, `dot` and attention to $OUT/bits, compared on the
-# host by bench/s13/compare.py; matmul and attention beside torch.matmul
-# and SDPA) with the time left.
+# cooperative matrices; phobos-bench-gemm), the bits of bench/attention-h200.sh
+# (f16/bf16, `dot` and attention to $OUT/bits, compared on the host by
+# bench/s13/compare.py) and the peers (torch.matmul, SDPA with dropout).
 for f in .gl/*.deb; do dpkg -x $f / >/dev/null; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 echo "# commit ${C:-?}; $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
@@ -14,6 +13,8 @@ t0=$(date +%s)
 B=target/dev
 echo "## issue 28 bits (fused-bits.sh)"
 WGS="h 128" SHAPES="M=64,N=1000 M=17,N=8192 M=9,N=4096" timeout 70 bench/fused-bits.sh $B/phobosc 2>&1 | tail -2
+echo "## issue 29 bits (attention-h200.sh, BITS_ONLY)"
+BITS_ONLY=1 timeout 60 bench/attention-h200.sh $B/phobosc
 echo "## attention forward by block size, fast (B*H=64, S=1024, D=64; median ms)"
 ATT="--arg scale=0.125 --arg p=0.1 --arg key=2027"
 for cfg in "BM=16 BN=32" "BM=32 BN=32" "BM=64 BN=32" "BM=32 BN=64" "BM=64 BN=64"; do
@@ -23,9 +24,9 @@ for cfg in "BM=16 BN=32" "BM=32 BN=32" "BM=64 BN=32" "BM=32 BN=64" "BM=64 BN=64"
 done
 echo "($(( $(date +%s) - t0 )) s)"
 echo "## hand-written ceilings"
-[ -x $B/phobos-bench-attention ] && timeout 100 $B/phobos-bench-attention --s 1024 --d 64,128 2>&1 | tail -30
-timeout 50 $B/phobos-bench-gemm 2048 2>&1 | tail -8
+timeout 100 $B/phobos-bench-attention --s 1024 --d 64,128 2>&1 | tail -30
 echo "($(( $(date +%s) - t0 )) s)"
-left=$(( 450 - ($(date +%s) - t0) ))
-timeout $left bench/attention-h200.sh $B/phobosc
+echo "## peers (torch.matmul, SDPA with dropout)"
+timeout 90 python3 bench/peers/attention.py 2>&1 | tail -20
+timeout 40 $B/phobos-bench-gemm 2048 2>&1 | tail -8
 echo "took $(( $(date +%s) - t0 )) s"
