@@ -44,5 +44,9 @@ for d in 64 128; do
   row "attention backward kv B*H=64 S=1024 D=$d" examples/attention_dropout_backward.ph --kernel attention_dropout_backward_kv --dim BH=64 --dim S=1024 --dim D=$d $ATT --precision fast
   row "attention backward q B*H=64 S=1024 D=$d" examples/attention_dropout_backward.ph --kernel attention_dropout_backward_q --dim BH=64 --dim S=1024 --dim D=$d $ATT --precision fast
 done
+echo "## hand-written ceilings through wgpu (phobos-bench-attention, phobos-bench-gemm, beside PHOBOSC)"
+D=$(dirname "$P")
+[ -x "$D/phobos-bench-attention" ] && timeout 100 "$D/phobos-bench-attention" --s 1024 --d 64,128 2>&1 | tail -20
+[ -x "$D/phobos-bench-gemm" ] && timeout 50 "$D/phobos-bench-gemm" 2048 2>&1 | tail -6
 echo "## peers"
 timeout 300 python3 bench/peers/attention.py 2>&1 | tail -20
