@@ -45,8 +45,8 @@ for d in 64 128; do
   row "attention backward q B*H=64 S=1024 D=$d" examples/attention_dropout_backward.ph --kernel attention_dropout_backward_q --dim BH=64 --dim S=1024 --dim D=$d $ATT --precision fast
 done
 echo "## hand-written ceilings through wgpu (phobos-bench-attention, phobos-bench-gemm, beside PHOBOSC)"
-D=$(dirname "$P")
-[ -x "$D/phobos-bench-attention" ] && timeout 100 "$D/phobos-bench-attention" --s 1024 --d 64,128 2>&1 | tail -20
-[ -x "$D/phobos-bench-gemm" ] && timeout 50 "$D/phobos-bench-gemm" 2048 2>&1 | tail -6
+BIN_DIR=$(dirname "$P")
+[ -x "$BIN_DIR/phobos-bench-attention" ] && timeout 100 "$BIN_DIR/phobos-bench-attention" --s 1024 --d 64,128 2>&1 | tail -20
+[ -x "$BIN_DIR/phobos-bench-gemm" ] && timeout 50 "$BIN_DIR/phobos-bench-gemm" 2048 2>&1 | tail -6
 echo "## peers"
 timeout 300 python3 bench/peers/attention.py 2>&1 | tail -20
