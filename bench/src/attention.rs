@@ -513,10 +513,17 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
                 w += "    if (kb > 0u && alpha < 1.0) { atomicStore(&grew, 1u); }
     let rescale = workgroupUniformLoad(&grew) != 0u;
     if (li == 0u) { atomicStore(&grew, 0u); }
-    if (rescale) {
 ";
-                w += &self.through_sbuf(&c, "      sbuf[row * BK + j] *= alpha;\n", true);
-                w += "      workgroupBarrier();\n    }\n";
+                // Measurement only (`PHOBOS_ATTN_NO_RESCALE=1`): the rescale
+                // left out, to test whether the reassignment of the
+                // accumulators inside a branch is what the device gets
+                // wrong (O is then wrong wherever a rescale was due; the
+                // lazy form on these inputs needs none after block 0).
+                if std::env::var_os("PHOBOS_ATTN_NO_RESCALE").is_none() {
+                    w += "    if (rescale) {\n";
+                    w += &self.through_sbuf(&c, "      sbuf[row * BK + j] *= alpha;\n", true);
+                    w += "      workgroupBarrier();\n    }\n";
+                }
             }
         }
         // Step 3: O_acc += P_blk V_blk.
