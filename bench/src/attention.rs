@@ -73,6 +73,11 @@
 //! minutes per kernel even so: `--emulate --bh 1 --s 64 --d 32 --bq 16
 //! --bk 32` passes every variant there.
 //! `PHOBOS_ATTN_WGSL=DIR` writes every generated module to `DIR`.
+//! `PHOBOS_ATTN_NO_RESCALE=1` (measurement only) leaves the `O regs` forms'
+//! rescale branch out: on the H100 both forms gave wrong O while `O wg`
+//! was right (bench/RESULTS.md, twentieth session), and the lazy form on
+//! these inputs needs no rescale after the first block, so it tells whether
+//! the accumulators' reassignment inside that branch is what goes wrong.
 
 #[path = "common.rs"]
 mod common;
