@@ -694,6 +694,19 @@ impl Coop {
         }
     }
 
+    /// The emulation's statements for an invocation's 8 elements of a
+    /// matrix at `buf[idx ..]`: `line(t, index of element t)` for each.
+    fn each(
+        idx: &str,
+        stride: &str,
+        row_major: bool,
+        line: impl Fn(u32, &str) -> String,
+    ) -> String {
+        (0..8)
+            .map(|t| line(t, &Coop::at(idx, stride, row_major, t)))
+            .collect()
+    }
+
     /// Declares `name` loaded from `buf[idx ..]` with `stride`.
     fn load(
         &self,
@@ -705,14 +718,10 @@ impl Coop {
         row_major: bool,
     ) -> String {
         if self.emulate {
-            let mut w = format!("    var {name}: array<{scalar}, 8>;\n");
-            for t in 0..8 {
-                w += &format!(
-                    "    {name}[{t}] = {buf}[{}];\n",
-                    Coop::at(idx, stride, row_major, t)
-                );
-            }
-            w
+            format!("    var {name}: array<{scalar}, 8>;\n")
+                + &Coop::each(idx, stride, row_major, |t, at| {
+                    format!("    {name}[{t}] = {buf}[{at}];\n")
+                })
         } else {
             let t = if row_major { "T" } else { "" };
             let kw = if role == "C" { "var" } else { "let" };
@@ -732,14 +741,9 @@ impl Coop {
         stride: &str,
     ) -> String {
         if self.emulate {
-            (0..8)
-                .map(|t| {
-                    format!(
-                        "      {name}[{t}] = {buf}[{}];\n",
-                        Coop::at(idx, stride, true, t)
-                    )
-                })
-                .collect()
+            Coop::each(idx, stride, true, |t, at| {
+                format!("      {name}[{t}] = {buf}[{at}];\n")
+            })
         } else {
             format!(
                 "      {name} = coopLoadT<coop_mat16x16<{scalar}, {role}>>(&{buf}[{idx}], {stride});\n"
@@ -779,14 +783,9 @@ impl Coop {
     /// Stores `m` row-major to `buf[idx ..]` with `stride`.
     fn store(&self, m: &str, buf: &str, idx: &str, stride: &str) -> String {
         if self.emulate {
-            (0..8)
-                .map(|t| {
-                    format!(
-                        "    {buf}[{}] = {m}[{t}];\n",
-                        Coop::at(idx, stride, true, t)
-                    )
-                })
-                .collect()
+            Coop::each(idx, stride, true, |t, at| {
+                format!("    {buf}[{at}] = {m}[{t}];\n")
+            })
         } else {
             format!("    coopStoreT({m}, &{buf}[{idx}], {stride});\n")
         }
