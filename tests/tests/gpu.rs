@@ -277,9 +277,10 @@ fn a_callers_buffer_beyond_one_binding_holding_a_small_tensor_runs() {
     assert_eq!(got, want);
 }
 
-/// The f64-checked `/` and `sqrt` (what the H200 runs) on this device too:
-/// lavapipe gets the integer-only ones by default, so they are asked for
-/// here, on edge values and random bit patterns, against the interpreter.
+/// The checked `/` and `sqrt` (what the H200 runs) on this device too, `/`
+/// checked in f64 and in f32 (`Gpu::set_div_check_f32`): lavapipe gets the
+/// integer-only ones by default, so they are asked for here, on edge
+/// values and random bit patterns, against the interpreter.
 #[test]
 fn checked_division_and_sqrt_match_the_interpreter() {
     if !gpu_available() {
@@ -361,25 +362,28 @@ fn checked_division_and_sqrt_match_the_interpreter() {
     };
     let mut want = args();
     phobos_core::interp::run(&k, &mut want).unwrap();
-    let mut got = args();
-    gpu.run(&k, &mut got, Precision::Exact).unwrap();
     let bits = |a: &Arg| match a {
         Arg::Tensor(Tensor {
             data: Data::F32(v), ..
         }) => v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>(),
         _ => unreachable!(),
     };
-    for (out, name) in [(2, "X / Z"), (3, "sqrt(X)")] {
-        let (g, w) = (bits(&got[out]), bits(&want[out]));
-        let bad: Vec<usize> = (0..n).filter(|&i| g[i] != w[i]).take(5).collect();
-        assert!(
-            bad.is_empty(),
-            "{name}: {} differ, first at {:?}",
-            (0..n).filter(|&i| g[i] != w[i]).count(),
-            bad.iter()
-                .map(|&i| (x[i], z[i], g[i], w[i]))
-                .collect::<Vec<_>>()
-        );
+    for f32_check in [false, true] {
+        gpu.set_div_check_f32(Some(f32_check));
+        let mut got = args();
+        gpu.run(&k, &mut got, Precision::Exact).unwrap();
+        for (out, name) in [(2, "X / Z"), (3, "sqrt(X)")] {
+            let (g, w) = (bits(&got[out]), bits(&want[out]));
+            let bad: Vec<usize> = (0..n).filter(|&i| g[i] != w[i]).take(5).collect();
+            assert!(
+                bad.is_empty(),
+                "{name} (f32 check {f32_check}): {} differ, first at {:?}",
+                (0..n).filter(|&i| g[i] != w[i]).count(),
+                bad.iter()
+                    .map(|&i| (x[i], z[i], g[i], w[i]))
+                    .collect::<Vec<_>>()
+            );
+        }
     }
 }
 

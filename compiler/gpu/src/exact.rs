@@ -72,7 +72,9 @@ pub(crate) trait IntOps {
     ) -> [Self::V; K];
 }
 
+mod split;
 mod wide;
+pub(crate) use split::div_split;
 pub(crate) use wide::{WideOps, div_wide, sqrt_wide};
 
 const NAN: u32 = 0x7fc0_0000;
@@ -496,6 +498,15 @@ impl WideOps for Host {
             a.mul_add(b, c).to_bits()
         }
     }
+    fn f_add(&mut self, a: u32, b: u32) -> u32 {
+        (f32::from_bits(a) + f32::from_bits(b)).to_bits()
+    }
+    fn f_sub(&mut self, a: u32, b: u32) -> u32 {
+        (f32::from_bits(a) - f32::from_bits(b)).to_bits()
+    }
+    fn f_lt(&mut self, a: u32, b: u32) -> bool {
+        f32::from_bits(a) < f32::from_bits(b)
+    }
     fn widen(&mut self, a: u32) -> f64 {
         f64::from(f32::from_bits(a))
     }
@@ -633,6 +644,19 @@ pub(crate) fn host_div_wide(a: u32, b: u32, rcp_error: i32, unfused: bool) -> (u
         ..Host::default()
     };
     let r = div_wide(&mut h, a, b);
+    (r, h.fell_back)
+}
+
+/// [`div_split`] on the host with the reciprocal `rcp_error` ulp off and
+/// `fma` fused or not; also says whether it fell back to [`div_long`].
+#[cfg(test)]
+pub(crate) fn host_div_split(a: u32, b: u32, rcp_error: i32, unfused: bool) -> (u32, bool) {
+    let mut h = Host {
+        rcp_error,
+        unfused,
+        ..Host::default()
+    };
+    let r = div_split(&mut h, a, b);
     (r, h.fell_back)
 }
 

@@ -235,6 +235,11 @@ pub struct Knobs {
     /// staging on lavapipe too, where the runtime leaves it off). Same bits
     /// either way.
     pub dot_ahead: bool,
+    /// Whether exact `/` with [`GpuOptions::wide_div`] checks its estimate
+    /// in f32 with Dekker's exact product (`exact::div_split`) instead of
+    /// in f64 (`exact::div_wide`): `PHOBOS_DIV_CHECK=f32`. Same bits either
+    /// way.
+    pub div_check_f32: bool,
 }
 
 impl Knobs {
@@ -257,6 +262,7 @@ impl Knobs {
             ablate_div: matches!(ablate_math.as_deref(), Ok("all" | "div")),
             ablate_native: matches!(ablate_math.as_deref(), Ok("all" | "exp")),
             dot_ahead: std::env::var("PHOBOS_DOT_AHEAD").as_deref() != Ok("0"),
+            div_check_f32: std::env::var("PHOBOS_DIV_CHECK").as_deref() == Ok("f32"),
         }
     }
 }

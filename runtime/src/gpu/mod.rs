@@ -173,6 +173,8 @@ pub struct Gpu {
     max_binding: Mutex<Option<u64>>,
     /// [`Gpu::set_dot_ahead`]'s choice; `None` is automatic.
     dot_ahead: Mutex<Option<bool>>,
+    /// [`Gpu::set_div_check_f32`]'s choice; `None` is the environment's.
+    div_check_f32: Mutex<Option<bool>>,
     /// [`Gpu::set_wide_checks`]'s choice; `None` is automatic.
     wide_checks: Mutex<Option<bool>>,
     /// [`Gpu::set_subgroup_width`]'s width; `None` is the device's.
@@ -275,6 +277,7 @@ impl Gpu {
             ),
             wide_checks: Mutex::new(None),
             dot_ahead: Mutex::new(None),
+            div_check_f32: Mutex::new(None),
             forced_subgroup_width: Mutex::new(
                 std::env::var("PHOBOS_SUBGROUPS")
                     .ok()
@@ -344,15 +347,6 @@ impl Gpu {
         }
     }
 
-    /// Whether exact `/` and `sqrt` check a native estimate in f64
-    /// (`phobos_gpu::GpuOptions::wide_div`) rather than use integer
-    /// operations only. `None` (the default) decides automatically: yes
-    /// where the device has `SHADER_F64`, except on lavapipe, whose
-    /// optimiser folds around the checked functions (see `pipeline.rs`),
-    /// and except when `PHOBOS_NARROW_DIV` is set. `Some(true)` asks for it
-    /// on any device with f64 (the tests run the checked functions on
-    /// lavapipe this way), `Some(false)` turns it off. The bits are the same
-    /// either way; pipelines built before a change are not reused.
     /// Whether products of constant extents are computed ahead by the
     /// workgroup (`phobos_gpu::Knobs::dot_ahead`): `None` is automatic,
     /// which is on except on lavapipe, whose LLVM takes a minute or more to
@@ -364,9 +358,17 @@ impl Gpu {
         *self.dot_ahead.lock().unwrap() = on;
     }
 
+    /// Whether exact `/` with the wide checks checks in f32 rather than f64
+    /// (`phobos_gpu::Knobs::div_check_f32`): `None` (the default) takes
+    /// `PHOBOS_DIV_CHECK`. Same bits either way; pipelines built before a
+    /// change are not reused.
+    pub fn set_div_check_f32(&self, on: Option<bool>) {
+        *self.div_check_f32.lock().unwrap() = on;
+    }
+
     /// The lowering's knobs on this device: the environment's
     /// ([`phobos_gpu::Knobs::from_env`]), with [`Gpu::set_dot_ahead`]'s
-    /// choice.
+    /// and [`Gpu::set_div_check_f32`]'s choices.
     pub fn knobs(&self) -> phobos_gpu::Knobs {
         let mut knobs = phobos_gpu::Knobs::from_env();
         let here = self.dot_ahead.lock().unwrap().unwrap_or(
@@ -374,9 +376,21 @@ impl Gpu {
                 || !self.info.name.contains("llvmpipe"),
         );
         knobs.dot_ahead &= here;
+        if let Some(on) = *self.div_check_f32.lock().unwrap() {
+            knobs.div_check_f32 = on;
+        }
         knobs
     }
 
+    /// Whether exact `/` and `sqrt` check a native estimate in f64
+    /// (`phobos_gpu::GpuOptions::wide_div`) rather than use integer
+    /// operations only. `None` (the default) decides automatically: yes
+    /// where the device has `SHADER_F64`, except on lavapipe, whose
+    /// optimiser folds around the checked functions (see `pipeline.rs`),
+    /// and except when `PHOBOS_NARROW_DIV` is set. `Some(true)` asks for it
+    /// on any device with f64 (the tests run the checked functions on
+    /// lavapipe this way), `Some(false)` turns it off. The bits are the same
+    /// either way; pipelines built before a change are not reused.
     pub fn set_wide_checks(&self, on: Option<bool>) {
         *self.wide_checks.lock().unwrap() = on;
     }

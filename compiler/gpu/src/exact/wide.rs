@@ -48,8 +48,10 @@ use super::{ABS, IntOps, div_long, sqrt, zero_quotient};
 
 const SIGN: u32 = 0x8000_0000;
 
-/// What [`div`] needs beyond [`IntOps`]: native f32 operations on bit
-/// patterns (estimates only) and f64 values `D`.
+/// What [`div_wide`] and [`super::div_split`] need beyond [`IntOps`]: the
+/// device's f32 operations on bit patterns (`f_rcp`, `f_rsqrt` and
+/// `f_fma` give estimates only; `f_add`, `f_sub` and `f_mul` are correctly
+/// rounded, as exact mode's `NoContraction` keeps them) and f64 values `D`.
 pub(crate) trait WideOps: IntOps {
     type D: Copy;
     /// The device's `1.0 / b` on f32 bits.
@@ -60,6 +62,12 @@ pub(crate) trait WideOps: IntOps {
     fn f_rsqrt(&mut self, a: Self::V) -> Self::V;
     /// The device's `fma(a, b, c)` on f32 bits (fused or not).
     fn f_fma(&mut self, a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+    /// `a + b` on f32 bits, correctly rounded and never contracted.
+    fn f_add(&mut self, a: Self::V, b: Self::V) -> Self::V;
+    /// `a - b` on f32 bits, correctly rounded and never contracted.
+    fn f_sub(&mut self, a: Self::V, b: Self::V) -> Self::V;
+    /// `a < b` on f32 bits (false where either is NaN).
+    fn f_lt(&mut self, a: Self::V, b: Self::V) -> Self::B;
     /// The f32 with bits `a` as an f64 (exact).
     fn widen(&mut self, a: Self::V) -> Self::D;
     fn d_c(&mut self, v: f64) -> Self::D;

@@ -1,7 +1,14 @@
-//! The f64-checked division on the host against Rust's `/`, with exact,
-//! inaccurate and broken native estimates.
+//! The f64-checked division and the f32-checked one (`split.rs`) on the
+//! host against Rust's `/`, with exact, inaccurate and broken native
+//! estimates.
 
-use super::{host_div_wide, host_sqrt_wide};
+use super::{host_div_split, host_div_wide, host_sqrt_wide};
+
+/// A checked division on the host: the bits and whether it fell back.
+type Div = fn(u32, u32, i32, bool) -> (u32, bool);
+
+/// Both checked divisions, by name.
+const DIVS: [(&str, Div); 2] = [("wide", host_div_wide), ("split", host_div_split)];
 
 /// The exact tests' input stream, with the exponent drawn as bits.
 struct Rng(super::tests::Rng);
@@ -19,10 +26,18 @@ impl Rng {
     }
 }
 
-/// `div_wide` gives Rust's bits (NaN as the canonical one) with this
-/// reciprocal error and fma; returns whether it fell back.
-fn check(a: u32, b: u32, rcp_error: i32, unfused: bool) -> bool {
-    let (got, fell_back) = host_div_wide(a, b, rcp_error, unfused);
+/// Both divisions give Rust's bits (NaN as the canonical one) with this
+/// reciprocal error and fma.
+fn check(a: u32, b: u32, rcp_error: i32, unfused: bool) {
+    for (_, div) in DIVS {
+        check_with(div, a, b, rcp_error, unfused);
+    }
+}
+
+/// `div` gives Rust's bits with this reciprocal error and fma; returns
+/// whether it fell back.
+fn check_with(div: Div, a: u32, b: u32, rcp_error: i32, unfused: bool) -> bool {
+    let (got, fell_back) = div(a, b, rcp_error, unfused);
     let want = f32::from_bits(a) / f32::from_bits(b);
     let want = if want.is_nan() {
         0x7fc0_0000
@@ -105,11 +120,29 @@ fn exact_quotients_and_edges() {
 /// almost never leave the fast path (what makes it fast on a GPU).
 #[test]
 fn ordinary_operands_take_the_fast_path() {
-    let mut rng = Rng::new(3);
+    for (name, div) in DIVS {
+        let mut rng = Rng::new(3);
+        let mut fell = 0;
+        let n = 200_000;
+        for _ in 0..n {
+            let (a, b) = (rng.with_exp(80, 170), rng.with_exp(80, 170));
+            fell += check_with(div, a, b, 0, false) as u32;
+        }
+        assert!(fell < n / 10_000, "{name}: {fell} of {n} fell back");
+    }
+}
+
+/// Softmax's and dropout's quotients: values of `[0, 1]` over a divisor
+/// near 1 or above (a row's sum, `1 - p`), the f32 check's common case.
+#[test]
+fn probabilities_take_the_fast_path() {
+    let mut rng = Rng::new(9);
     let mut fell = 0;
     let n = 200_000;
     for _ in 0..n {
-        fell += check(rng.with_exp(80, 170), rng.with_exp(80, 170), 0, false) as u32;
+        let a = rng.with_exp(100, 126);
+        let b = rng.with_exp(126, 140);
+        fell += check_with(host_div_split, a, b, 0, false) as u32;
     }
     assert!(fell < n / 10_000, "{fell} of {n} fell back");
 }

@@ -27,7 +27,11 @@ impl<'k> Lower<'k> {
         let f = match self.exact.div {
             Some(f) => f,
             None => {
-                let f = if self.options.wide_div {
+                let f = if self.options.wide_div && self.options.knobs.div_check_f32 {
+                    self.exact_fn("exact_div", 2, |lw, args| {
+                        exact::div_split(lw, args[0], args[1])
+                    })
+                } else if self.options.wide_div {
                     self.exact_fn("exact_div", 2, |lw, args| {
                         exact::div_wide(lw, args[0], args[1])
                     })
@@ -140,6 +144,16 @@ impl<'k> Lower<'k> {
     }
 }
 
+impl Lower<'_> {
+    /// `a op b` on f32 bit patterns, as bits.
+    fn f_bits(&mut self, op: B, a: H, b: H) -> H {
+        let fa = self.bitcast(a, ScalarKind::Float);
+        let fb = self.bitcast(b, ScalarKind::Float);
+        let r = self.binary(op, fa, fb);
+        self.bitcast(r, ScalarKind::Uint)
+    }
+}
+
 impl IntOps for Lower<'_> {
     type V = H;
     type B = H;
@@ -197,10 +211,7 @@ impl IntOps for Lower<'_> {
         self.binary(B::Multiply, a, b)
     }
     fn fdiv(&mut self, a: H, b: H) -> H {
-        let fa = self.bitcast(a, ScalarKind::Float);
-        let fb = self.bitcast(b, ScalarKind::Float);
-        let q = self.binary(B::Divide, fa, fb);
-        self.bitcast(q, ScalarKind::Uint)
+        self.f_bits(B::Divide, a, b)
     }
     /// With `branch_fallback`: `var r = fast; if !ok { r = slow(); }`, then
     /// `r`, so the common path skips the slow one. Without it:
@@ -274,10 +285,7 @@ impl WideOps for Lower<'_> {
         self.bitcast(r, ScalarKind::Uint)
     }
     fn f_mul(&mut self, a: H, b: H) -> H {
-        let fa = self.bitcast(a, ScalarKind::Float);
-        let fb = self.bitcast(b, ScalarKind::Float);
-        let p = self.binary(B::Multiply, fa, fb);
-        self.bitcast(p, ScalarKind::Uint)
+        self.f_bits(B::Multiply, a, b)
     }
     fn f_rsqrt(&mut self, a: H) -> H {
         let fa = self.bitcast(a, ScalarKind::Float);
@@ -296,6 +304,17 @@ impl WideOps for Lower<'_> {
             arg3: None,
         });
         self.bitcast(r, ScalarKind::Uint)
+    }
+    fn f_add(&mut self, a: H, b: H) -> H {
+        self.f_bits(B::Add, a, b)
+    }
+    fn f_sub(&mut self, a: H, b: H) -> H {
+        self.f_bits(B::Subtract, a, b)
+    }
+    fn f_lt(&mut self, a: H, b: H) -> H {
+        let fa = self.bitcast(a, ScalarKind::Float);
+        let fb = self.bitcast(b, ScalarKind::Float);
+        self.binary(B::Less, fa, fb)
     }
     fn widen(&mut self, a: H) -> H {
         // Registers the f64 type, which the conversion's result has.

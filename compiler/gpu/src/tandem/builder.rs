@@ -583,6 +583,17 @@ impl WideOps for Fb {
         });
         self.bitcast(r, ScalarKind::Uint)
     }
+    fn f_add(&mut self, a: H, b: H) -> H {
+        self.fadd(a, b)
+    }
+    fn f_sub(&mut self, a: H, b: H) -> H {
+        self.fop(BinaryOperator::Subtract, a, b)
+    }
+    fn f_lt(&mut self, a: H, b: H) -> H {
+        let fa = self.bitcast(a, ScalarKind::Float);
+        let fb = self.bitcast(b, ScalarKind::Float);
+        self.bin(BinaryOperator::Less, fa, fb)
+    }
     fn widen(&mut self, a: H) -> H {
         let fa = self.bitcast(a, ScalarKind::Float);
         self.expr(Expression::As {
