@@ -9,6 +9,7 @@ use phobos_core::ir::Kernel;
 use phobos_core::launch::Arg;
 use phobos_core::tensor::{Data, Tensor};
 use phobos_core::types::{Scalar, Value};
+use phobos_gpu::DivCheck;
 use phobos_runtime::gpu::{Gpu, GpuArg, GpuError};
 use phobos_runtime::{Backend, Options, Precision, RuntimeError, launch};
 use phobos_tests::gpu_available;
@@ -278,7 +279,7 @@ fn a_callers_buffer_beyond_one_binding_holding_a_small_tensor_runs() {
 }
 
 /// The checked `/` and `sqrt` (what the H200 runs) on this device too, `/`
-/// checked in f64 and in f32 (`Gpu::set_div_check_f32`): lavapipe gets the
+/// by each of its checks (`Gpu::set_div_check`): lavapipe gets the
 /// integer-only ones by default, so they are asked for here, on edge
 /// values and random bit patterns, against the interpreter.
 #[test]
@@ -368,8 +369,8 @@ fn checked_division_and_sqrt_match_the_interpreter() {
         }) => v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>(),
         _ => unreachable!(),
     };
-    for f32_check in [false, true] {
-        gpu.set_div_check_f32(Some(f32_check));
+    for check in [DivCheck::Recip, DivCheck::F64, DivCheck::F32] {
+        gpu.set_div_check(Some(check));
         let mut got = args();
         gpu.run(&k, &mut got, Precision::Exact).unwrap();
         for (out, name) in [(2, "X / Z"), (3, "sqrt(X)")] {
@@ -377,7 +378,7 @@ fn checked_division_and_sqrt_match_the_interpreter() {
             let bad: Vec<usize> = (0..n).filter(|&i| g[i] != w[i]).take(5).collect();
             assert!(
                 bad.is_empty(),
-                "{name} (f32 check {f32_check}): {} differ, first at {:?}",
+                "{name} ({check:?}): {} differ, first at {:?}",
                 (0..n).filter(|&i| g[i] != w[i]).count(),
                 bad.iter()
                     .map(|&i| (x[i], z[i], g[i], w[i]))

@@ -72,8 +72,10 @@ pub(crate) trait IntOps {
     ) -> [Self::V; K];
 }
 
+mod recip;
 mod split;
 mod wide;
+pub(crate) use recip::{BitsOps, div_recip};
 pub(crate) use split::div_split;
 pub(crate) use wide::{WideOps, div_wide, sqrt_wide};
 
@@ -531,6 +533,14 @@ impl WideOps for Host {
 }
 
 #[cfg(test)]
+impl BitsOps for Host {
+    fn d_words(&mut self, d: f64) -> (u32, u32) {
+        let bits = d.to_bits();
+        ((bits >> 32) as u32, bits as u32)
+    }
+}
+
+#[cfg(test)]
 impl IntOps for Host {
     type V = u32;
     type B = bool;
@@ -657,6 +667,19 @@ pub(crate) fn host_div_split(a: u32, b: u32, rcp_error: i32, unfused: bool) -> (
         ..Host::default()
     };
     let r = div_split(&mut h, a, b);
+    (r, h.fell_back)
+}
+
+/// [`div_recip`] on the host with the reciprocal `rcp_error` ulp off;
+/// also says whether it fell back to [`div_long`].
+#[cfg(test)]
+pub(crate) fn host_div_recip(a: u32, b: u32, rcp_error: i32, unfused: bool) -> (u32, bool) {
+    let mut h = Host {
+        rcp_error,
+        unfused,
+        ..Host::default()
+    };
+    let r = div_recip(&mut h, a, b);
     (r, h.fell_back)
 }
 

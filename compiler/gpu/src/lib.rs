@@ -235,11 +235,38 @@ pub struct Knobs {
     /// staging on lavapipe too, where the runtime leaves it off). Same bits
     /// either way.
     pub dot_ahead: bool,
-    /// Whether exact `/` with [`GpuOptions::wide_div`] checks its estimate
-    /// in f32 with Dekker's exact product (`exact::div_split`) instead of
-    /// in f64 (`exact::div_wide`): `PHOBOS_DIV_CHECK=f32`. Same bits either
+    /// How exact `/` with [`GpuOptions::wide_div`] checks its estimate
+    /// ([`DivCheck`], `PHOBOS_DIV_CHECK=recip|f64|f32`). Same bits every
     /// way.
-    pub div_check_f32: bool,
+    pub div_check: DivCheck,
+}
+
+/// The checks of exact `/` on devices with f64 ([`GpuOptions::wide_div`]).
+/// Each gives the correctly rounded quotient; they differ in cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DivCheck {
+    /// A reciprocal in f64, checked once per divisor, and the quotient
+    /// rounded from its bits (`exact::div_recip`), where
+    /// [`GpuOptions::int64`] allows; else [`DivCheck::F64`].
+    #[default]
+    Recip,
+    /// A native f32 quotient checked in f64 (`exact::div_wide`).
+    F64,
+    /// A native f32 quotient checked in f32 with Dekker's exact product
+    /// (`exact::div_split`): slower on the H100 (bench/RESULTS.md, session
+    /// 21), kept to be measured on other devices.
+    F32,
+}
+
+impl DivCheck {
+    /// `PHOBOS_DIV_CHECK`'s value, else the default.
+    fn from_env() -> DivCheck {
+        match std::env::var("PHOBOS_DIV_CHECK").as_deref() {
+            Ok("f64") => DivCheck::F64,
+            Ok("f32") => DivCheck::F32,
+            _ => DivCheck::Recip,
+        }
+    }
 }
 
 impl Knobs {
@@ -262,7 +289,7 @@ impl Knobs {
             ablate_div: matches!(ablate_math.as_deref(), Ok("all" | "div")),
             ablate_native: matches!(ablate_math.as_deref(), Ok("all" | "exp")),
             dot_ahead: std::env::var("PHOBOS_DOT_AHEAD").as_deref() != Ok("0"),
-            div_check_f32: std::env::var("PHOBOS_DIV_CHECK").as_deref() == Ok("f32"),
+            div_check: DivCheck::from_env(),
         }
     }
 }
@@ -481,7 +508,8 @@ pub fn dispatch_size(grid: [u32; 3], max_per_dim: u32) -> [u32; 3] {
 /// lowering is never a kernel that silently does nothing.
 pub fn validate(kernel: &Kernel, module: &Module) -> Result<ModuleInfo, LowerError> {
     // FLOAT64 admits `GpuOptions::wide_div`'s f64 values, which never
-    // leave `exact_div`.
+    // leave `exact_div`, and SHADER_INT64 the 64-bit integer its
+    // `GpuOptions::int64` form reads their bits through.
     // SUBGROUP admits `GpuOptions::subgroup_shuffle`'s vote and shuffles.
     // SHADER_FLOAT16_IN_FLOAT32 admits fast mode's `unpack2x16float` of f16
     // loads (`lower/half_io.rs`), core WGSL and in every Vulkan driver.
@@ -500,6 +528,7 @@ pub fn validate(kernel: &Kernel, module: &Module) -> Result<ModuleInfo, LowerErr
     Validator::new(
         flags,
         Capabilities::FLOAT64
+            | Capabilities::SHADER_INT64
             | Capabilities::SUBGROUP
             | Capabilities::SHADER_FLOAT16_IN_FLOAT32
             | extra,

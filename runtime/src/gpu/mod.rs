@@ -173,8 +173,8 @@ pub struct Gpu {
     max_binding: Mutex<Option<u64>>,
     /// [`Gpu::set_dot_ahead`]'s choice; `None` is automatic.
     dot_ahead: Mutex<Option<bool>>,
-    /// [`Gpu::set_div_check_f32`]'s choice; `None` is the environment's.
-    div_check_f32: Mutex<Option<bool>>,
+    /// [`Gpu::set_div_check`]'s choice; `None` is the environment's.
+    div_check: Mutex<Option<phobos_gpu::DivCheck>>,
     /// [`Gpu::set_wide_checks`]'s choice; `None` is automatic.
     wide_checks: Mutex<Option<bool>>,
     /// [`Gpu::set_subgroup_width`]'s width; `None` is the device's.
@@ -277,7 +277,7 @@ impl Gpu {
             ),
             wide_checks: Mutex::new(None),
             dot_ahead: Mutex::new(None),
-            div_check_f32: Mutex::new(None),
+            div_check: Mutex::new(None),
             forced_subgroup_width: Mutex::new(
                 std::env::var("PHOBOS_SUBGROUPS")
                     .ok()
@@ -358,17 +358,17 @@ impl Gpu {
         *self.dot_ahead.lock().unwrap() = on;
     }
 
-    /// Whether exact `/` with the wide checks checks in f32 rather than f64
-    /// (`phobos_gpu::Knobs::div_check_f32`): `None` (the default) takes
-    /// `PHOBOS_DIV_CHECK`. Same bits either way; pipelines built before a
+    /// How exact `/` with the wide checks checks its quotient
+    /// (`phobos_gpu::Knobs::div_check`): `None` (the default) takes
+    /// `PHOBOS_DIV_CHECK`. Same bits every way; pipelines built before a
     /// change are not reused.
-    pub fn set_div_check_f32(&self, on: Option<bool>) {
-        *self.div_check_f32.lock().unwrap() = on;
+    pub fn set_div_check(&self, check: Option<phobos_gpu::DivCheck>) {
+        *self.div_check.lock().unwrap() = check;
     }
 
     /// The lowering's knobs on this device: the environment's
     /// ([`phobos_gpu::Knobs::from_env`]), with [`Gpu::set_dot_ahead`]'s
-    /// and [`Gpu::set_div_check_f32`]'s choices.
+    /// and [`Gpu::set_div_check`]'s choices.
     pub fn knobs(&self) -> phobos_gpu::Knobs {
         let mut knobs = phobos_gpu::Knobs::from_env();
         let here = self.dot_ahead.lock().unwrap().unwrap_or(
@@ -376,8 +376,8 @@ impl Gpu {
                 || !self.info.name.contains("llvmpipe"),
         );
         knobs.dot_ahead &= here;
-        if let Some(on) = *self.div_check_f32.lock().unwrap() {
-            knobs.div_check_f32 = on;
+        if let Some(check) = *self.div_check.lock().unwrap() {
+            knobs.div_check = check;
         }
         knobs
     }

@@ -70,8 +70,9 @@ impl Pipeline {
             // `x * 0.0` fold reaching further than with the integer ones.
             wide_div: gpu.wide_checks(),
             heavy_groups: gpu.heavy_groups(),
-            // Only the Tandem fills use 64-bit products.
-            int64: false,
+            // Exact `/`'s reciprocal check reads an f64's bits through a
+            // 64-bit integer (`phobos_gpu::DivCheck::Recip`).
+            int64: gpu.device.features().contains(wgpu::Features::SHADER_INT64),
             subgroup_shuffle: gpu.subgroup_shuffle(),
             subgroup_width: gpu.subgroup_width(),
             subgroup_layout_known: gpu.subgroup_layout_known(),

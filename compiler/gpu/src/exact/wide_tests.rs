@@ -1,14 +1,18 @@
-//! The f64-checked division and the f32-checked one (`split.rs`) on the
-//! host against Rust's `/`, with exact, inaccurate and broken native
+//! The f64-checked divisions (`wide.rs`, `recip.rs`) and the f32-checked
+//! one (`split.rs`) on the host against Rust's `/`, with exact, inaccurate and broken native
 //! estimates.
 
-use super::{host_div_split, host_div_wide, host_sqrt_wide};
+use super::{host_div_recip, host_div_split, host_div_wide, host_sqrt_wide};
 
 /// A checked division on the host: the bits and whether it fell back.
 type Div = fn(u32, u32, i32, bool) -> (u32, bool);
 
-/// Both checked divisions, by name.
-const DIVS: [(&str, Div); 2] = [("wide", host_div_wide), ("split", host_div_split)];
+/// The checked divisions, by name.
+const DIVS: [(&str, Div); 3] = [
+    ("wide", host_div_wide),
+    ("split", host_div_split),
+    ("recip", host_div_recip),
+];
 
 /// The exact tests' input stream, with the exponent drawn as bits.
 struct Rng(super::tests::Rng);
@@ -26,7 +30,7 @@ impl Rng {
     }
 }
 
-/// Both divisions give Rust's bits (NaN as the canonical one) with this
+/// Every division gives Rust's bits (NaN as the canonical one) with this
 /// reciprocal error and fma.
 fn check(a: u32, b: u32, rcp_error: i32, unfused: bool) {
     for (_, div) in DIVS {
@@ -133,18 +137,19 @@ fn ordinary_operands_take_the_fast_path() {
 }
 
 /// Softmax's and dropout's quotients: values of `[0, 1]` over a divisor
-/// near 1 or above (a row's sum, `1 - p`), the f32 check's common case.
+/// near 1 or above (a row's sum, `1 - p`), the common case.
 #[test]
 fn probabilities_take_the_fast_path() {
-    let mut rng = Rng::new(9);
-    let mut fell = 0;
-    let n = 200_000;
-    for _ in 0..n {
-        let a = rng.with_exp(100, 126);
-        let b = rng.with_exp(126, 140);
-        fell += check_with(host_div_split, a, b, 0, false) as u32;
+    for (name, div) in DIVS {
+        let mut rng = Rng::new(9);
+        let mut fell = 0;
+        let n = 200_000;
+        for _ in 0..n {
+            let (a, b) = (rng.with_exp(100, 126), rng.with_exp(126, 140));
+            fell += check_with(div, a, b, 0, false) as u32;
+        }
+        assert!(fell < n / 10_000, "{name}: {fell} of {n} fell back");
     }
-    assert!(fell < n / 10_000, "{fell} of {n} fell back");
 }
 
 /// Many more: `cargo test -p phobos-gpu --release -- --ignored wide`.

@@ -5,7 +5,8 @@
 //! only inside `exact_div`.
 
 use super::{H, Lower};
-use crate::exact::{self, IntOps, WideOps};
+use crate::DivCheck;
+use crate::exact::{self, BitsOps, IntOps, WideOps};
 use naga::{
     BinaryOperator as B, Block, Expression, Function, FunctionArgument, FunctionResult, Handle,
     Literal, MathFunction, Scalar as NScalar, ScalarKind, Span, Statement, Type, TypeInner,
@@ -27,16 +28,22 @@ impl<'k> Lower<'k> {
         let f = match self.exact.div {
             Some(f) => f,
             None => {
-                let f = if self.options.wide_div && self.options.knobs.div_check_f32 {
-                    self.exact_fn("exact_div", 2, |lw, args| {
+                let check = self.options.knobs.div_check;
+                let f = match (self.options.wide_div, check, self.options.int64) {
+                    (false, ..) => {
+                        self.exact_fn("exact_div", 2, |lw, args| exact::div(lw, args[0], args[1]))
+                    }
+                    (true, DivCheck::Recip, true) => self.exact_fn("exact_div", 2, |lw, args| {
+                        exact::div_recip(lw, args[0], args[1])
+                    }),
+                    (true, DivCheck::F32, _) => self.exact_fn("exact_div", 2, |lw, args| {
                         exact::div_split(lw, args[0], args[1])
-                    })
-                } else if self.options.wide_div {
-                    self.exact_fn("exact_div", 2, |lw, args| {
-                        exact::div_wide(lw, args[0], args[1])
-                    })
-                } else {
-                    self.exact_fn("exact_div", 2, |lw, args| exact::div(lw, args[0], args[1]))
+                    }),
+                    (true, DivCheck::Recip | DivCheck::F64, _) => {
+                        self.exact_fn("exact_div", 2, |lw, args| {
+                            exact::div_wide(lw, args[0], args[1])
+                        })
+                    }
                 };
                 self.exact.div = Some(f);
                 f
@@ -273,6 +280,30 @@ impl IntOps for Lower<'_> {
         let body = Block::from_vec(std::mem::replace(&mut self.cur, outer));
         self.push_loop(body, Block::new());
         vars.map(|pointer| self.var_load(pointer))
+    }
+}
+
+impl BitsOps for Lower<'_> {
+    fn d_words(&mut self, d: H) -> (H, H) {
+        // Registers the u64 type, which the bitcast's result has.
+        self.m.types.insert(
+            Type {
+                name: None,
+                inner: TypeInner::Scalar(NScalar::U64),
+            },
+            Span::UNDEFINED,
+        );
+        let bits = self.bitcast(d, ScalarKind::Uint);
+        let c32 = self.expr(Expression::Literal(Literal::U64(32)));
+        let high = self.binary(B::ShiftRight, bits, c32);
+        let narrow = |lw: &mut Self, x: H| {
+            lw.expr(Expression::As {
+                expr: x,
+                kind: ScalarKind::Uint,
+                convert: Some(4),
+            })
+        };
+        (narrow(self, high), narrow(self, bits))
     }
 }
 

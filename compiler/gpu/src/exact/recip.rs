@@ -1,0 +1,125 @@
+//! Correctly rounded f32 division through a checked f64 reciprocal: exact
+//! mode's `/` on devices with `SHADER_F64` and `SHADER_INT64`.
+//!
+//! [`super::div_wide`] checks a native f32 quotient with four widenings
+//! and six f64 operations per element. Most of that work depends on the
+//! dividend. This path moves it to the divisor, which softmax's `e / s`
+//! and dropout's `x / (1 - p)` share across a row or a launch, so the
+//! driver computes it once for the quotients that share it:
+//!
+//! 1. **The reciprocal** (the divisor's share). `r` is the device's f32
+//!    `1 / B` (an estimate, trusted in nothing). With `B` and `r` widened,
+//!    `e = 1 - B r` is exact when `|e| < 2^-20`: the product has 48 bits,
+//!    and `B r` is then within a factor of two of 1 (Sterbenz). A rounded
+//!    `e` of larger magnitude means the exact one is larger too (monotone
+//!    rounding, `2^-20` representable), so the check `|e| < 2^-20` sees
+//!    the exact `e`. Then `1 / B = r / (1 - e) = r (1 + e + e^2 + ...)`,
+//!    and `R = r + r (e + e^2)` in f64 is within `1.01 * 2^-53` of `1 / B`,
+//!    relatively (the last addition's rounding, and `e^3 < 2^-60`).
+//! 2. **The quotient** (the dividend's share): `Q = RN(A R)` in f64 is
+//!    within `1.52` units of its own last place of `t = A / B` (the
+//!    product's rounding, half a unit, and `R`'s error, below one unit,
+//!    since `t < 2 ulp(Q) 2^52`).
+//! 3. **Rounding to f32, read from the bits.** For a normal f32 result
+//!    (`Q`'s f64 exponent field `E` with `E - 896` in `[1, 254]`), the f32
+//!    `RN(Q)` is `Q`'s sign, exponent and top 23 fraction bits, plus one
+//!    where the 29 bits below are at least `2^28` (a carry into the
+//!    exponent, up to infinity, is the right rounding). Those 29 bits `m`
+//!    count units of `Q`'s last place, and the midpoints between f32
+//!    values are where `m = 2^28`. When `|m - 2^28| > 8`, no midpoint lies
+//!    within 8 units of `Q`, so `t` (within 1.52) rounds to the same f32:
+//!    the result is `RN(t)`. (Where `t` and `Q` lie in different binades,
+//!    both are within a few units of the power of two between them, which
+//!    is an f32 and far from any midpoint.)
+//! 4. Anything else goes to the long division ([`super::div_long`]), as in
+//!    `div_wide`: a reciprocal the check rejects (a zero, infinite, NaN or
+//!    far too small divisor, or a wrong estimate), a result that is zero,
+//!    subnormal, infinite or NaN before rounding (`E` out of range; NaN and
+//!    infinite operands make `Q` NaN, infinite or zero), and the
+//!    `17 / 2^29` of quotients near a midpoint.
+//!
+//! The f64 values never leave the function, and their bits are read
+//! through a 64-bit integer (`SHADER_INT64`). Every f64 operation is one
+//! correctly rounded IEEE operation, never contracted (`NoContraction`).
+
+use super::{ABS, WideOps, div_long, zero_quotient};
+
+const SIGN: u32 = 0x8000_0000;
+
+/// What [`div_recip`] needs beyond [`WideOps`]: an f64's bits.
+pub(crate) trait BitsOps: WideOps {
+    /// The high and low 32-bit words of `d`'s bit pattern.
+    fn d_words(&mut self, d: Self::D) -> (Self::V, Self::V);
+}
+
+/// `a / b` on f32 bit patterns, correctly rounded; see the module's
+/// documentation.
+pub(crate) fn div_recip<O: BitsOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
+    let abs_mask = o.c(ABS);
+    let aa = o.and(a, abs_mask);
+    let ab = o.and(b, abs_mask);
+
+    // 1. The reciprocal, from `b` alone.
+    let r = o.f_rcp(ab);
+    let wb = o.widen(ab);
+    let wr = o.widen(r);
+    let p = o.d_mul(wb, wr);
+    let one = o.d_c(1.0);
+    let e = o.d_sub(one, p);
+    let bound = o.d_c(2f64.powi(-20));
+    let neg_bound = o.d_c(-(2f64.powi(-20)));
+    let below = o.d_lt(e, bound);
+    let above = o.d_lt(neg_bound, e);
+    let ok_r = o.band(below, above);
+    let e2 = o.d_mul(e, e);
+    let u = o.d_add(e, e2);
+    let v = o.d_mul(wr, u);
+    let recip = o.d_add(wr, v);
+
+    // 2. The quotient.
+    let wa = o.widen(aa);
+    let q = o.d_mul(wa, recip);
+
+    // 3. Its f32 rounding, from the bits.
+    let (hi, lo) = o.d_words(q);
+    let c20 = o.c(20);
+    let e64 = o.shr(hi, c20);
+    let c897 = o.c(897);
+    let e32 = o.sub(e64, c897);
+    let c254 = o.c(254);
+    let ok_e = o.lt(e32, c254);
+    let low_mask = o.c((1 << 29) - 1);
+    let m = o.and(lo, low_mask);
+    // |m - 2^28| > 8: m - 2^28 + 8 (wrapping) is at least 17.
+    let off = o.c(8u32.wrapping_sub(1 << 28));
+    let dist = o.add(m, off);
+    let c16 = o.c(16);
+    let ok_m = o.lt(c16, dist);
+    let c1 = o.c(1);
+    let biased = o.add(e32, c1);
+    let c23 = o.c(23);
+    let ebits = o.shl(biased, c23);
+    let frac_mask = o.c(0x000f_ffff);
+    let frac_hi = o.and(hi, frac_mask);
+    let c3 = o.c(3);
+    let frac_hi = o.shl(frac_hi, c3);
+    let c29 = o.c(29);
+    let frac_lo = o.shr(lo, c29);
+    let c28 = o.c(28);
+    let round = o.shr(lo, c28);
+    let round = o.and(round, c1);
+    let bits = o.or(ebits, frac_hi);
+    let bits = o.or(bits, frac_lo);
+    let bits = o.add(bits, round);
+
+    let ok = o.band(ok_r, ok_e);
+    let ok = o.band(ok, ok_m);
+    let sign = o.c(SIGN);
+    let x = o.xor(a, b);
+    let s = o.and(x, sign);
+    let fast = o.or(bits, s);
+    o.unless(ok, fast, |o| {
+        let zero_q = zero_quotient(o, aa, ab);
+        o.unless(zero_q, s, |o| div_long(o, a, b))
+    })
+}
