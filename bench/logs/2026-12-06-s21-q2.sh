@@ -5,7 +5,8 @@
 # call: the copy ceiling; the division's bits on edge and random operands;
 # exact softmax and layer norm spellings and the unseen and chunked ones at
 # rows of 1024 and 4096; the seed's dropout_rows; the fused examples' bits;
-# fused Triton with the rest of the time.
+# fused Triton with the rest of the time. Issue 29: whether the wrong O of
+# the hand-written `O regs` attention forms comes from their rescale.
 for f in .gl/*.deb; do dpkg -x $f / >/dev/null; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 echo "# commit ${C:-?}; $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
@@ -26,6 +27,9 @@ for b in phobosc phobosc-f64; do
 done
 echo "## fused bits (recip)"
 WGS="h 1024" timeout 150 bench/fused-bits.sh $B/phobosc 2>&1 | tail -4
+echo "## issue 29: the hand-written O-regs attention forms, with and without their rescale (PHOBOS_ATTN_NO_RESCALE=1), S=1024, D=64"
+timeout 40 $B/phobos-bench-attention --s 1024 --d 64 --only regs 2>&1 | tail -6
+PHOBOS_ATTN_NO_RESCALE=1 timeout 40 $B/phobos-bench-attention --s 1024 --d 64 --only regs 2>&1 | tail -6
 left=$(( 540 - ($(date +%s) - t0) ))
 [ $left -gt 40 ] && timeout $left python3 bench/peers/fused.py gpu --log2 26 --rows 1024,4096 --budget $((left - 20)) --no-compile 2>&1 | grep "Triton fused\|CUDA copy" | grep "^peers" | cut -f3-9
 echo "took $(( $(date +%s) - t0 )) s"
