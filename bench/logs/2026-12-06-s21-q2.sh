@@ -30,6 +30,6 @@ WGS="h 1024" timeout 150 bench/fused-bits.sh $B/phobosc 2>&1 | tail -4
 echo "## issue 29: the hand-written O-regs attention forms, with and without their rescale (PHOBOS_ATTN_NO_RESCALE=1), S=1024, D=64"
 timeout 40 $B/phobos-bench-attention --s 1024 --d 64 --only regs 2>&1 | tail -6
 PHOBOS_ATTN_NO_RESCALE=1 timeout 40 $B/phobos-bench-attention --s 1024 --d 64 --only regs 2>&1 | tail -6
-left=$(( 320 - ($(date +%s) - t0) ))
+left=$(( 250 - ($(date +%s) - t0) ))
 [ $left -gt 40 ] && timeout $left python3 bench/peers/fused.py gpu --log2 26 --rows 1024,4096 --budget $((left - 20)) --no-compile 2>&1 | grep "Triton fused\|CUDA copy" | grep "^peers" | cut -f3-9
 echo "took $(( $(date +%s) - t0 )) s"
