@@ -42,9 +42,7 @@
 //! through a 64-bit integer (`SHADER_INT64`). Every f64 operation is one
 //! correctly rounded IEEE operation, never contracted (`NoContraction`).
 
-use super::{ABS, WideOps, div_long, zero_quotient};
-
-const SIGN: u32 = 0x8000_0000;
+use super::{ABS, WideOps};
 
 /// What [`div_recip`] needs beyond [`WideOps`]: an f64's bits.
 pub(crate) trait BitsOps: WideOps {
@@ -114,12 +112,5 @@ pub(crate) fn div_recip<O: BitsOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
 
     let ok = o.band(ok_r, ok_e);
     let ok = o.band(ok, ok_m);
-    let sign = o.c(SIGN);
-    let x = o.xor(a, b);
-    let s = o.and(x, sign);
-    let fast = o.or(bits, s);
-    o.unless(ok, fast, |o| {
-        let zero_q = zero_quotient(o, aa, ab);
-        o.unless(zero_q, s, |o| div_long(o, a, b))
-    })
+    super::wide::signed_or_long(o, ok, bits, [a, b, aa, ab])
 }

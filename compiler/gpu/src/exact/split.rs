@@ -38,7 +38,7 @@
 //! Every operation is a plain f32 `+`, `-`, `*` or comparison, which exact
 //! mode keeps uncontracted and unreassociated (`NoContraction`).
 
-use super::{ABS, FRAC, WideOps, div_long, zero_quotient};
+use super::{ABS, FRAC, WideOps};
 
 const SIGN: u32 = 0x8000_0000;
 /// Veltkamp's splitter for 24-bit significands: `2^12 + 1`.
@@ -52,12 +52,7 @@ pub(crate) fn div_split<O: WideOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
     let ab = o.and(b, abs_mask);
 
     // 1. The estimate.
-    let r = o.f_rcp(ab);
-    let q0 = o.f_mul(aa, r);
-    let sign = o.c(SIGN);
-    let neg_q0 = o.xor(q0, sign);
-    let e = o.f_fma(neg_q0, ab, aa);
-    let q = o.f_fma(e, r, q0);
+    let q = super::wide::estimate(o, aa, ab);
 
     // 3. The guards, on exponent fields (a set sign bit puts `q`'s above
     // 255).
@@ -105,6 +100,7 @@ pub(crate) fn div_split<O: WideOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
     let hb = o.f_mul(h, ab);
     let hb_low = o.f_mul(h_low, ab);
     let ok_hi = o.f_lt(x, hb);
+    let sign = o.c(SIGN);
     let neg_x = o.xor(x, sign);
     let ok_lo = o.f_lt(neg_x, hb_low);
 
@@ -112,13 +108,7 @@ pub(crate) fn div_split<O: WideOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
     let ok = o.band(ok, ok_sum);
     let ok = o.band(ok, ok_hi);
     let ok = o.band(ok, ok_lo);
-    let x = o.xor(a, b);
-    let s = o.and(x, sign);
-    let fast = o.or(q, s);
-    o.unless(ok, fast, |o| {
-        let zero_q = zero_quotient(o, aa, ab);
-        o.unless(zero_q, s, |o| div_long(o, a, b))
-    })
+    super::wide::signed_or_long(o, ok, q, [a, b, aa, ab])
 }
 
 /// Veltkamp's split of `x` into `hi + lo`, each with at most 12

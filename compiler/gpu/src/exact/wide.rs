@@ -89,12 +89,7 @@ pub(crate) fn div_wide<O: WideOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
     let ab = o.and(b, abs_mask);
 
     // 1. The estimate.
-    let r = o.f_rcp(ab);
-    let q0 = o.f_mul(aa, r);
-    let sign = o.c(SIGN);
-    let neg_q0 = o.xor(q0, sign);
-    let e = o.f_fma(neg_q0, ab, aa);
-    let q = o.f_fma(e, r, q0);
+    let q = estimate(o, aa, ab);
 
     // 2. The check.
     let HalfUlp {
@@ -115,6 +110,30 @@ pub(crate) fn div_wide<O: WideOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
 
     let ok = o.band(ok_q, ok_hi);
     let ok = o.band(ok, ok_lo);
+    signed_or_long(o, ok, q, [a, b, aa, ab])
+}
+
+/// Markstein's estimate of `aa / ab` from the device's f32 operations:
+/// `r = 1/b`, `q0 = a r`, `e = fma(-q0, b, a)`, `q = fma(e, r, q0)`.
+pub(super) fn estimate<O: WideOps>(o: &mut O, aa: O::V, ab: O::V) -> O::V {
+    let r = o.f_rcp(ab);
+    let q0 = o.f_mul(aa, r);
+    let sign = o.c(SIGN);
+    let neg_q0 = o.xor(q0, sign);
+    let e = o.f_fma(neg_q0, ab, aa);
+    o.f_fma(e, r, q0)
+}
+
+/// The checked divisions' end: the magnitude `q` with the quotient's sign
+/// where `ok`, else a zero quotient's signed zero or the long division.
+/// `[a, b, aa, ab]` are the operands and their magnitudes.
+pub(super) fn signed_or_long<O: IntOps>(
+    o: &mut O,
+    ok: O::B,
+    q: O::V,
+    [a, b, aa, ab]: [O::V; 4],
+) -> O::V {
+    let sign = o.c(SIGN);
     let x = o.xor(a, b);
     let s = o.and(x, sign);
     let fast = o.or(q, s);
