@@ -38,7 +38,7 @@
 //! Every operation is a plain f32 `+`, `-`, `*` or comparison, which exact
 //! mode keeps uncontracted and unreassociated (`NoContraction`).
 
-use super::{ABS, FRAC, WideOps};
+use super::{ABS, WideOps};
 
 const SIGN: u32 = 0x8000_0000;
 /// Veltkamp's splitter for 24-bit significands: `2^12 + 1`.
@@ -55,9 +55,9 @@ pub(crate) fn div_split<O: WideOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
     let q = super::wide::estimate(o, aa, ab);
 
     // 3. The guards, on exponent fields (a set sign bit puts `q`'s above
-    // 255).
+    // 255), and h = 2^(eq - 151) and h' as f32 bits.
+    let (eq, h, power_of_two) = super::wide::half_ulp_bits(o, q);
     let c23 = o.c(23);
-    let eq = o.shr(q, c23);
     let eb = o.shr(ab, c23);
     let c26 = o.c(26);
     let eq26 = o.sub(eq, c26);
@@ -70,16 +70,8 @@ pub(crate) fn div_split<O: WideOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
     let sum = o.add(eq, eb);
     let c152 = o.c(152);
     let ok_sum = o.lt(c152, sum);
-
-    // h = 2^(eq - 151) and h' as f32 bits.
-    let c24 = o.c(24);
-    let eh = o.sub(eq, c24);
-    let h = o.shl(eh, c23);
-    let frac_mask = o.c(FRAC);
-    let frac = o.and(q, frac_mask);
-    let zero = o.c(0);
-    let power_of_two = o.eq(frac, zero);
     let unit = o.c(1 << 23);
+    let zero = o.c(0);
     let down = o.select(power_of_two, unit, zero);
     let h_low = o.sub(h, down);
 

@@ -206,19 +206,11 @@ struct HalfUlp<O: WideOps> {
 }
 
 fn half_ulp<O: WideOps>(o: &mut O, q: O::V) -> HalfUlp<O> {
-    let c23 = o.c(23);
-    let eq = o.shr(q, c23);
+    let (eq, h, power_of_two) = half_ulp_bits(o, q);
     let c25 = o.c(25);
     let eq25 = o.sub(eq, c25);
     let c230 = o.c(230);
     let ok = o.lt(eq25, c230);
-    let c24 = o.c(24);
-    let eh = o.sub(eq, c24);
-    let h = o.shl(eh, c23);
-    let frac_mask = o.c(super::FRAC);
-    let frac = o.and(q, frac_mask);
-    let zero = o.c(0);
-    let power_of_two = o.eq(frac, zero);
     let wq = o.widen(q);
     let wh = o.widen(h);
     let half = o.d_c(0.5);
@@ -226,4 +218,20 @@ fn half_ulp<O: WideOps>(o: &mut O, q: O::V) -> HalfUlp<O> {
     let scale = o.d_select(power_of_two, half, whole);
     let wh_low = o.d_mul(wh, scale);
     HalfUlp { ok, wq, wh, wh_low }
+}
+
+/// A positive f32 `q`'s exponent field `eq`, `h = ulp(q) / 2` as f32 bits
+/// (`2^(eq - 151)`, meaningful for `eq >= 25`), and whether `q` is a power
+/// of two (its lower neighbour is then nearer, `h / 2` away).
+pub(super) fn half_ulp_bits<O: IntOps>(o: &mut O, q: O::V) -> (O::V, O::V, O::B) {
+    let c23 = o.c(23);
+    let eq = o.shr(q, c23);
+    let c24 = o.c(24);
+    let eh = o.sub(eq, c24);
+    let h = o.shl(eh, c23);
+    let frac_mask = o.c(super::FRAC);
+    let frac = o.and(q, frac_mask);
+    let zero = o.c(0);
+    let power_of_two = o.eq(frac, zero);
+    (eq, h, power_of_two)
 }
