@@ -278,6 +278,31 @@ fn a_callers_buffer_beyond_one_binding_holding_a_small_tensor_runs() {
     assert_eq!(got, want);
 }
 
+/// Edge f32 bit patterns for the division and square-root tests: zeros,
+/// subnormals, the normal boundary, values around 1, the largest finite,
+/// infinity, NaNs and far exponents.
+const EDGES: [u32; 19] = [
+    0,
+    1,
+    2,
+    0x007f_ffff,
+    0x0080_0000,
+    0x0080_0001,
+    0x3f80_0000,
+    0x3f80_0001,
+    0x3f7f_ffff,
+    0x4040_0000,
+    0x3dcc_cccd,
+    0x7f7f_ffff,
+    0x7f7f_fffe,
+    0x7f80_0000,
+    0x7fc0_0000,
+    0x7f80_0001,
+    0x0c80_0000,
+    0x1300_0000,
+    0x6c00_0000,
+];
+
 /// The checked `/` and `sqrt` (what the H200 runs) on this device too, `/`
 /// by each of its checks (`Gpu::set_div_check`): lavapipe gets the
 /// integer-only ones by default, so they are asked for here, on edge
@@ -297,27 +322,7 @@ fn checked_division_and_sqrt_match_the_interpreter() {
         "kernel t(X: tensor<f32>[N], Z: tensor<f32>[N], Q: tensor<f32>[N], S: tensor<f32>[N]) {\n  Q = X / Z\n  S = sqrt(X)\n}",
         "t",
     );
-    let mut edges: Vec<u32> = vec![
-        0,
-        1,
-        2,
-        0x007f_ffff,
-        0x0080_0000,
-        0x0080_0001,
-        0x3f80_0000,
-        0x3f80_0001,
-        0x3f7f_ffff,
-        0x4040_0000,
-        0x3dcc_cccd,
-        0x7f7f_ffff,
-        0x7f7f_fffe,
-        0x7f80_0000,
-        0x7fc0_0000,
-        0x7f80_0001,
-        0x0c80_0000,
-        0x1300_0000,
-        0x6c00_0000,
-    ];
+    let mut edges: Vec<u32> = EDGES.to_vec();
     let neg: Vec<u32> = edges.iter().map(|b| b | 0x8000_0000).collect();
     edges.extend(neg);
     let (mut x, mut z) = (Vec::new(), Vec::new());
@@ -385,6 +390,93 @@ fn checked_division_and_sqrt_match_the_interpreter() {
                     .collect::<Vec<_>>()
             );
         }
+    }
+}
+
+/// Exact `/` by a divisor that is the same at every element of a
+/// statement (here each row's `Z[r, 0]`): the reciprocal check computes
+/// the divisor's share once before the statement's loop
+/// (`Lower::share_divisors`) and each quotient its own share. Every edge
+/// divisor against every edge dividend, and random ones, against the
+/// interpreter, with each check.
+#[test]
+fn division_by_a_shared_divisor_matches_the_interpreter() {
+    if !gpu_available() {
+        return;
+    }
+    let gpu = Gpu::new().unwrap();
+    if !gpu.device().features().contains(wgpu::Features::SHADER_F64) {
+        eprintln!("skipped: {} has no f64", gpu.describe());
+        return;
+    }
+    gpu.set_wide_checks(Some(true));
+    let k = kernel(
+        "kernel t(X: tensor<f32>[M, N], Z: tensor<f32>[M, 1], Q: tensor<f32>[M, N]) {\n  \
+         let r = ctx.block.x\n  Q[r :+ 1, :] = X[r :+ 1, :] / Z[r :+ 1, :]\n}",
+        "t",
+    );
+    let mut divisors = EDGES.to_vec();
+    divisors.extend(EDGES.iter().map(|b| b | 0x8000_0000));
+    let mut dividends = divisors.clone();
+    let mut s = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s as u32
+    };
+    for i in 0..400 {
+        let b = next();
+        divisors.push(if i % 2 == 0 {
+            (b & 0x807f_ffff) | ((96 + (b >> 8) % 64) << 23)
+        } else {
+            b
+        });
+    }
+    while dividends.len() < 96 {
+        let a = next();
+        dividends.push((a & 0x807f_ffff) | ((96 + (a >> 8) % 64) << 23));
+    }
+    let (m, n) = (divisors.len(), dividends.len());
+    let f32s = |bits: Vec<u32>| Data::F32(bits.into_iter().map(f32::from_bits).collect());
+    let x: Vec<u32> = (0..m).flat_map(|_| dividends.iter().copied()).collect();
+    let args = || {
+        vec![
+            Arg::Tensor(Tensor {
+                shape: vec![m, n],
+                data: f32s(x.clone()),
+            }),
+            Arg::Tensor(Tensor {
+                shape: vec![m, 1],
+                data: f32s(divisors.clone()),
+            }),
+            Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, n])),
+        ]
+    };
+    let bits = |a: &Arg| match a {
+        Arg::Tensor(Tensor {
+            data: Data::F32(v), ..
+        }) => v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>(),
+        _ => unreachable!(),
+    };
+    let mut want = args();
+    phobos_core::interp::run(&k, &mut want).unwrap();
+    let w = bits(&want[2]);
+    for check in [DivCheck::Recip, DivCheck::F64] {
+        gpu.set_div_check(Some(check));
+        let mut got = args();
+        gpu.run(&k, &mut got, Precision::Exact).unwrap();
+        let g = bits(&got[2]);
+        let bad: Vec<(u32, u32, u32, u32)> = (0..m * n)
+            .filter(|&i| g[i] != w[i])
+            .map(|i| (x[i], divisors[i / n], g[i], w[i]))
+            .collect();
+        assert!(
+            bad.is_empty(),
+            "X / Z ({check:?}): {} differ, first (x, z, got, want) {:x?}",
+            bad.len(),
+            &bad[..bad.len().min(5)]
+        );
     }
 }
 

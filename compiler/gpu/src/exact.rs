@@ -75,7 +75,7 @@ pub(crate) trait IntOps {
 mod recip;
 mod split;
 mod wide;
-pub(crate) use recip::{BitsOps, div_recip};
+pub(crate) use recip::{BitsOps, div_by_recip, div_recip, recip};
 pub(crate) use split::div_split;
 pub(crate) use wide::{WideOps, div_wide, sqrt_wide};
 

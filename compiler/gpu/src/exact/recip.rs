@@ -33,7 +33,8 @@
 //!    is an f32 and far from any midpoint.)
 //! 4. Anything else goes to the long division ([`super::div_long`]), as in
 //!    `div_wide`: a reciprocal the check rejects (a zero, infinite, NaN or
-//!    far too small divisor, or a wrong estimate), a result that is zero,
+//!    far too small divisor, or a wrong estimate; [`recip`] returns 0 for
+//!    it, so that `Q` is zero or NaN), a result that is zero,
 //!    subnormal, infinite or NaN before rounding (`E` out of range; NaN and
 //!    infinite operands make `Q` NaN, infinite or zero), and the
 //!    `17 / 2^29` of quotients near a midpoint.
@@ -53,11 +54,16 @@ pub(crate) trait BitsOps: WideOps {
 /// `a / b` on f32 bit patterns, correctly rounded; see the module's
 /// documentation.
 pub(crate) fn div_recip<O: BitsOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
-    let abs_mask = o.c(ABS);
-    let aa = o.and(a, abs_mask);
-    let ab = o.and(b, abs_mask);
+    let r = recip(o, b);
+    div_by_recip(o, a, b, r)
+}
 
-    // 1. The reciprocal, from `b` alone.
+/// The divisor's share (step 1): `1 / |b|` in f64 within `1.01 * 2^-53`,
+/// or 0 where the check rejects the device's estimate. A caller that
+/// divides many dividends by one divisor computes it once.
+pub(crate) fn recip<O: WideOps>(o: &mut O, b: O::V) -> O::D {
+    let abs_mask = o.c(ABS);
+    let ab = o.and(b, abs_mask);
     let r = o.f_rcp(ab);
     let wb = o.widen(ab);
     let wr = o.widen(r);
@@ -68,11 +74,22 @@ pub(crate) fn div_recip<O: BitsOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
     let neg_bound = o.d_c(-(2f64.powi(-20)));
     let below = o.d_lt(e, bound);
     let above = o.d_lt(neg_bound, e);
-    let ok_r = o.band(below, above);
+    let ok = o.band(below, above);
     let e2 = o.d_mul(e, e);
     let u = o.d_add(e, e2);
     let v = o.d_mul(wr, u);
     let recip = o.d_add(wr, v);
+    let zero = o.d_c(0.0);
+    o.d_select(ok, recip, zero)
+}
+
+/// The dividend's share (steps 2 to 4): `a / b` on f32 bit patterns,
+/// correctly rounded, given `recip(b)`. A rejected reciprocal (0) makes
+/// `Q` zero or NaN, whose exponent sends it to the long division.
+pub(crate) fn div_by_recip<O: BitsOps>(o: &mut O, a: O::V, b: O::V, recip: O::D) -> O::V {
+    let abs_mask = o.c(ABS);
+    let aa = o.and(a, abs_mask);
+    let ab = o.and(b, abs_mask);
 
     // 2. The quotient.
     let wa = o.widen(aa);
@@ -110,7 +127,6 @@ pub(crate) fn div_recip<O: BitsOps>(o: &mut O, a: O::V, b: O::V) -> O::V {
     let bits = o.or(bits, frac_lo);
     let bits = o.add(bits, round);
 
-    let ok = o.band(ok_r, ok_e);
-    let ok = o.band(ok, ok_m);
+    let ok = o.band(ok_e, ok_m);
     super::wide::signed_or_long(o, ok, bits, [a, b, aa, ab])
 }

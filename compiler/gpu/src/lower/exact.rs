@@ -5,26 +5,134 @@
 //! only inside `exact_div`.
 
 use super::{H, Lower};
-use crate::DivCheck;
 use crate::exact::{self, BitsOps, IntOps, WideOps};
+use crate::{DivCheck, LowerError, Precision};
 use naga::{
     BinaryOperator as B, Block, Expression, Function, FunctionArgument, FunctionResult, Handle,
     Literal, MathFunction, Scalar as NScalar, ScalarKind, Span, Statement, Type, TypeInner,
 };
-use phobos_core::types::{Scalar, Value};
+use phobos_core::ir::{BinOp, ExprId, ExprKind};
+use phobos_core::types::{Dim, Scalar, Value};
+use std::collections::HashMap;
 
 /// The two functions exact mode may call, created on first use.
 #[derive(Default)]
 pub(super) struct ExactFns {
     div: Option<Handle<Function>>,
     sqrt: Option<Handle<Function>>,
+    /// `exact_recip(b) -> f64` and `exact_div_by(a, b, r) -> f32`, the two
+    /// shares of `exact::div_recip`, where a statement divides by a value
+    /// the same at every element ([`Lower::share_divisors`]).
+    recip: Option<Handle<Function>>,
+    div_by: Option<Handle<Function>>,
+    /// The divisors whose reciprocal the current statement computed before
+    /// its loop, by the divisor's handle: the reciprocal's handle.
+    /// Cleared after each statement, whose blocks scope both.
+    pub(super) recips: HashMap<H, H>,
     /// The 16-bit float conversions (`half_io.rs`), by format and kind.
-    pub(super) half: std::collections::HashMap<(Scalar, super::half_io::HalfFn), Handle<Function>>,
+    pub(super) half: HashMap<(Scalar, super::half_io::HalfFn), Handle<Function>>,
 }
 
 impl<'k> Lower<'k> {
+    /// Whether exact `/` goes through a reciprocal (`exact::div_recip`).
+    fn recip_div(&self) -> bool {
+        self.options.wide_div
+            && self.options.knobs.div_check == DivCheck::Recip
+            && self.options.int64
+    }
+
+    /// The reciprocal of each exact f32 division's divisor under `root`
+    /// that is the same at every element (a scalar, or a node whose every
+    /// extent is 1 with no reduction or product below), computed once
+    /// here, before the statement's loop: its quotients then pay only the
+    /// dividend's share (`exact::div_by_recip`). Same bits.
+    pub(super) fn share_divisors(
+        &mut self,
+        root: ExprId,
+        cache: &mut HashMap<ExprId, H>,
+    ) -> Result<(), LowerError> {
+        if !self.recip_div()
+            || self.options.precision != Precision::Exact
+            || self.options.knobs.ablate_div
+        {
+            return Ok(());
+        }
+        for id in self.k.reachable(root) {
+            let ExprKind::Binary(BinOp::Div, _, b) = self.k.exprs[id].kind else {
+                continue;
+            };
+            if self.k.exprs[b].ty != Scalar::F32 || !self.same_everywhere(b) {
+                continue;
+            }
+            let zeros: Vec<H> = (0..self.k.exprs[b].shape.len())
+                .map(|_| self.u32c(0))
+                .collect();
+            let y = self.node(b, &zeros, cache)?;
+            if self.exact.recips.contains_key(&y) {
+                continue;
+            }
+            let f = match self.exact.recip {
+                Some(f) => f,
+                None => {
+                    let f = self.bits_fn("exact_recip", &[Scalar::F32], Scalar::F64, |lw, a| {
+                        exact::recip(lw, a[0])
+                    });
+                    self.exact.recip = Some(f);
+                    f
+                }
+            };
+            let r = self.call(f, vec![y]);
+            self.exact.recips.insert(y, r);
+        }
+        Ok(())
+    }
+
+    /// Whether node `id` has one value at every position: every node below
+    /// it has extents of 1 only, and none is a reduction, product or
+    /// transpose (computed by the workgroup, not per element) or Tandem
+    /// word (taken as the statement's draw strategy says).
+    fn same_everywhere(&self, id: ExprId) -> bool {
+        self.k.reachable(id).into_iter().all(|n| {
+            let e = &self.k.exprs[n];
+            e.shape.iter().all(|d| *d == Dim::Const(1))
+                && match &e.kind {
+                    ExprKind::Reduce { .. } | ExprKind::Dot { .. } | ExprKind::Transpose(_) => {
+                        false
+                    }
+                    ExprKind::Const(_)
+                    | ExprKind::Param(_)
+                    | ExprKind::DimValue(_)
+                    | ExprKind::BlockId(_)
+                    | ExprKind::GridSize(_)
+                    | ExprKind::Iota(_)
+                    | ExprKind::Local(_)
+                    | ExprKind::Load { .. }
+                    | ExprKind::Unary(..)
+                    | ExprKind::Binary(..)
+                    | ExprKind::Cast(_)
+                    | ExprKind::Bitcast(_)
+                    | ExprKind::Select(..) => true,
+                    ExprKind::Builtin(b, _) => !b.is_tandem(),
+                }
+        })
+    }
+
     /// `x / y` on f32, correctly rounded.
     pub(super) fn exact_div(&mut self, x: H, y: H) -> H {
+        if let Some(&r) = self.exact.recips.get(&y) {
+            let f = match self.exact.div_by {
+                Some(f) => f,
+                None => {
+                    let args = [Scalar::F32, Scalar::F32, Scalar::F64];
+                    let f = self.bits_fn("exact_div_by", &args, Scalar::F32, |lw, a| {
+                        exact::div_by_recip(lw, a[0], a[1], a[2])
+                    });
+                    self.exact.div_by = Some(f);
+                    f
+                }
+            };
+            return self.call(f, vec![x, y, r]);
+        }
         let f = match self.exact.div {
             Some(f) => f,
             None => {
@@ -33,7 +141,7 @@ impl<'k> Lower<'k> {
                     (false, ..) => {
                         self.exact_fn("exact_div", 2, |lw, args| exact::div(lw, args[0], args[1]))
                     }
-                    (true, DivCheck::Recip, true) => self.exact_fn("exact_div", 2, |lw, args| {
+                    _ if self.recip_div() => self.exact_fn("exact_div", 2, |lw, args| {
                         exact::div_recip(lw, args[0], args[1])
                     }),
                     (true, DivCheck::F32, _) => self.exact_fn("exact_div", 2, |lw, args| {
@@ -95,10 +203,11 @@ impl<'k> Lower<'k> {
         self.bits_fn(name, &args[..arity as usize], Scalar::F32, body)
     }
 
-    /// Builds a function of arguments of the types `args` (f32 or u32)
-    /// returning `ret` (f32 or u32), whose body `body` computes the
-    /// result's bits from the arguments' bits (u32 values). It is built
-    /// with this lowering's own helpers, on a swapped-in function.
+    /// Builds a function of arguments of the types `args` (f32, u32 or
+    /// f64) returning `ret` (the same), whose body `body` computes the
+    /// result's bits from the arguments' bits (u32 values; an f64 is
+    /// passed and returned as it is). It is built with this lowering's own
+    /// helpers, on a swapped-in function.
     pub(super) fn bits_fn(
         &mut self,
         name: &str,
@@ -106,26 +215,40 @@ impl<'k> Lower<'k> {
         ret: Scalar,
         body: impl FnOnce(&mut Self, &[H]) -> H,
     ) -> Handle<Function> {
-        let names = ["a", "b"];
+        let names = ["a", "b", "c"];
+        let mut ty = |s: Scalar| match s {
+            Scalar::F64 => self.m.types.insert(
+                Type {
+                    name: None,
+                    inner: TypeInner::Scalar(NScalar::F64),
+                },
+                Span::UNDEFINED,
+            ),
+            s => self.types[&s],
+        };
+        let arg_tys: Vec<_> = args.iter().map(|s| ty(*s)).collect();
+        let ret_ty = ty(ret);
         let func = Function {
             name: Some(name.into()),
-            arguments: args
+            arguments: arg_tys
                 .iter()
                 .enumerate()
-                .map(|(i, s)| FunctionArgument {
+                .map(|(i, ty)| FunctionArgument {
                     name: Some(names[i].into()),
-                    ty: self.types[s],
+                    ty: *ty,
                     binding: None,
                 })
                 .collect(),
             result: Some(FunctionResult {
-                ty: self.types[&ret],
+                ty: ret_ty,
                 binding: None,
             }),
             ..Default::default()
         };
         let outer_f = std::mem::replace(&mut self.f, func);
         let outer_cur = std::mem::take(&mut self.cur);
+        // Handles of the outer function mean nothing in this one.
+        let outer_recips = std::mem::take(&mut self.exact.recips);
         let bits: Vec<H> = args
             .iter()
             .enumerate()
@@ -147,6 +270,7 @@ impl<'k> Lower<'k> {
         self.cur.push(Statement::Return { value: Some(value) });
         let mut func = std::mem::replace(&mut self.f, outer_f);
         func.body = Block::from_vec(std::mem::replace(&mut self.cur, outer_cur));
+        self.exact.recips = outer_recips;
         self.m.functions.append(func, Span::UNDEFINED)
     }
 }

@@ -182,7 +182,7 @@ impl<'k> Lower<'k> {
             }
             stack.extend(e.kind.operands());
         }
-        Ok(())
+        self.share_divisors(root, cache)
     }
 
     /// The position within a node of `shape` read at tile position `pos`:

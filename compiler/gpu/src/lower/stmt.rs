@@ -111,6 +111,7 @@ impl<'k> Lower<'k> {
                 None => self.stmt(s)?,
             }
             self.coop.clear();
+            self.exact.recips.clear();
             let value = s.value().expect("loops are handled above");
             if self.tandem.notes.len() == noted && super::tandem_draw::has_words(self.k, value) {
                 self.tandem.note(
