@@ -143,3 +143,41 @@ fn a_row_uniform_division_in_a_store_is_computed_once_per_row() {
     let x = c.plan.values.iter().find(|v| v.name == "x").expect("x");
     assert_eq!(x.home, Home::Inline, "{}", c.explain());
 }
+
+/// Where exact `/` goes through a checked reciprocal (devices with f64 and
+/// 64-bit integers), the plan shares each divisor that has one value at
+/// every element of its statement: the row's sum at one row a block, and
+/// dropout's `1 - p`; the emitter computes their reciprocals once, and
+/// `--explain` says so. A sum over two rows differs along the tile, and
+/// the f64 check has no reciprocal to share.
+#[test]
+fn a_division_by_a_shared_divisor_takes_its_reciprocal_once() {
+    let (p, _) = spellings("softmax.ph");
+    let compile = |r: i64, check: phobos_gpu::DivCheck| {
+        let k = p
+            .kernel("div_triton", &[("R".to_string(), r)])
+            .expect("checks");
+        let mut o = phobos_gpu::GpuOptions::for_kernel(&k);
+        o.wide_div = true;
+        o.int64 = true;
+        o.knobs.div_check = check;
+        phobos_gpu::compile(&k, &o).expect("lowers")
+    };
+    let c = compile(1, phobos_gpu::DivCheck::Recip);
+    assert_eq!(c.plan.divisors.len(), 2, "{}", c.explain());
+    assert!(
+        c.explain()
+            .contains("2 exact `/` by a value the same at every element"),
+        "{}",
+        c.explain()
+    );
+    let wgsl = c.wgsl();
+    assert!(wgsl.contains("fn exact_recip(") && wgsl.contains("fn exact_div_by("));
+    assert!(!wgsl.contains("fn exact_div("), "every division shares its divisor");
+    let c = compile(2, phobos_gpu::DivCheck::Recip);
+    assert_eq!(c.plan.divisors.len(), 1, "{}", c.explain());
+    assert!(c.wgsl().contains("fn exact_div("));
+    let c = compile(1, phobos_gpu::DivCheck::F64);
+    assert!(c.plan.divisors.is_empty(), "{}", c.explain());
+    assert!(!c.wgsl().contains("exact_recip"));
+}

@@ -6,13 +6,13 @@
 
 use super::{H, Lower};
 use crate::exact::{self, BitsOps, IntOps, WideOps};
-use crate::{DivCheck, LowerError, Precision};
+use crate::{DivCheck, LowerError};
 use naga::{
     BinaryOperator as B, Block, Expression, Function, FunctionArgument, FunctionResult, Handle,
     Literal, MathFunction, Scalar as NScalar, ScalarKind, Span, Statement, Type, TypeInner,
 };
-use phobos_core::ir::{BinOp, ExprId, ExprKind};
-use phobos_core::types::{Dim, Scalar, Value};
+use phobos_core::ir::ExprId;
+use phobos_core::types::{Scalar, Value};
 use std::collections::HashMap;
 
 /// The two functions exact mode may call, created on first use.
@@ -34,40 +34,26 @@ pub(super) struct ExactFns {
 }
 
 impl<'k> Lower<'k> {
-    /// Whether exact `/` goes through a reciprocal (`exact::div_recip`).
-    fn recip_div(&self) -> bool {
-        self.options.wide_div
-            && self.options.knobs.div_check == DivCheck::Recip
-            && self.options.int64
-    }
-
-    /// The reciprocal of each exact f32 division's divisor under `root`
-    /// that is the same at every element (a scalar, or a node whose every
-    /// extent is 1 with no reduction or product below), computed once
-    /// here, before the statement's loop: its quotients then pay only the
-    /// dividend's share (`exact::div_by_recip`). Same bits.
+    /// The reciprocal of each divisor under `root` that the plan shares
+    /// (`plan::divisors`), computed once here, before the statement's
+    /// loop: its quotients then pay only the dividend's share
+    /// (`exact::div_by_recip`). Same bits.
     pub(super) fn share_divisors(
         &mut self,
         root: ExprId,
         cache: &mut HashMap<ExprId, H>,
     ) -> Result<(), LowerError> {
-        if !self.recip_div()
-            || self.options.precision != Precision::Exact
-            || self.options.knobs.ablate_div
-        {
+        if self.plan.divisors.is_empty() {
             return Ok(());
         }
         for id in self.k.reachable(root) {
-            let ExprKind::Binary(BinOp::Div, _, b) = self.k.exprs[id].kind else {
-                continue;
-            };
-            if self.k.exprs[b].ty != Scalar::F32 || !self.same_everywhere(b) {
+            if !self.plan.divisors.iter().any(|d| d.divisor == id) {
                 continue;
             }
-            let zeros: Vec<H> = (0..self.k.exprs[b].shape.len())
+            let zeros: Vec<H> = (0..self.k.exprs[id].shape.len())
                 .map(|_| self.u32c(0))
                 .collect();
-            let y = self.node(b, &zeros, cache)?;
+            let y = self.node(id, &zeros, cache)?;
             if self.exact.recips.contains_key(&y) {
                 continue;
             }
@@ -85,36 +71,6 @@ impl<'k> Lower<'k> {
             self.exact.recips.insert(y, r);
         }
         Ok(())
-    }
-
-    /// Whether node `id` has one value at every position: every node below
-    /// it has extents of 1 only, and none is a reduction, product or
-    /// transpose (computed by the workgroup, not per element) or Tandem
-    /// word (taken as the statement's draw strategy says).
-    fn same_everywhere(&self, id: ExprId) -> bool {
-        self.k.reachable(id).into_iter().all(|n| {
-            let e = &self.k.exprs[n];
-            e.shape.iter().all(|d| *d == Dim::Const(1))
-                && match &e.kind {
-                    ExprKind::Reduce { .. } | ExprKind::Dot { .. } | ExprKind::Transpose(_) => {
-                        false
-                    }
-                    ExprKind::Const(_)
-                    | ExprKind::Param(_)
-                    | ExprKind::DimValue(_)
-                    | ExprKind::BlockId(_)
-                    | ExprKind::GridSize(_)
-                    | ExprKind::Iota(_)
-                    | ExprKind::Local(_)
-                    | ExprKind::Load { .. }
-                    | ExprKind::Unary(..)
-                    | ExprKind::Binary(..)
-                    | ExprKind::Cast(_)
-                    | ExprKind::Bitcast(_)
-                    | ExprKind::Select(..) => true,
-                    ExprKind::Builtin(b, _) => !b.is_tandem(),
-                }
-        })
     }
 
     /// `x / y` on f32, correctly rounded.
@@ -141,7 +97,7 @@ impl<'k> Lower<'k> {
                     (false, ..) => {
                         self.exact_fn("exact_div", 2, |lw, args| exact::div(lw, args[0], args[1]))
                     }
-                    _ if self.recip_div() => self.exact_fn("exact_div", 2, |lw, args| {
+                    (true, DivCheck::Recip, true) => self.exact_fn("exact_div", 2, |lw, args| {
                         exact::div_recip(lw, args[0], args[1])
                     }),
                     (true, DivCheck::F32, _) => self.exact_fn("exact_div", 2, |lw, args| {

@@ -386,6 +386,7 @@ pub(crate) fn lower_noted(
         loops: &plan.loops,
         folds: &plan.folds,
         vec4: &plan.vec4,
+        divisors: &plan.divisors,
     };
     let lowered = match lower_packed(planned, options, splits, packed)? {
         Some(l) => l,
@@ -411,6 +412,7 @@ struct Planned<'p> {
     loops: &'p [crate::plan::LoopPlan],
     folds: &'p [crate::plan::Fold],
     vec4: &'p [bool],
+    divisors: &'p [crate::plan::SharedDivisor],
 }
 
 /// What one emission gives ([`Lowered`] but for the plan it followed).

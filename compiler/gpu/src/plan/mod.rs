@@ -17,6 +17,7 @@
 //! is computed, and a `var` that names it moves only to readers at its own
 //! positions (`values.rs`).
 
+pub mod divisors;
 pub mod folds;
 pub mod hoist;
 pub mod loops;
@@ -25,6 +26,7 @@ pub mod values;
 pub mod versions;
 
 use crate::{GpuOptions, LowerError};
+pub use divisors::SharedDivisor;
 pub use folds::Fold;
 pub use hoist::Hoisted;
 pub use loops::LoopPlan;
@@ -61,6 +63,9 @@ pub struct Plan {
     /// The tensors (by parameter index) bound as `array<vec4<T>>`, moved
     /// 16 bytes at a time by some store or load ([`stores::vec4_tensors`]).
     pub vec4: Vec<bool>,
+    /// The exact divisions' divisors whose reciprocal a statement computes
+    /// once, not once per element ([`divisors`]).
+    pub divisors: Vec<SharedDivisor>,
 }
 
 /// Where the plan keeps a `let` or `var` tile in workgroup memory and its
@@ -177,6 +182,7 @@ pub fn plan(kernel: &Kernel, options: &GpuOptions) -> Result<Plan, LowerError> {
         stores: stores::plan(&planned, options),
         loops: loops::plan(&planned, &folds),
         vec4: stores::vec4_tensors(&planned),
+        divisors: divisors::plan(&planned, options),
         folds,
         kernel: planned,
         values,
@@ -394,7 +400,24 @@ pub fn explain(compiled: &crate::Compiled) -> String {
         .iter()
         .filter(|st| !st.groups)
         .map(|st| format!("statement {}: stored {}", st.stmt + 1, st.why));
-    let mut lines: Vec<String> = refused.chain(compiled.notes.iter().cloned()).collect();
+    let mut shared: Vec<(usize, usize)> = Vec::new();
+    for d in &compiled.plan.divisors {
+        match shared.last_mut() {
+            Some((stmt, n)) if *stmt == d.stmt => *n += 1,
+            _ => shared.push((d.stmt, 1)),
+        }
+    }
+    let shared = shared.into_iter().map(|(stmt, n)| {
+        format!(
+            "statement {}: {n} exact `/` by a value the same at every element: the divisor's \
+             reciprocal is computed once, before the statement's loop",
+            stmt + 1
+        )
+    });
+    let mut lines: Vec<String> = refused
+        .chain(shared)
+        .chain(compiled.notes.iter().cloned())
+        .collect();
     // In statement order; the notes about the whole kernel first.
     lines.sort_by_key(|l| {
         l.strip_prefix("statement ")
