@@ -2,7 +2,7 @@
 # Session 22, first call (issue 28): exact `/` by a divisor the same at
 # every element of a statement (softmax's row sum, dropout's 1 - p) with
 # the divisor's share computed once before the statement's loop
-# (`Lower::share_divisors`; target/dev/phobosc, HEAD) against the same
+# (`plan::divisors`, `Lower::share_divisors`; target/dev/phobosc, HEAD) against the same
 # check per element (target/dev/phobosc-prev, 4cd15af, the reciprocal
 # check's default) in one call: the ceiling; the division's bits; exact
 # softmax and layer norm spellings and the unseen and chunked ones at rows
