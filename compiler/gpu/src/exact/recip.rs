@@ -95,14 +95,15 @@ pub(crate) fn div_by_recip<O: BitsOps>(o: &mut O, a: O::V, b: O::V, recip: O::D)
     let wa = o.widen(aa);
     let q = o.d_mul(wa, recip);
 
-    // 3. Its f32 rounding, from the bits.
+    // 3. Its f32 rounding, from the bits. `Q` is positive, so its high
+    // word is its exponent field (11 bits) and top 20 fraction bits. The
+    // field is in [897, 1150] where `hi - 897 * 2^20` (wrapping) is below
+    // `254 * 2^20`.
     let (hi, lo) = o.d_words(q);
-    let c20 = o.c(20);
-    let e64 = o.shr(hi, c20);
-    let c897 = o.c(897);
-    let e32 = o.sub(e64, c897);
-    let c254 = o.c(254);
-    let ok_e = o.lt(e32, c254);
+    let lowest = o.c(897 << 20);
+    let above = o.sub(hi, lowest);
+    let span = o.c(254 << 20);
+    let ok_e = o.lt(above, span);
     let low_mask = o.c((1 << 29) - 1);
     let m = o.and(lo, low_mask);
     // |m - 2^28| > 8: m - 2^28 + 8 (wrapping) is at least 17.
@@ -110,21 +111,21 @@ pub(crate) fn div_by_recip<O: BitsOps>(o: &mut O, a: O::V, b: O::V, recip: O::D)
     let dist = o.add(m, off);
     let c16 = o.c(16);
     let ok_m = o.lt(c16, dist);
-    let c1 = o.c(1);
-    let biased = o.add(e32, c1);
-    let c23 = o.c(23);
-    let ebits = o.shl(biased, c23);
-    let frac_mask = o.c(0x000f_ffff);
-    let frac_hi = o.and(hi, frac_mask);
+    // The f32 truncation: the exponent field less 896 (in [1, 254], 8
+    // bits) and 20 fraction bits, shifted up 3 past the field's 3 clear
+    // top bits, then `lo`'s top 3 bits; plus one where the dropped 29 bits
+    // are at least 2^28.
+    let unit = o.c(1 << 20);
+    let rebased = o.add(above, unit);
     let c3 = o.c(3);
-    let frac_hi = o.shl(frac_hi, c3);
+    let top = o.shl(rebased, c3);
     let c29 = o.c(29);
     let frac_lo = o.shr(lo, c29);
     let c28 = o.c(28);
     let round = o.shr(lo, c28);
+    let c1 = o.c(1);
     let round = o.and(round, c1);
-    let bits = o.or(ebits, frac_hi);
-    let bits = o.or(bits, frac_lo);
+    let bits = o.or(top, frac_lo);
     let bits = o.add(bits, round);
 
     let ok = o.band(ok_e, ok_m);
