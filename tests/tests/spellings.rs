@@ -173,7 +173,10 @@ fn a_division_by_a_shared_divisor_takes_its_reciprocal_once() {
     );
     let wgsl = c.wgsl();
     assert!(wgsl.contains("fn exact_recip(") && wgsl.contains("fn exact_div_by("));
-    assert!(!wgsl.contains("fn exact_div("), "every division shares its divisor");
+    assert!(
+        !wgsl.contains("fn exact_div("),
+        "every division shares its divisor"
+    );
     let c = compile(2, phobos_gpu::DivCheck::Recip);
     assert_eq!(c.plan.divisors.len(), 1, "{}", c.explain());
     assert!(c.wgsl().contains("fn exact_div("));
