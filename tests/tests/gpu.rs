@@ -278,6 +278,21 @@ fn a_callers_buffer_beyond_one_binding_holding_a_small_tensor_runs() {
     assert_eq!(got, want);
 }
 
+/// A GPU with f64 whose exact `/` and `sqrt` take the checked paths (what
+/// the H200 runs), or `None` (said on stderr) where there is none.
+fn wide_gpu() -> Option<Gpu> {
+    if !gpu_available() {
+        return None;
+    }
+    let gpu = Gpu::new().unwrap();
+    if !gpu.device().features().contains(wgpu::Features::SHADER_F64) {
+        eprintln!("skipped: {} has no f64", gpu.describe());
+        return None;
+    }
+    gpu.set_wide_checks(Some(true));
+    Some(gpu)
+}
+
 /// Edge f32 bit patterns for the division and square-root tests: zeros,
 /// subnormals, the normal boundary, values around 1, the largest finite,
 /// infinity, NaNs and far exponents.
@@ -309,15 +324,9 @@ const EDGES: [u32; 19] = [
 /// values and random bit patterns, against the interpreter.
 #[test]
 fn checked_division_and_sqrt_match_the_interpreter() {
-    if !gpu_available() {
+    let Some(gpu) = wide_gpu() else {
         return;
-    }
-    let gpu = Gpu::new().unwrap();
-    if !gpu.device().features().contains(wgpu::Features::SHADER_F64) {
-        eprintln!("skipped: {} has no f64", gpu.describe());
-        return;
-    }
-    gpu.set_wide_checks(Some(true));
+    };
     let k = kernel(
         "kernel t(X: tensor<f32>[N], Z: tensor<f32>[N], Q: tensor<f32>[N], S: tensor<f32>[N]) {\n  Q = X / Z\n  S = sqrt(X)\n}",
         "t",
@@ -401,15 +410,9 @@ fn checked_division_and_sqrt_match_the_interpreter() {
 /// interpreter, with each check.
 #[test]
 fn division_by_a_shared_divisor_matches_the_interpreter() {
-    if !gpu_available() {
+    let Some(gpu) = wide_gpu() else {
         return;
-    }
-    let gpu = Gpu::new().unwrap();
-    if !gpu.device().features().contains(wgpu::Features::SHADER_F64) {
-        eprintln!("skipped: {} has no f64", gpu.describe());
-        return;
-    }
-    gpu.set_wide_checks(Some(true));
+    };
     let k = kernel(
         "kernel t(X: tensor<f32>[M, N], Z: tensor<f32>[M, 1], Q: tensor<f32>[M, N]) {\n  \
          let r = ctx.block.x\n  Q[r :+ 1, :] = X[r :+ 1, :] / Z[r :+ 1, :]\n}",
