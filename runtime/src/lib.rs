@@ -107,6 +107,11 @@ pub struct Provenance {
     pub lowering: Vec<String>,
     /// Invocations per workgroup, on the GPU.
     pub workgroup_size: Option<u32>,
+    /// On the GPU, the plan of the module that ran, as `phobosc build
+    /// --explain` prints it but for this device's options (its limits,
+    /// f64 and 64-bit integers, subgroups): where each value lives, how
+    /// each statement is stored and its draws taken, the workgroup memory.
+    pub plan: Option<String>,
     /// How the configuration was chosen (the launch heuristic, the caller,
     /// or the tuner) and whether the tuning cache served it.
     pub tuning: tune::Tuning,
@@ -319,6 +324,7 @@ pub fn launch_streaming(
         cache_hit: None,
         lowering: passed_over.into_iter().collect(),
         workgroup_size: None,
+        plan: None,
         tuning: tune::Tuning::default(),
     };
     let generated = streaming
@@ -360,6 +366,7 @@ pub fn launch_streaming(
                     prov.cache_hit = Some(run.cache_hit);
                     prov.lowering = run.notes;
                     prov.workgroup_size = Some(run.workgroup_size);
+                    prov.plan = Some(run.plan.to_string());
                     return Ok((prov, Some(resident)));
                 }
                 // Refused before anything was uploaded: the same bits from

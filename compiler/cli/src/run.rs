@@ -59,6 +59,13 @@ pub struct RunArgs {
     /// Print provenance and per-output statistics as JSON on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Print the plan of the GPU module that ran, for this device and the
+    /// configuration launched: where each value lives and why, how each
+    /// statement is stored and its Tandem draws taken, the workgroup
+    /// memory item by item (`phobosc build --explain` prints it for
+    /// WebGPU's default limits instead).
+    #[arg(long)]
+    pub explain: bool,
     /// Print where the time went (device open, inputs, upload or generate,
     /// compile, kernel, read-back, writing, checks; `results` when saved
     /// outputs are written from the GPU while the checks run) on stderr.
@@ -95,6 +102,7 @@ impl RunArgs {
             threads,
             devices: None,
             json: true,
+            explain: false,
             verbose: false,
         }
     }
@@ -338,6 +346,10 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
             }).collect::<serde_json::Map<_, _>>(),
             "checks": checks.iter().map(|c| json!({"name": c.name, "holds": c.holds, "total": c.total, "backend": c.backend.name(), "fallback": c.fallback})).collect::<Vec<_>>(),
         });
+        let mut report = report;
+        if a.explain {
+            report["plan"] = json!(prov.plan);
+        }
         return emit(&format!("{}\n", serde_json::to_string_pretty(&report)?));
     }
     let mut out = format!("kernel     {name}\n");
@@ -377,7 +389,24 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
             let _ = writeln!(out, "  (ran on the interpreter: {why})");
         }
     }
+    if a.explain {
+        out.push('\n');
+        out.push_str(&explained(&prov));
+    }
     emit(&out)
+}
+
+/// `--explain`'s text: the plan of the GPU module that ran, or why there
+/// is none.
+fn explained(prov: &Provenance) -> String {
+    match &prov.plan {
+        Some(plan) => format!("plan of the module that ran ({}):\n{plan}", prov.device),
+        None => format!(
+            "plan: none, since the kernel ran on the {} backend; the plan is the GPU \
+             lowering's (`--backend gpu`, or `phobosc build --explain` for WebGPU's limits)\n",
+            prov.backend.name()
+        ),
+    }
 }
 
 /// Finishes the `--output` files the read-back wrote, and writes from the

@@ -113,3 +113,55 @@ fn provenance_names_each_draw_path_and_bits_agree() {
         assert_eq!(gpu_bytes, interp_bytes, "{kernel}: the GPU's bits");
     }
 }
+
+/// `phobosc run --explain` prints the plan of the GPU module that ran,
+/// with this device's choices (the draws' path, the workgroup size
+/// launched), in text and in the JSON; on the CPU backend it says there
+/// is none and why.
+#[test]
+fn run_explain_prints_the_plan_of_the_module_that_ran() {
+    if !gpu_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("k.ph"), KERNELS).unwrap();
+    let run = |backend: &str, json: bool| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_phobosc"));
+        c.args(["run", dir.path().join("k.ph").to_str().unwrap()])
+            .args(["--kernel", "stepped", "--dim", "M=9", "--arg", "key=5"])
+            .args(["--backend", backend, "--no-tune", "--explain"]);
+        if json {
+            c.arg("--json");
+        }
+        let o = c.output().expect("runs phobosc");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).expect("UTF-8")
+    };
+    let text = run("gpu", false);
+    let plan = text
+        .split_once("plan of the module that ran (")
+        .unwrap_or_else(|| panic!("no plan in:\n{text}"))
+        .1;
+    for want in [
+        "kernel stepped [R=4]: ",
+        "values:",
+        "statement 2: Tandem draws stepped",
+        "workgroup memory: ",
+    ] {
+        assert!(plan.contains(want), "`{want}` missing from:\n{plan}");
+    }
+    let json: serde_json::Value = serde_json::from_str(&run("gpu", true)).expect("JSON");
+    let wg = json["provenance"]["workgroup_size"]
+        .as_u64()
+        .expect("a size");
+    let plan = json["plan"].as_str().expect("the plan");
+    assert!(
+        plan.contains(&format!(": {wg} invocations a workgroup")),
+        "the plan of {wg} invocations:\n{plan}"
+    );
+    let text = run("cpu", false);
+    assert!(
+        text.contains("plan: none, since the kernel ran on the cpu backend"),
+        "{text}"
+    );
+}

@@ -503,6 +503,7 @@ impl Gpu {
             build_phases: (!cache_hit).then_some(pipeline.phases),
             cache_hit,
             notes: pipeline.notes.clone(),
+            plan: pipeline.plan.clone(),
             workgroup_size: pipeline.workgroup_size,
         })
     }
@@ -597,6 +598,7 @@ impl Gpu {
             build_phases: prepared.build_phases,
             cache_hit: prepared.cache_hit,
             notes: prepared.notes.clone(),
+            plan: prepared.pipeline.plan.clone(),
             workgroup_size: prepared.workgroup_size,
         };
         Ok((

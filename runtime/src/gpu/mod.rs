@@ -203,6 +203,9 @@ pub struct GpuRun {
     /// How the lowering took the kernel's Tandem draws (stepped, staged or
     /// direct, and why a slower path).
     pub notes: Vec<String>,
+    /// The plan of the module that ran (`phobos_gpu::Compiled::explain`,
+    /// for this device's options).
+    pub plan: std::sync::Arc<str>,
     /// Invocations per workgroup.
     pub workgroup_size: u32,
 }

@@ -17,6 +17,10 @@ pub(crate) struct Pipeline {
     pub phases: BuildPhases,
     /// How the lowering took the kernel's Tandem draws (`Compiled::notes`).
     pub notes: Vec<String>,
+    /// The plan this pipeline's module follows, as `phobosc build
+    /// --explain` prints it (`Compiled::explain`), for this device's
+    /// options.
+    pub plan: std::sync::Arc<str>,
     /// Invocations per workgroup.
     pub workgroup_size: u32,
     /// `Compiled::blocks_per_workgroup`.
@@ -224,12 +228,14 @@ impl Pipeline {
             pipeline_ms: ms(moduled, built),
         };
         gpu.note_pipeline_built(key_words.as_deref());
+        let plan = compiled.explain().into();
         Ok(Pipeline {
             pipeline,
             layout,
             bindings: compiled.layout,
             build_ms: ms(started, built),
             phases,
+            plan,
             notes: compiled.notes,
             workgroup_size,
             blocks_per_workgroup: compiled.blocks_per_workgroup,

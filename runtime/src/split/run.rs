@@ -330,6 +330,7 @@ pub(super) fn run(
             cache_hit: None,
             lowering: notes,
             workgroup_size: None,
+            plan: None,
             tuning: crate::tune::Tuning::default(),
         },
         axis,
