@@ -30,8 +30,10 @@ class Run:
     def provenance(self) -> Dict[str, Any]:
         """backend, device, threads, precision, config, dims, grid,
         tuning_cache, tuning, workgroup_size, compile_ms,
-        compile_cache_hit, lowering, and split (None, or with `devices=`
-        the split axis and each device's blocks, weight and time)."""
+        compile_cache_hit, lowering, plan (on the GPU, the plan of the
+        module that ran, as `phobosc run --explain` prints it; else None),
+        and split (None, or with `devices=` the split axis and each
+        device's blocks, weight and time)."""
     def figure(self, name: Optional[str] = None) -> Figure:
         """`figure(self.outputs[name], name)`; `name` may be left out when
         the kernel stores one tensor."""

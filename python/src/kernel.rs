@@ -756,6 +756,9 @@ fn provenance<'py>(
     d.set_item("compile_ms", p.compile_ms)?;
     d.set_item("compile_cache_hit", p.cache_hit)?;
     d.set_item("lowering", &p.lowering)?;
+    // `phobosc run --explain`'s plan: on the GPU, that of the module that
+    // ran; else None.
+    d.set_item("plan", &p.plan)?;
     Ok(d)
 }
 

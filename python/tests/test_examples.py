@@ -75,6 +75,8 @@ def test_bits_on_the_gpu_equal_the_cli(gpu, phobosc, tmp_path, path, name):
     want = cli_outputs(phobosc, tmp_path, path, kernel, args, "cpu")
     run = kernel.run(**args, backend="gpu", tune=False)
     assert run.provenance["backend"] == "gpu"
+    # The plan of the module that ran, as `phobosc run --explain` prints it.
+    assert run.provenance["plan"].startswith(f"kernel {name} ")
     for out, expected in want.items():
         assert same_bits(run.outputs[out], expected), out
 
