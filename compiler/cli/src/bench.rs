@@ -109,6 +109,9 @@ pub fn bench(a: &BenchArgs) -> Result<ExitCode> {
         "lowering": first.lowering,
     });
     times.add_to(&mut report);
+    if a.run.explain {
+        report["plan"] = json!(first.plan);
+    }
     if a.run.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -139,6 +142,9 @@ pub fn bench(a: &BenchArgs) -> Result<ExitCode> {
                 .compile_ms
                 .map_or(String::new(), |ms| format!(", compiled in {ms:.2} ms")),
         );
+        if a.run.explain {
+            print!("{}", crate::run::explained(&first));
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -209,6 +215,9 @@ fn bench_split(
             },
         });
         times.add_to(&mut report);
+        if a.run.explain {
+            report["plan"] = serde_json::Value::Null;
+        }
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         println!(
@@ -238,6 +247,9 @@ fn bench_split(
                 p.median() * 1e3,
                 p.timing
             );
+        }
+        if a.run.explain {
+            print!("{}", crate::run::explained(&first));
         }
     }
     Ok(ExitCode::SUCCESS)

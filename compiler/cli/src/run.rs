@@ -398,9 +398,12 @@ fn run_timed(a: &RunArgs) -> Result<ExitCode> {
 
 /// `--explain`'s text: the plan of the GPU module that ran, or why there
 /// is none.
-fn explained(prov: &Provenance) -> String {
+pub(crate) fn explained(prov: &Provenance) -> String {
     match &prov.plan {
         Some(plan) => format!("plan of the module that ran ({}):\n{plan}", prov.device),
+        None if prov.device.starts_with("split over") => "plan: none for a launch split over \
+             several devices (each plans its own part); run on one device to see its plan\n"
+            .to_string(),
         None => format!(
             "plan: none, since the kernel ran on the {} backend; the plan is the GPU \
              lowering's (`--backend gpu`, or `phobosc build --explain` for WebGPU's limits)\n",

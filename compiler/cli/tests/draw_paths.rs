@@ -114,10 +114,10 @@ fn provenance_names_each_draw_path_and_bits_agree() {
     }
 }
 
-/// `phobosc run --explain` prints the plan of the GPU module that ran,
-/// with this device's choices (the draws' path, the workgroup size
-/// launched), in text and in the JSON; on the CPU backend it says there
-/// is none and why.
+/// `phobosc run --explain` (and `bench --explain`) prints the plan of the
+/// GPU module that ran, with this device's choices (the draws' path, the
+/// workgroup size launched), in text and in the JSON; on the CPU backend
+/// it says there is none and why.
 #[test]
 fn run_explain_prints_the_plan_of_the_module_that_ran() {
     if !gpu_available() {
@@ -162,6 +162,19 @@ fn run_explain_prints_the_plan_of_the_module_that_ran() {
     let text = run("cpu", false);
     assert!(
         text.contains("plan: none, since the kernel ran on the cpu backend"),
+        "{text}"
+    );
+    // `bench` takes `run`'s flags, `--explain` among them.
+    let o = Command::new(env!("CARGO_BIN_EXE_phobosc"))
+        .args(["bench", dir.path().join("k.ph").to_str().unwrap()])
+        .args(["--kernel", "stepped", "--dim", "M=9", "--arg", "key=5"])
+        .args(["--backend", "gpu", "--no-tune", "--runs", "1", "--explain"])
+        .output()
+        .expect("runs phobosc");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).expect("UTF-8");
+    assert!(
+        text.contains("plan of the module that ran (") && text.contains("kernel stepped [R=4]: "),
         "{text}"
     );
 }
