@@ -57,16 +57,14 @@ impl<'k> Lower<'k> {
             if self.exact.recips.contains_key(&y) {
                 continue;
             }
-            let f = match self.exact.recip {
-                Some(f) => f,
-                None => {
-                    let f = self.bits_fn("exact_recip", &[Scalar::F32], Scalar::F64, |lw, a| {
+            let f = self.once(
+                |e| &mut e.recip,
+                |lw| {
+                    lw.bits_fn("exact_recip", &[Scalar::F32], Scalar::F64, |lw, a| {
                         exact::recip(lw, a[0])
-                    });
-                    self.exact.recip = Some(f);
-                    f
-                }
-            };
+                    })
+                },
+            );
             let r = self.call(f, vec![y]);
             self.exact.recips.insert(y, r);
         }
@@ -76,61 +74,70 @@ impl<'k> Lower<'k> {
     /// `x / y` on f32, correctly rounded.
     pub(super) fn exact_div(&mut self, x: H, y: H) -> H {
         if let Some(&r) = self.exact.recips.get(&y) {
-            let f = match self.exact.div_by {
-                Some(f) => f,
-                None => {
+            let f = self.once(
+                |e| &mut e.div_by,
+                |lw| {
                     let args = [Scalar::F32, Scalar::F32, Scalar::F64];
-                    let f = self.bits_fn("exact_div_by", &args, Scalar::F32, |lw, a| {
+                    lw.bits_fn("exact_div_by", &args, Scalar::F32, |lw, a| {
                         exact::div_by_recip(lw, a[0], a[1], a[2])
-                    });
-                    self.exact.div_by = Some(f);
-                    f
-                }
-            };
+                    })
+                },
+            );
             return self.call(f, vec![x, y, r]);
         }
-        let f = match self.exact.div {
-            Some(f) => f,
-            None => {
-                let check = self.options.knobs.div_check;
-                let f = match (self.options.wide_div, check, self.options.int64) {
+        let f = self.once(
+            |e| &mut e.div,
+            |lw| {
+                let check = lw.options.knobs.div_check;
+                match (lw.options.wide_div, check, lw.options.int64) {
                     (false, ..) => {
-                        self.exact_fn("exact_div", 2, |lw, args| exact::div(lw, args[0], args[1]))
+                        lw.exact_fn("exact_div", 2, |lw, args| exact::div(lw, args[0], args[1]))
                     }
-                    (true, DivCheck::Recip, true) => self.exact_fn("exact_div", 2, |lw, args| {
+                    (true, DivCheck::Recip, true) => lw.exact_fn("exact_div", 2, |lw, args| {
                         exact::div_recip(lw, args[0], args[1])
                     }),
-                    (true, DivCheck::F32, _) => self.exact_fn("exact_div", 2, |lw, args| {
+                    (true, DivCheck::F32, _) => lw.exact_fn("exact_div", 2, |lw, args| {
                         exact::div_split(lw, args[0], args[1])
                     }),
                     (true, DivCheck::Recip | DivCheck::F64, _) => {
-                        self.exact_fn("exact_div", 2, |lw, args| {
+                        lw.exact_fn("exact_div", 2, |lw, args| {
                             exact::div_wide(lw, args[0], args[1])
                         })
                     }
-                };
-                self.exact.div = Some(f);
-                f
-            }
-        };
+                }
+            },
+        );
         self.call(f, vec![x, y])
     }
 
     /// `sqrt(x)` on f32, correctly rounded.
     pub(super) fn exact_sqrt(&mut self, x: H) -> H {
-        let f = match self.exact.sqrt {
-            Some(f) => f,
-            None => {
-                let f = if self.options.wide_div {
-                    self.exact_fn("exact_sqrt", 1, |lw, args| exact::sqrt_wide(lw, args[0]))
+        let f = self.once(
+            |e| &mut e.sqrt,
+            |lw| {
+                if lw.options.wide_div {
+                    lw.exact_fn("exact_sqrt", 1, |lw, args| exact::sqrt_wide(lw, args[0]))
                 } else {
-                    self.exact_fn("exact_sqrt", 1, |lw, args| exact::sqrt(lw, args[0]))
-                };
-                self.exact.sqrt = Some(f);
-                f
-            }
-        };
+                    lw.exact_fn("exact_sqrt", 1, |lw, args| exact::sqrt(lw, args[0]))
+                }
+            },
+        );
         self.call(f, vec![x])
+    }
+
+    /// The function in `slot` of [`ExactFns`], built by `build` on first
+    /// use.
+    fn once(
+        &mut self,
+        slot: fn(&mut ExactFns) -> &mut Option<Handle<Function>>,
+        build: impl FnOnce(&mut Self) -> Handle<Function>,
+    ) -> Handle<Function> {
+        if let Some(f) = *slot(&mut self.exact) {
+            return f;
+        }
+        let f = build(self);
+        *slot(&mut self.exact) = Some(f);
+        f
     }
 
     pub(super) fn call(&mut self, function: Handle<Function>, arguments: Vec<H>) -> H {
