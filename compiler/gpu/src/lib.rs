@@ -248,7 +248,7 @@ pub enum DivCheck {
     /// A reciprocal in f64, checked once per divisor, and the quotient
     /// rounded from its bits (`exact::div_recip`), where
     /// [`GpuOptions::int64`] allows; else [`DivCheck::F64`]. The default:
-    /// 5-15% faster than `F64` on the H100's exact softmax and layer norm
+    /// 4-15% faster than `F64` on the H100's exact softmax and layer norm
     /// (bench/RESULTS.md, session 22).
     #[default]
     Recip,
