@@ -1,8 +1,12 @@
-//! Exact mode's f32 division and square root: the integer algorithms of
+//! Exact mode's f32 division and square root: the algorithms of
 //! `crate::exact` emitted once per module as naga functions
 //! (`exact_div(a, b)`, `exact_sqrt(a)`) that the entry point calls. With
-//! `GpuOptions::wide_div`, division is `exact::div_wide`: f64 values live
-//! only inside `exact_div`.
+//! `GpuOptions::wide_div`, division is checked in f64 (`DivCheck`: by
+//! default `exact::div_recip`, where `GpuOptions::int64` allows). A divisor
+//! the plan shares (`plan::divisors`) has its reciprocal computed once,
+//! `exact_recip(b)`, and its quotients call `exact_div_by(a, b, r)`: that
+//! f64 is the only one the entry point holds; every other f64 lives inside
+//! these functions.
 
 use super::{H, Lower};
 use crate::exact::{self, BitsOps, IntOps, WideOps};
