@@ -674,6 +674,70 @@ fn example_reductions_take_the_cooperative_path() {
     }
 }
 
+/// A loop that folds each chunk's reduction into an accumulator takes one
+/// barrier an iteration where a row has several subgroups: the levels
+/// above them go through slots whose two halves successive reductions
+/// alternate between (`coop_warp.rs`), so nothing waits after the reads.
+/// The chunked softmax at R = 4 over 256 invocations gives each row 64.
+#[test]
+fn chunked_folds_take_one_barrier_an_iteration() {
+    let p = program(&root().join("examples").join("softmax_dropout_chunked.ph"));
+    let kernel = p
+        .kernel("softmax_dropout_chunked", &[("R".to_string(), 4)])
+        .expect("checks");
+    let kernel = phobos_gpu::specialize(&kernel, &[64, 4096]).into_owned();
+    let options = GpuOptions {
+        subgroup_width: 32,
+        subgroup_layout_known: true,
+        workgroup_memory: 48 * 1024,
+        workgroup_size: 256,
+        ..GpuOptions::for_kernel(&kernel)
+    };
+    let c = compile(&kernel, &options).expect("lowers and validates");
+    let text = wgsl(&c.module, &c.info);
+    // The entry point's loops (exact mode's functions come before it).
+    let entry = &text[text.find("@compute").expect("an entry point")..];
+    std::fs::write(std::env::temp_dir().join("phobos-chunked-folds.wgsl"), &text)
+        .expect("the temporary directory is writable");
+    // The two loops of chunk reductions.
+    let folds: Vec<&str> = loop_bodies(entry)
+        .into_iter()
+        .filter(|l| l.contains("subgroupShuffleXor("))
+        .collect();
+    assert_eq!(folds.len(), 2, "{text}");
+    for body in folds {
+        assert_eq!(body.matches("workgroupBarrier()").count(), 1, "{body}");
+    }
+    assert!(text.contains("var<workgroup> warp_f32"), "{text}");
+}
+
+/// The outermost `loop { .. }` blocks of WGSL text, in order.
+fn loop_bodies(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("loop {") {
+        let body = &rest[at..];
+        let mut depth = 0;
+        let mut end = body.len();
+        for (i, ch) in body.char_indices() {
+            match ch {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = i + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        out.push(&body[..end]);
+        rest = &body[end..];
+    }
+    out
+}
+
 /// The rows' values are kept only within the registers a lane may spend
 /// (64 words): rows of 8192 at R = 4 would need 256.
 #[test]

@@ -21,10 +21,14 @@
 //!
 //! The levels with `s` below the subgroup width `G` of
 //! `GpuOptions::subgroup_width` go through `subgroupShuffleXor(v, s)`, no
-//! memory and no barrier; the others through a workgroup array, one barrier
-//! a level, and item 0 of each row writes the result to a workgroup array of
-//! the reduction's shape, which the statement reads after one more barrier.
-//! With `G = 32` and 64 invocations a row, that is 2 barriers a reduction.
+//! memory and no barrier. Where a row has whole subgroups, at most `G` of
+//! them, the levels above take one barrier (`coop_warp.rs`'s
+//! `across_warps`: each subgroup's node through a workgroup array, then a
+//! last butterfly); otherwise they go through a workgroup array, one
+//! barrier a level. Item 0 of each row writes the result to a workgroup
+//! array of the reduction's shape, which the statement reads after one more
+//! barrier. With `G = 32` and 64 to 1024 invocations a row, that is 2
+//! barriers a reduction.
 //! Subgroups are used only where every one of the block's is `G` lanes
 //! wide in invocation order: the block checks that once at its start
 //! ([`Lower::subgroup_check`], a vote per subgroup made uniform over the
@@ -308,6 +312,14 @@ impl Lower<'_> {
                 let present = lw.partner_present(item, s, items, true);
                 (v, iv) = lw.pair_step(plan.op, plan.elem, (v, iv), (pv, piv), present);
                 s *= 2;
+            }
+            let width = lw.options.subgroup_width;
+            if shuffled == width && plan.per_row > width {
+                // Whole subgroups a row: the levels above them take one
+                // barrier (`coop_warp.rs`).
+                let wm = lw.u32c(width - 1);
+                let lane = lw.binary(B::And, item, wm);
+                return lw.across_warps(plan, (v, iv), (item, lane, row, active), result, scratch);
             }
             lw.finish(plan, (v, iv), (item, row, active), s, result, scratch)
         };

@@ -24,9 +24,17 @@
 //! `G` subgroups: lane 0 of each subgroup writes its node to the workgroup
 //! array, and every subgroup of a row reads the row's nodes back, one a
 //! lane, for a last butterfly (the same in each subgroup, so the shuffles
-//! stay in uniform control flow); item 0 writes the result. With more
+//! stay in uniform control flow); item 0 writes the result. The nodes go
+//! to slots of one value a subgroup, in two halves that successive
+//! reductions alternate between (a function-local flag says which is
+//! next): a reduction writes its half only after every invocation has
+//! passed the barrier of the reduction before it, hence after every read
+//! of the reduction before that, which used the same half. So nothing
+//! waits after the reads, and a fold in a loop (`plan::folds`) takes one
+//! barrier an iteration. With more
 //! subgroups than that they go through the workgroup array, a barrier a
-//! level, as on the own-block path.
+//! level. `coop_reduce.rs`'s own-block path takes the same levels above its
+//! subgroups.
 
 use super::coop_reduce::{Plan, ResultTo};
 use super::{H, Lower};
@@ -260,7 +268,7 @@ impl Lower<'_> {
 
     /// The levels above the subgroup (module doc): lane 0 of each subgroup
     /// holds the node over the subgroup's `G B` elements.
-    fn across_warps(
+    pub(super) fn across_warps(
         &mut self,
         plan: &Plan,
         (v, iv): (H, H),
@@ -294,11 +302,25 @@ impl Lower<'_> {
         }
         let lane0 = self.binary(B::Equal, lane, zero);
         let inv = self.local;
+        // Subgroup `k` of the workgroup writes slot `k` of this half; lane
+        // `j` of each subgroup of a row reads the row's subgroup `j mod
+        // warps`. Where the slots do not fit, the tree's array (one value
+        // per invocation, lane 0's) is read the same way.
+        let gbits = self.u32c(g.trailing_zeros());
+        let (at_own, at_read, arrays) = match self.warp_slots(plan) {
+            Some((half, values, indices)) => {
+                let own = self.binary(B::ShiftRight, inv, gbits);
+                let own = self.binary(B::Add, half, own);
+                (own, half, (values, indices))
+            }
+            None => (inv, zero, (scratch, scratch_index)),
+        };
+        let (values, indices) = arrays;
         let accept = self.nested(|lw| {
-            let ptr = lw.array_ptr(scratch, inv);
+            let ptr = lw.array_ptr(values, at_own);
             lw.var_store(ptr, v);
-            if let Some(si) = scratch_index {
-                let ptr = lw.array_ptr(si, inv);
+            if let Some(si) = indices {
+                let ptr = lw.array_ptr(si, at_own);
                 lw.var_store(ptr, iv);
             }
             Ok(())
@@ -306,17 +328,22 @@ impl Lower<'_> {
         self.if_then(lane0, accept);
         self.cur
             .push(Statement::ControlBarrier(naga::Barrier::WORK_GROUP));
-        // Lane `j` reads subgroup `j mod warps` of the row.
         let rowmask = self.u32c(!(plan.per_row - 1));
         let base = self.binary(B::And, inv, rowmask);
         let wm = self.u32c(warps - 1);
         let j = self.binary(B::And, lane, wm);
         let gc = self.u32c(g);
-        let off = self.binary(B::Multiply, j, gc);
-        let at = self.binary(B::Add, base, off);
-        let ptr = self.array_ptr(scratch, at);
+        let at = if values == scratch {
+            let off = self.binary(B::Multiply, j, gc);
+            self.binary(B::Add, base, off)
+        } else {
+            let first = self.binary(B::ShiftRight, base, gbits);
+            let first = self.binary(B::Add, at_read, first);
+            self.binary(B::Add, first, j)
+        };
+        let ptr = self.array_ptr(values, at);
         let mut v = self.var_load(ptr);
-        let mut iv = match scratch_index {
+        let mut iv = match indices {
             Some(si) => {
                 let ptr = self.array_ptr(si, at);
                 self.var_load(ptr)
@@ -337,5 +364,59 @@ impl Lower<'_> {
         let accept = self.nested(|lw| lw.put_result(result, row, if index { iv } else { v }))?;
         self.if_then(write, accept);
         Ok(())
+    }
+
+    /// The slots of the levels above the subgroups (module doc): two halves
+    /// of one value a subgroup of the workgroup (and one index for
+    /// `argmax`/`argmin`), and the first slot of the half this reduction
+    /// uses, the other half's for the next one. `None` where they would
+    /// not fit in workgroup memory.
+    fn warp_slots(
+        &mut self,
+        plan: &Plan,
+    ) -> Option<(H, Handle<GlobalVariable>, Option<Handle<GlobalVariable>>)> {
+        let per_half = self.block_invocations / self.options.subgroup_width;
+        let slots = |lw: &mut Self, elem: Scalar, index: bool| {
+            if let Some(g) = lw.warp_slots.get(&(elem, index)) {
+                return Some(*g);
+            }
+            let name = if index {
+                "warp_index".to_string()
+            } else {
+                format!("warp_{elem}")
+            };
+            let g = lw.workgroup_array(&name, elem, 2 * per_half)?;
+            lw.warp_slots.insert((elem, index), g);
+            Some(g)
+        };
+        let values = slots(self, plan.elem, false)?;
+        let indices = match plan.op.is_index() {
+            true => Some(slots(self, Scalar::I32, true)?),
+            false => None,
+        };
+        let flag = match self.warp_half {
+            Some(h) => h,
+            None => {
+                let zero = self.u32c(0);
+                let v = self.f.local_variables.append(
+                    naga::LocalVariable {
+                        name: Some("warp_half".into()),
+                        ty: self.u32_ty,
+                        init: Some(zero),
+                    },
+                    naga::Span::UNDEFINED,
+                );
+                let h = self.expr(Expression::LocalVariable(v));
+                self.warp_half = Some(h);
+                h
+            }
+        };
+        let now = self.var_load(flag);
+        let one = self.u32c(1);
+        let next = self.binary(B::ExclusiveOr, now, one);
+        self.var_store(flag, next);
+        let n = self.u32c(per_half);
+        let first = self.binary(B::Multiply, now, n);
+        Some((first, values, indices))
     }
 }

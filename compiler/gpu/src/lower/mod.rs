@@ -96,6 +96,10 @@ struct Lower<'k> {
     /// share for their levels (`coop_reduce.rs`): values by element type,
     /// and `argmax`'s and `argmin`'s indices (`true`).
     tree_buffers: HashMap<(Scalar, bool), Handle<GlobalVariable>>,
+    /// The slots the levels above the subgroups alternate between, and the
+    /// function-local half they use next (`coop_warp.rs`).
+    warp_slots: HashMap<(Scalar, bool), Handle<GlobalVariable>>,
+    warp_half: Option<H>,
     /// Reductions and products of the current statement computed ahead of
     /// it (`coop_reduce.rs`, `dot_ahead.rs`).
     coop: HashMap<ExprId, coop_reduce::Computed>,
@@ -496,6 +500,8 @@ fn lower_packed(
         exact: Default::default(),
         staging: HashMap::new(),
         tree_buffers: HashMap::new(),
+        warp_slots: HashMap::new(),
+        warp_half: None,
         coop: HashMap::new(),
         dot_buffers: HashMap::new(),
         subgroup_id: None,

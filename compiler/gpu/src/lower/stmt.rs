@@ -158,7 +158,9 @@ impl<'k> Lower<'k> {
     /// compiler's own workgroup arrays after its last barrier, and whether
     /// every path through it waits at a barrier. Barriers sit only in
     /// workgroup-uniform control flow, so a branch's barrier is the whole
-    /// workgroup's on that path.
+    /// workgroup's on that path. The slots of the levels above subgroups
+    /// alternate between halves with a barrier inside each use
+    /// (`coop_warp.rs`), so a touch of them needs no barrier after it.
     pub(super) fn scratch_after_barrier(&self, block: &[Statement]) -> (bool, bool) {
         let tiles: Vec<_> = self
             .locals
@@ -167,6 +169,7 @@ impl<'k> Lower<'k> {
                 super::LocalHome::Workgroup(g) => Some(*g),
                 _ => None,
             })
+            .chain(self.warp_slots.values().copied())
             .collect();
         self.scratch_walk(block, &tiles)
     }
