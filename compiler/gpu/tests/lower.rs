@@ -652,6 +652,12 @@ fn example_reductions_take_the_cooperative_path() {
                 "{name}\n{text}"
             );
             assert_eq!(text.contains("workgroupUniformLoad("), subgroups, "{name}");
+            // Each of the two reductions: lanes hold 4 segments of a row of
+            // 4096 over 256 invocations, reduced by one transposing
+            // butterfly (3 + 3 shuffles, not 4 x 5), then the tree over
+            // the segments (2) and over the 8 subgroups (3).
+            let shuffles = text.matches("subgroupShuffleXor(").count();
+            assert_eq!(shuffles, if subgroups { 22 } else { 0 }, "{name}");
             // With subgroups, the values the reductions and the store share
             // stay in each lane's registers (`row_cache.rs`): `X` and
             // `exp(X - m)` for softmax, `X` and `X - mean` for layer norm.
@@ -697,8 +703,11 @@ fn chunked_folds_take_one_barrier_an_iteration() {
     let text = wgsl(&c.module, &c.info);
     // The entry point's loops (exact mode's functions come before it).
     let entry = &text[text.find("@compute").expect("an entry point")..];
-    std::fs::write(std::env::temp_dir().join("phobos-chunked-folds.wgsl"), &text)
-        .expect("the temporary directory is writable");
+    std::fs::write(
+        std::env::temp_dir().join("phobos-chunked-folds.wgsl"),
+        &text,
+    )
+    .expect("the temporary directory is writable");
     // The two loops of chunk reductions.
     let folds: Vec<&str> = loop_bodies(entry)
         .into_iter()

@@ -13,7 +13,11 @@
 //! the segment's node comes out of a butterfly of `subgroupShuffleXor`
 //! whose every lane computes the pair in the tree's order (the lane with
 //! bit `s` clear is the left item), so that all lanes hold it; lane `k`
-//! keeps segment `k`'s. A second butterfly over those nodes gives lane 0
+//! keeps segment `k`'s. Where the row's leaves are all present and a lane
+//! has at most `TRANSPOSE_MAX` segments, their butterflies run as one
+//! (`Lower::transposed`): each level halves the values a lane holds, and
+//! lane `k` ends with segment `k`'s node in fewer shuffles and combines.
+//! A second butterfly over those nodes gives lane 0
 //! the node over the subgroup's `G B` elements, an aligned block of the
 //! pairwise tree, which is exactly what the own-block path holds there.
 //! The module doc of `coop_reduce.rs` says why any invocation may compute
@@ -46,6 +50,10 @@ use std::collections::HashMap;
 
 /// The elements a lane reduces in its registers for one segment.
 pub(super) const LEAF: u32 = 4;
+
+/// The most segments whose butterflies run as one (`Lower::transposed`):
+/// their leaves are computed before it, so a lane holds one value of each.
+const TRANSPOSE_MAX: u32 = 8;
 
 impl Lower<'_> {
     /// Whether `plan` takes this path when the block's subgroups are
@@ -88,56 +96,76 @@ impl Lower<'_> {
         // The lanes' leaves cover the row exactly: every leaf, hence every
         // item a segment's butterfly pairs, is present.
         let full = plan.len.is_multiple_of(LEAF) && plan.per_row * plan.block == plan.len;
-        self.seg_loop(segments, unroll, |lw, k, fixed| {
-            // `Lower::leaf_of`, with the invariant parts hoisted.
-            let seg = lw.binary(B::Add, first_seg, k);
-            let gc = lw.u32c(g);
-            let seg_leaf = lw.binary(B::Multiply, seg, gc);
-            let leaf = lw.binary(B::Add, seg_leaf, lane);
-            let (mut v, mut iv) = lw.leaf(plan, pre, pos, leaf, (k, fixed))?;
-            // The butterfly: every lane ends with the segment's node.
-            let leaves_c = lw.u32c(leaves);
-            let mut s = 1;
-            while s < g {
-                let (pv, piv) = lw.shuffle_pair(plan, v, iv, s);
-                if full && plan.op == ReduceOp::Sum {
-                    // Every pair is present, and IEEE `+` is commutative
-                    // bit for bit, so either lane's order gives the left
-                    // item plus the right one.
-                    v = lw.combine(plan.op, plan.elem, v, pv);
-                    s *= 2;
-                    continue;
-                }
-                let sc = lw.u32c(s);
-                let bit = lw.binary(B::And, lane, sc);
-                let zero = lw.u32c(0);
-                let clear = lw.binary(B::Equal, bit, zero);
-                let (l, li) = (lw.select(clear, v, pv), lw.select(clear, iv, piv));
-                let (r, ri) = (lw.select(clear, pv, v), lw.select(clear, piv, iv));
-                // The right item's first leaf: this leaf with bit `s` set
-                // and the bits below cleared.
-                let present = if full {
-                    lw.lit(phobos_core::types::Value::Bool(true))
-                } else {
-                    let low = lw.u32c(!(s - 1));
-                    let right = lw.binary(B::InclusiveOr, leaf, sc);
-                    let right = lw.binary(B::And, right, low);
-                    lw.binary(B::Less, right, leaves_c)
-                };
-                (v, iv) = lw.pair_step(plan.op, plan.elem, (l, li), (r, ri), present);
-                s *= 2;
-            }
-            let mine = lw.binary(B::Equal, lane, k);
-            let old = lw.var_load(keep_v);
-            let next = lw.select(mine, v, old);
-            lw.var_store(keep_v, next);
+        if full && segments <= TRANSPOSE_MAX {
+            // Every segment's leaf first, then one transposing butterfly
+            // for all of them (`transposed`).
+            let mut nodes = Vec::new();
+            self.seg_loop(segments, true, |lw, k, fixed| {
+                let seg = lw.binary(B::Add, first_seg, k);
+                let gc = lw.u32c(g);
+                let seg_leaf = lw.binary(B::Multiply, seg, gc);
+                let leaf = lw.binary(B::Add, seg_leaf, lane);
+                nodes.push(lw.leaf(plan, pre, pos, leaf, (k, fixed))?);
+                Ok(())
+            })?;
+            let (v, iv) = self.transposed(plan, nodes, lane);
+            let v_ptr = keep_v;
+            self.var_store(v_ptr, v);
             if plan.op.is_index() {
-                let old = lw.var_load(keep_i);
-                let next = lw.select(mine, iv, old);
-                lw.var_store(keep_i, next);
+                self.var_store(keep_i, iv);
             }
-            Ok(())
-        })?;
+        } else {
+            self.seg_loop(segments, unroll, |lw, k, fixed| {
+                // `Lower::leaf_of`, with the invariant parts hoisted.
+                let seg = lw.binary(B::Add, first_seg, k);
+                let gc = lw.u32c(g);
+                let seg_leaf = lw.binary(B::Multiply, seg, gc);
+                let leaf = lw.binary(B::Add, seg_leaf, lane);
+                let (mut v, mut iv) = lw.leaf(plan, pre, pos, leaf, (k, fixed))?;
+                // The butterfly: every lane ends with the segment's node.
+                let leaves_c = lw.u32c(leaves);
+                let mut s = 1;
+                while s < g {
+                    let (pv, piv) = lw.shuffle_pair(plan, v, iv, s);
+                    if full && plan.op == ReduceOp::Sum {
+                        // Every pair is present, and IEEE `+` is commutative
+                        // bit for bit, so either lane's order gives the left
+                        // item plus the right one.
+                        v = lw.combine(plan.op, plan.elem, v, pv);
+                        s *= 2;
+                        continue;
+                    }
+                    let sc = lw.u32c(s);
+                    let bit = lw.binary(B::And, lane, sc);
+                    let zero = lw.u32c(0);
+                    let clear = lw.binary(B::Equal, bit, zero);
+                    let (l, li) = (lw.select(clear, v, pv), lw.select(clear, iv, piv));
+                    let (r, ri) = (lw.select(clear, pv, v), lw.select(clear, piv, iv));
+                    // The right item's first leaf: this leaf with bit `s` set
+                    // and the bits below cleared.
+                    let present = if full {
+                        lw.lit(phobos_core::types::Value::Bool(true))
+                    } else {
+                        let low = lw.u32c(!(s - 1));
+                        let right = lw.binary(B::InclusiveOr, leaf, sc);
+                        let right = lw.binary(B::And, right, low);
+                        lw.binary(B::Less, right, leaves_c)
+                    };
+                    (v, iv) = lw.pair_step(plan.op, plan.elem, (l, li), (r, ri), present);
+                    s *= 2;
+                }
+                let mine = lw.binary(B::Equal, lane, k);
+                let old = lw.var_load(keep_v);
+                let next = lw.select(mine, v, old);
+                lw.var_store(keep_v, next);
+                if plan.op.is_index() {
+                    let old = lw.var_load(keep_i);
+                    let next = lw.select(mine, iv, old);
+                    lw.var_store(keep_i, next);
+                }
+                Ok(())
+            })?;
+        }
         let mut v = self.var_load(keep_v);
         let mut iv = if plan.op.is_index() {
             self.var_load(keep_i)
@@ -252,6 +280,58 @@ impl Lower<'_> {
         plan.axis + 1 == shape.len()
             && plan.len.is_multiple_of(LEAF)
             && !super::tandem_draw::has_words(self.k, plan.arg)
+    }
+
+    /// The butterflies of a lane's `S` segments at once, where every leaf
+    /// of the row is present (`nodes`: the lane's leaf node in each
+    /// segment, in order). At stride `s < S` a lane holds `n` entries; the
+    /// lane with bit `s` clear keeps the even ones and sends the odd ones,
+    /// its partner the reverse, and each computes its kept entry's pair in
+    /// the tree's order (the lane with the bit clear is the left item). So
+    /// each level halves the entries, and after `log2 S` of them lane `l`
+    /// holds segment `l mod S`'s node over its `S` lanes; the levels up to
+    /// `G` then pair one value: `S - 1 + log2 (G / S)` shuffles in place of
+    /// `S log2 G`, and the same combines of the same items.
+    fn transposed(&mut self, plan: &Plan, mut list: Vec<(H, H)>, lane: H) -> (H, H) {
+        let g = self.options.subgroup_width;
+        let commutes = plan.op == ReduceOp::Sum;
+        let yes = self.expr(Expression::Literal(naga::Literal::Bool(true)));
+        let mut s = 1;
+        while s < g {
+            let sc = self.u32c(s);
+            let bit = self.binary(B::And, lane, sc);
+            let zero = self.u32c(0);
+            let clear = self.binary(B::Equal, bit, zero);
+            let mut next = Vec::new();
+            for pair in list.chunks(2) {
+                let ((kv, ki), (sv, si)) = match pair {
+                    [even, odd] => (
+                        (
+                            self.select(clear, even.0, odd.0),
+                            self.select(clear, even.1, odd.1),
+                        ),
+                        (
+                            self.select(clear, odd.0, even.0),
+                            self.select(clear, odd.1, even.1),
+                        ),
+                    ),
+                    [one] => (*one, *one),
+                    _ => unreachable!("chunks of two"),
+                };
+                let (pv, piv) = self.shuffle_pair(plan, sv, si, s);
+                if commutes {
+                    // IEEE `+` is commutative bit for bit.
+                    next.push((self.combine(plan.op, plan.elem, kv, pv), ki));
+                    continue;
+                }
+                let l = (self.select(clear, kv, pv), self.select(clear, ki, piv));
+                let r = (self.select(clear, pv, kv), self.select(clear, piv, ki));
+                next.push(self.pair_step(plan.op, plan.elem, l, r, yes));
+            }
+            list = next;
+            s *= 2;
+        }
+        list[0]
     }
 
     /// True in lanes with bit `s` clear whose partner `lane | s` holds an
