@@ -1,0 +1,30 @@
+#!/bin/bash
+# Session 23, second call (issue 28): a lane's segments reduced by one
+# transposing butterfly (target/dev/phobosc-t, 0e2be2e "t") against the
+# first call's binary (phobosc, 6695979 "new"): the reductions' bits with
+# 32-lane subgroups (bench/reduce-bits.sh) and the fused outputs' bits;
+# whole-row spellings in both modes; the chunked loops; fused Triton.
+for f in .gl/*.deb; do dpkg -x $f / >/dev/null; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+mkdir -p target/dev && for f in target/devz/*.gz; do gzip -dc $f > target/dev/$(basename $f .gz); chmod +x target/dev/$(basename $f .gz); done
+echo "# commit ${C:-?}; $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
+t0=$(date +%s)
+B=target/dev
+echo "## WGSL ceilings (phobos-bench-gpu 26)"
+timeout 60 $B/phobos-bench-gpu 26 2>&1 | grep -i "device\|zero fill, true" | head -3
+echo "## reductions' bits (t): subgroups of 32, workgroup memory, CPU"
+timeout 120 bench/reduce-bits.sh $B/phobosc-t 2>&1 | grep -v "equals cpu"
+echo "## fused bits (t)"
+WGS="h 1024" timeout 150 bench/fused-bits.sh $B/phobosc-t 2>&1 | tail -3
+echo "($(( $(date +%s) - t0 )) s)"
+echo "## whole rows: t against new"
+KERNELS="inv_inline inv_let_all div_triton ln_inline ln_triton" BITS=0 timeout 200 \
+  bench/spellings-h200.sh t=$B/phobosc-t new=$B/phobosc 2>&1 | grep -v "^#\|^driver\|^binary"
+echo "($(( $(date +%s) - t0 )) s)"
+echo "## chunked (t)"
+KERNELS="c1 c2" FILES="bench/s18/chunked.ph" BITS=0 timeout 60 \
+  bench/spellings-h200.sh t=$B/phobosc-t 2>&1 | grep -v "^#\|^driver\|^binary"
+echo "($(( $(date +%s) - t0 )) s)"
+left=$(( 480 - ($(date +%s) - t0) ))
+[ $left -gt 40 ] && timeout $left python3 bench/peers/fused.py gpu --log2 26 --rows 1024,4096 --budget $((left - 20)) --no-compile 2>&1 | grep "Triton fused\|CUDA copy" | grep "^peers" | cut -f3-9
+echo "took $(( $(date +%s) - t0 )) s"
