@@ -24,6 +24,11 @@ echo "($(( $(date +%s) - t0 )) s)"
 echo "## chunked (t)"
 KERNELS="c1 c2" FILES="bench/s18/chunked.ph" BITS=0 timeout 60 \
   bench/spellings-h200.sh t=$B/phobosc-t 2>&1 | grep -v "^#\|^driver\|^binary"
+echo "## c1 at rows of 4096, R = 1, each workgroup size (t, untuned): the landscape"
+for w in 64 128 256 512 1024; do for p in exact fast; do
+  PHOBOS_WORKGROUP_SIZE=$w PHOBOS_CACHE_DIR=off timeout 30 $B/phobosc-t bench bench/s18/chunked.ph --kernel c1 --config R=1 --no-tune --backend gpu --precision $p --json --runs 21 \
+    --dim M=16384 --dim N=4096 --arg seed=7 2>/dev/null | python3 -c "import json,sys; s=sys.stdin.read(); j=json.loads(s[s.index('{'):]); print('c1 R=1 wg$w $p', '%.0f' % j['median_gib_s'], j.get('workgroup_size'))"
+done; done
 echo "($(( $(date +%s) - t0 )) s)"
 left=$(( 480 - ($(date +%s) - t0) ))
 [ $left -gt 40 ] && timeout $left python3 bench/peers/fused.py gpu --log2 26 --rows 1024,4096 --budget $((left - 20)) --no-compile 2>&1 | grep "Triton fused\|CUDA copy" | grep "^peers" | cut -f3-9
