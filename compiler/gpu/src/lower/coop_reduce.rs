@@ -617,7 +617,7 @@ impl Lower<'_> {
     /// The workgroup arrays of one value per invocation that the levels
     /// share (one per element type, and one of `argmax`'s indices).
     fn scratch(&mut self, elem: Scalar, index: bool, count: u32) -> Option<Handle<GlobalVariable>> {
-        if let Some(g) = self.tree_buffers.get(&(elem, index)) {
+        if let Some(g) = self.tree_buffers.get(&(elem, index, false)) {
             return Some(*g);
         }
         let name = if index {
@@ -626,7 +626,7 @@ impl Lower<'_> {
             format!("reduce_{elem}")
         };
         let g = self.workgroup_array(&name, elem, count)?;
-        self.tree_buffers.insert((elem, index), g);
+        self.tree_buffers.insert((elem, index, false), g);
         Some(g)
     }
 

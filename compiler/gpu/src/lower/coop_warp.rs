@@ -457,7 +457,7 @@ impl Lower<'_> {
     ) -> Option<(H, Handle<GlobalVariable>, Option<Handle<GlobalVariable>>)> {
         let per_half = self.block_invocations / self.options.subgroup_width;
         let slots = |lw: &mut Self, elem: Scalar, index: bool| {
-            if let Some(g) = lw.warp_slots.get(&(elem, index)) {
+            if let Some(g) = lw.tree_buffers.get(&(elem, index, true)) {
                 return Some(*g);
             }
             let name = if index {
@@ -466,7 +466,7 @@ impl Lower<'_> {
                 format!("warp_{elem}")
             };
             let g = lw.workgroup_array(&name, elem, 2 * per_half)?;
-            lw.warp_slots.insert((elem, index), g);
+            lw.tree_buffers.insert((elem, index, true), g);
             Some(g)
         };
         let values = slots(self, plan.elem, false)?;

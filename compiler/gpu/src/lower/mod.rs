@@ -93,12 +93,11 @@ struct Lower<'k> {
     /// destination compute their value into first (`stmt.rs`).
     staging: HashMap<Scalar, Handle<GlobalVariable>>,
     /// The workgroup arrays that reductions computed by the whole workgroup
-    /// share for their levels (`coop_reduce.rs`): values by element type,
-    /// and `argmax`'s and `argmin`'s indices (`true`).
-    tree_buffers: HashMap<(Scalar, bool), Handle<GlobalVariable>>,
-    /// The slots the levels above the subgroups alternate between, and the
-    /// function-local half they use next (`coop_warp.rs`).
-    warp_slots: HashMap<(Scalar, bool), Handle<GlobalVariable>>,
+    /// share for their levels (`coop_reduce.rs`), and the slots the levels
+    /// above subgroups alternate between (`coop_warp.rs`, `true`): values
+    /// by element type, and `argmax`'s and `argmin`'s indices (`true`).
+    tree_buffers: HashMap<(Scalar, bool, bool), Handle<GlobalVariable>>,
+    /// The function-local flag of the half of those slots used next.
     warp_half: Option<H>,
     /// Reductions and products of the current statement computed ahead of
     /// it (`coop_reduce.rs`, `dot_ahead.rs`).
@@ -500,7 +499,6 @@ fn lower_packed(
         exact: Default::default(),
         staging: HashMap::new(),
         tree_buffers: HashMap::new(),
-        warp_slots: HashMap::new(),
         warp_half: None,
         coop: HashMap::new(),
         dot_buffers: HashMap::new(),

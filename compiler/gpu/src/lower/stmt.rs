@@ -169,7 +169,12 @@ impl<'k> Lower<'k> {
                 super::LocalHome::Workgroup(g) => Some(*g),
                 _ => None,
             })
-            .chain(self.warp_slots.values().copied())
+            .chain(
+                self.tree_buffers
+                    .iter()
+                    .filter(|((_, _, alternating), _)| *alternating)
+                    .map(|(_, g)| *g),
+            )
             .collect();
         self.scratch_walk(block, &tiles)
     }
