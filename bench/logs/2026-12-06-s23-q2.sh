@@ -18,7 +18,7 @@ echo "## fused bits (t)"
 WGS="h 1024" timeout 150 bench/fused-bits.sh $B/phobosc-t 2>&1 | tail -3
 echo "($(( $(date +%s) - t0 )) s)"
 echo "## whole rows: t against new"
-KERNELS="inv_inline inv_let_all div_triton ln_inline ln_triton" BITS=0 timeout 200 \
+KERNELS="inv_inline div_triton ln_inline" BITS=0 timeout 150 \
   bench/spellings-h200.sh t=$B/phobosc-t new=$B/phobosc 2>&1 | grep -v "^#\|^driver\|^binary"
 echo "($(( $(date +%s) - t0 )) s)"
 echo "## chunked (t)"
@@ -30,6 +30,6 @@ for w in 64 128 256 512 1024; do for p in exact fast; do
     --dim M=16384 --dim N=4096 --arg seed=7 2>/dev/null | python3 -c "import json,sys; s=sys.stdin.read(); j=json.loads(s[s.index('{'):]); print('c1 R=1 wg$w $p', '%.0f' % j['median_gib_s'], j.get('workgroup_size'))"
 done; done
 echo "($(( $(date +%s) - t0 )) s)"
-left=$(( 330 - ($(date +%s) - t0) ))
+left=$(( 300 - ($(date +%s) - t0) ))
 [ $left -gt 40 ] && timeout $left python3 bench/peers/fused.py gpu --log2 26 --rows 1024,4096 --budget $((left - 20)) --no-compile 2>&1 | grep "Triton fused\|CUDA copy" | grep "^peers" | cut -f3-9
 echo "took $(( $(date +%s) - t0 )) s"
