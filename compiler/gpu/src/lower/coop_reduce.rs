@@ -212,11 +212,11 @@ impl Lower<'_> {
         let out_ty = self.k.exprs[id].ty;
         let index = plan.op.is_index();
         let w = self.block_invocations;
-        let Some(scratch) = self.scratch(plan.elem, false, w) else {
+        let Some(scratch) = self.scratch((plan.elem, false, false), w) else {
             return Ok(false);
         };
         let scratch_index = if index {
-            match self.scratch(Scalar::I32, true, w) {
+            match self.scratch((Scalar::I32, true, false), w) {
                 Some(s) => Some(s),
                 None => return Ok(false),
             }
@@ -615,18 +615,25 @@ impl Lower<'_> {
     }
 
     /// The workgroup arrays of one value per invocation that the levels
-    /// share (one per element type, and one of `argmax`'s indices).
-    fn scratch(&mut self, elem: Scalar, index: bool, count: u32) -> Option<Handle<GlobalVariable>> {
-        if let Some(g) = self.tree_buffers.get(&(elem, index, false)) {
+    /// share (one per element type, and one of `argmax`'s indices), or
+    /// where `alternating`, the slots `coop_warp.rs` alternates between.
+    pub(super) fn scratch(
+        &mut self,
+        (elem, index, alternating): (Scalar, bool, bool),
+        count: u32,
+    ) -> Option<Handle<GlobalVariable>> {
+        let key = (elem, index, alternating);
+        if let Some(g) = self.tree_buffers.get(&key) {
             return Some(*g);
         }
+        let kind = if alternating { "warp" } else { "reduce" };
         let name = if index {
-            "reduce_index".to_string()
+            format!("{kind}_index")
         } else {
-            format!("reduce_{elem}")
+            format!("{kind}_{elem}")
         };
         let g = self.workgroup_array(&name, elem, count)?;
-        self.tree_buffers.insert((elem, index, false), g);
+        self.tree_buffers.insert(key, g);
         Some(g)
     }
 

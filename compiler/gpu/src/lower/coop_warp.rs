@@ -456,22 +456,9 @@ impl Lower<'_> {
         plan: &Plan,
     ) -> Option<(H, Handle<GlobalVariable>, Option<Handle<GlobalVariable>>)> {
         let per_half = self.block_invocations / self.options.subgroup_width;
-        let slots = |lw: &mut Self, elem: Scalar, index: bool| {
-            if let Some(g) = lw.tree_buffers.get(&(elem, index, true)) {
-                return Some(*g);
-            }
-            let name = if index {
-                "warp_index".to_string()
-            } else {
-                format!("warp_{elem}")
-            };
-            let g = lw.workgroup_array(&name, elem, 2 * per_half)?;
-            lw.tree_buffers.insert((elem, index, true), g);
-            Some(g)
-        };
-        let values = slots(self, plan.elem, false)?;
+        let values = self.scratch((plan.elem, false, true), 2 * per_half)?;
         let indices = match plan.op.is_index() {
-            true => Some(slots(self, Scalar::I32, true)?),
+            true => Some(self.scratch((Scalar::I32, true, true), 2 * per_half)?),
             false => None,
         };
         let flag = match self.warp_half {
