@@ -297,7 +297,9 @@ fn loops_run_in_order_with_their_bounds() {
 /// subgroup shuffles and workgroup memory), and reductions inside a larger
 /// statement: the same model. Lengths 1 (no tree), odd, not powers of two,
 /// and long enough that an invocation's block is a loop (1000, 2048);
-/// ties, NaNs, infinities and signed zeros.
+/// rows whose leaves are all present, so that a lane's 2, 4 or 8 segments
+/// take one transposing butterfly (512, 1024, 2048 over 64 invocations a
+/// row, `coop_warp.rs`); ties, NaNs, infinities and signed zeros.
 #[test]
 fn workgroup_trees_give_the_same_bits() {
     let mut x: u32 = 777;
@@ -311,7 +313,7 @@ fn workgroup_trees_give_the_same_bits() {
             -m * 2f32.powi(e)
         }
     };
-    for n in [1usize, 2, 3, 5, 37, 64, 256, 257, 1000, 2048] {
+    for n in [1usize, 2, 3, 5, 37, 64, 256, 257, 512, 1000, 1024, 2048] {
         // Ties and NaNs for argmax and argmin: a repeated largest and a
         // repeated smallest value in row 1, two NaNs in row 2.
         let tie = next().abs() * 1e6;
