@@ -109,8 +109,7 @@ impl Lower<'_> {
                 Ok(())
             })?;
             let (v, iv) = self.transposed(plan, nodes, lane);
-            let v_ptr = keep_v;
-            self.var_store(v_ptr, v);
+            self.var_store(keep_v, v);
             if plan.op.is_index() {
                 self.var_store(keep_i, iv);
             }
@@ -295,6 +294,8 @@ impl Lower<'_> {
     fn transposed(&mut self, plan: &Plan, mut list: Vec<(H, H)>, lane: H) -> (H, H) {
         let g = self.options.subgroup_width;
         let commutes = plan.op == ReduceOp::Sum;
+        // Without `argmax`/`argmin` the index is carried, never read.
+        let index = plan.op.is_index();
         let yes = self.expr(Expression::Literal(naga::Literal::Bool(true)));
         let mut s = 1;
         while s < g {
@@ -305,16 +306,19 @@ impl Lower<'_> {
             let mut next = Vec::new();
             for pair in list.chunks(2) {
                 let ((kv, ki), (sv, si)) = match pair {
-                    [even, odd] => (
-                        (
+                    [even, odd] => {
+                        let (k, s) = (
                             self.select(clear, even.0, odd.0),
-                            self.select(clear, even.1, odd.1),
-                        ),
-                        (
                             self.select(clear, odd.0, even.0),
-                            self.select(clear, odd.1, even.1),
-                        ),
-                    ),
+                        );
+                        match index {
+                            true => (
+                                (k, self.select(clear, even.1, odd.1)),
+                                (s, self.select(clear, odd.1, even.1)),
+                            ),
+                            false => ((k, even.1), (s, even.1)),
+                        }
+                    }
                     [one] => (*one, *one),
                     _ => unreachable!("chunks of two"),
                 };
@@ -324,8 +328,12 @@ impl Lower<'_> {
                     next.push((self.combine(plan.op, plan.elem, kv, pv), ki));
                     continue;
                 }
-                let l = (self.select(clear, kv, pv), self.select(clear, ki, piv));
-                let r = (self.select(clear, pv, kv), self.select(clear, piv, ki));
+                let (li, ri) = match index {
+                    true => (self.select(clear, ki, piv), self.select(clear, piv, ki)),
+                    false => (ki, ki),
+                };
+                let l = (self.select(clear, kv, pv), li);
+                let r = (self.select(clear, pv, kv), ri);
                 next.push(self.pair_step(plan.op, plan.elem, l, r, yes));
             }
             list = next;
