@@ -1,6 +1,7 @@
 #!/bin/bash
 # Session 23, second call (issue 28): a lane's segments reduced by one
-# transposing butterfly (target/dev/phobosc-t, 0e2be2e "t") against the
+# transposing butterfly (target/dev/phobosc-t, 0e2be2e or later: the build
+# in target/devz is 8b66b32, "t") against the
 # first call's binary (phobosc, 6695979 "new"): the reductions' bits with
 # 32-lane subgroups (bench/reduce-bits.sh) and the fused outputs' bits;
 # whole-row spellings in both modes; then, as time allows, c1 at each

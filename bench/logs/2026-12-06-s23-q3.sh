@@ -1,7 +1,7 @@
 #!/bin/bash
 # Session 23, last call (the device time left after the failed starts of
-# s23-q2, which never ran): the transposing butterfly (phobosc-t,
-# 0e2be2e "t") against 6695979 ("new"): the reductions' bits with 32-lane
+# s23-q2, which never ran): the transposing butterfly (phobosc-t, 8b66b32 or
+# any later build of it, "t") against 6695979 ("new"): the reductions' bits with 32-lane
 # subgroups, three whole-row spellings in exact mode, the fused bits.
 for f in .gl/*.deb; do dpkg -x $f / >/dev/null; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
