@@ -729,16 +729,14 @@ fn loop_bodies(text: &str) -> Vec<&str> {
         let mut depth = 0;
         let mut end = body.len();
         for (i, ch) in body.char_indices() {
-            match ch {
-                '{' => depth += 1,
-                '}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        end = i + 1;
-                        break;
-                    }
+            if ch == '{' {
+                depth += 1;
+            } else if ch == '}' {
+                depth -= 1;
+                if depth == 0 {
+                    end = i + 1;
+                    break;
                 }
-                _ => {}
             }
         }
         out.push(&body[..end]);
