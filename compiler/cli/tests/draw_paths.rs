@@ -40,6 +40,16 @@ kernel direct(X: tensor<f32>[M, 256], C: tensor<i32>[M, 256], Y: tensor<f32>[M, 
 }
 ";
 
+/// A directory holding `KERNELS` as `k.ph`, where there is an adapter.
+fn kernels_dir() -> Option<tempfile::TempDir> {
+    if !gpu_available() {
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("k.ph"), KERNELS).unwrap();
+    Some(dir)
+}
+
 fn run(dir: &std::path::Path, kernel: &str, backend: &str) -> (serde_json::Value, Vec<u8>) {
     let out_npy = dir.join(format!("{kernel}-{backend}.npy"));
     let output = if kernel.starts_with("st") && kernel != "stepped" {
@@ -76,11 +86,9 @@ fn run(dir: &std::path::Path, kernel: &str, backend: &str) -> (serde_json::Value
 
 #[test]
 fn provenance_names_each_draw_path_and_bits_agree() {
-    if !gpu_available() {
+    let Some(dir) = kernels_dir() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("k.ph"), KERNELS).unwrap();
+    };
     for (kernel, want, packed) in [
         // Blocks of 32 stepped invocations run two to a workgroup.
         ("stepped", "statement 2: Tandem draws stepped", true),
@@ -120,11 +128,9 @@ fn provenance_names_each_draw_path_and_bits_agree() {
 /// it says there is none and why.
 #[test]
 fn run_explain_prints_the_plan_of_the_module_that_ran() {
-    if !gpu_available() {
+    let Some(dir) = kernels_dir() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("k.ph"), KERNELS).unwrap();
+    };
     let run = |backend: &str, json: bool| {
         let mut c = Command::new(env!("CARGO_BIN_EXE_phobosc"));
         c.args(["run", dir.path().join("k.ph").to_str().unwrap()])
