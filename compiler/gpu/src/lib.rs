@@ -239,6 +239,12 @@ pub struct Knobs {
     /// ([`DivCheck`], `PHOBOS_DIV_CHECK=recip|f64|f32`). Same bits every
     /// way.
     pub div_check: DivCheck,
+    /// Measurement only: the bytes of workgroup memory the first scratch
+    /// array of the reductions takes at least (`PHOBOS_WORKGROUP_PAD`,
+    /// default 0), which bounds how many workgroups a multiprocessor holds
+    /// at once, to measure what fewer rows in flight do to re-reads from
+    /// L2. Same bits either way.
+    pub workgroup_pad: u32,
 }
 
 /// The checks of exact `/` on devices with f64 ([`GpuOptions::wide_div`]).
@@ -292,6 +298,7 @@ impl Knobs {
             ablate_native: matches!(ablate_math.as_deref(), Ok("all" | "exp")),
             dot_ahead: std::env::var("PHOBOS_DOT_AHEAD").as_deref() != Ok("0"),
             div_check: DivCheck::from_env(),
+            workgroup_pad: number("PHOBOS_WORKGROUP_PAD", 0),
         }
     }
 }

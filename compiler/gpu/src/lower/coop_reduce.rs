@@ -632,6 +632,12 @@ impl Lower<'_> {
         } else {
             format!("{kind}_{elem}")
         };
+        let pad = self.options.knobs.workgroup_pad / 4;
+        let count = if self.tree_buffers.is_empty() {
+            count.max(pad)
+        } else {
+            count
+        };
         let g = self.workgroup_array(&name, elem, count)?;
         self.tree_buffers.insert(key, g);
         Some(g)
