@@ -73,6 +73,38 @@ fn layernorm_spellings_agree_on_every_backend() {
     }
 }
 
+/// The chunked loops (`tests/spellings/chunked/loops.ph`): loops over a
+/// row's chunks with accumulators folded into each chunk's reduction
+/// (`plan::folds`), and the online softmax, give the interpreter's bits on
+/// every backend, at row lengths that are and are not a multiple of the
+/// chunk and with one and several rows a block. `softmax_chunks` assumes
+/// `N` a multiple of 256.
+#[test]
+fn chunked_loops_give_the_interpreters_bits_on_every_backend() {
+    let path = root().join("tests/spellings/chunked/loops.ph");
+    let text = std::fs::read_to_string(&path).expect("readable");
+    let p = program("chunked/loops.ph", &text);
+    for name in p.kernel_names() {
+        for (m, n, r) in [(3, 512, 1), (5, 1000, 2)] {
+            if name == "softmax_chunks" && n % 256 != 0 {
+                continue;
+            }
+            let k = p
+                .kernel(name, &[("R".to_string(), r)])
+                .unwrap_or_else(|d| panic!("{name}: {d:?}"));
+            let dims = [("M".to_string(), m), ("N".to_string(), n)];
+            let inputs = make_args(&k, &dims, &[("seed", Value::I32(5))]);
+            let what = format!("chunked/loops.ph `{name}` R={r} [{m}, {n}]");
+            let out = run_on_every_backend(&k, &inputs, &what);
+            let y = k.params.iter().position(|q| q.name == "Y").expect("Y");
+            assert!(
+                !matches!(out[y], Arg::Tensor(ref t) if (0..t.len()).all(|j| t.get(j).bits() == 0)),
+                "{what}: Y is all zeros"
+            );
+        }
+    }
+}
+
 /// Whether a shape holds one element a row (`[R, 1]`, or a scalar).
 fn one_a_row(shape: &[Dim]) -> bool {
     shape.len() < 2 || shape[1] == Dim::Const(1)
