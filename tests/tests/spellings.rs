@@ -14,7 +14,6 @@
 //!   WebGPU's default limit, and they build without a launch's dims.
 
 use phobos_core::Program;
-use phobos_core::launch::Arg;
 use phobos_core::types::{Dim, Value};
 use phobos_gpu::plan::Home;
 use phobos_tests::{make_args, program, root, run_on_every_backend, tensor};
@@ -27,6 +26,29 @@ fn spellings(file: &str) -> (Program, Vec<String>) {
     (p, names)
 }
 
+/// Runs kernel `name` of `p` (from `file`) at `R` over `[m, n]` on every
+/// backend (each must give the interpreter's bits) and returns `Y`'s bits,
+/// which must not all be zero.
+fn y_bits_everywhere(
+    p: &Program,
+    file: &str,
+    name: &str,
+    (m, n, r): (usize, usize, i64),
+) -> Vec<u32> {
+    let k = p
+        .kernel(name, &[("R".to_string(), r)])
+        .unwrap_or_else(|d| panic!("{name}: {d:?}"));
+    let dims = [("M".to_string(), m), ("N".to_string(), n)];
+    let inputs = make_args(&k, &dims, &[("seed", Value::I32(11))]);
+    let what = format!("{file} `{name}` R={r} [{m}, {n}]");
+    let out = run_on_every_backend(&k, &inputs, &what);
+    let y = k.params.iter().position(|q| q.name == "Y").expect("Y");
+    let t = tensor(&out[y]);
+    let bits: Vec<u32> = (0..t.len()).map(|j| t.get(j).bits() as u32).collect();
+    assert!(bits.iter().any(|&b| b != 0), "{what}: Y is all zeros");
+    bits
+}
+
 /// Runs every kernel of `file` at `R` over `[m, n]` on every backend and
 /// checks that kernels whose names start alike (`inv_`, `div_`, `ln_`)
 /// write the same `Y`.
@@ -34,28 +56,15 @@ fn same_bits_within_groups(file: &str, m: usize, n: usize, r: i64) {
     let (p, names) = spellings(file);
     let mut groups: Vec<(String, String, Vec<u32>)> = Vec::new();
     for name in &names {
-        let k = p
-            .kernel(name, &[("R".to_string(), r)])
-            .unwrap_or_else(|d| panic!("{name}: {d:?}"));
-        let dims = [("M".to_string(), m), ("N".to_string(), n)];
-        let inputs = make_args(&k, &dims, &[("seed", Value::I32(11))]);
-        let what = format!("{file} `{name}` R={r} [{m}, {n}]");
-        let out = run_on_every_backend(&k, &inputs, &what);
-        let y = k.params.iter().position(|q| q.name == "Y").expect("Y");
-        let t = tensor(&out[y]);
-        let bits: Vec<u32> = (0..t.len()).map(|j| t.get(j).bits() as u32).collect();
+        let bits = y_bits_everywhere(&p, file, name, (m, n, r));
         let group = name.split('_').next().expect("a prefix").to_string();
         if let Some((_, first, want)) = groups.iter().find(|(g, ..)| *g == group) {
             if let Some(j) = (0..bits.len()).find(|&j| bits[j] != want[j]) {
-                panic!("{what}: element {j} differs from `{first}`'s");
+                panic!("{file} `{name}` R={r} [{m}, {n}]: element {j} differs from `{first}`'s");
             }
         } else {
             groups.push((group, name.clone(), bits));
         }
-        assert!(
-            !matches!(out[y], Arg::Tensor(ref t) if (0..t.len()).all(|j| t.get(j).bits() == 0)),
-            "{what}: Y is all zeros"
-        );
     }
 }
 
@@ -89,18 +98,7 @@ fn chunked_loops_give_the_interpreters_bits_on_every_backend() {
             if name == "softmax_chunks" && n % 256 != 0 {
                 continue;
             }
-            let k = p
-                .kernel(name, &[("R".to_string(), r)])
-                .unwrap_or_else(|d| panic!("{name}: {d:?}"));
-            let dims = [("M".to_string(), m), ("N".to_string(), n)];
-            let inputs = make_args(&k, &dims, &[("seed", Value::I32(5))]);
-            let what = format!("chunked/loops.ph `{name}` R={r} [{m}, {n}]");
-            let out = run_on_every_backend(&k, &inputs, &what);
-            let y = k.params.iter().position(|q| q.name == "Y").expect("Y");
-            assert!(
-                !matches!(out[y], Arg::Tensor(ref t) if (0..t.len()).all(|j| t.get(j).bits() == 0)),
-                "{what}: Y is all zeros"
-            );
+            y_bits_everywhere(&p, "chunked/loops.ph", name, (m, n, r));
         }
     }
 }
