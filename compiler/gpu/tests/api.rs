@@ -308,6 +308,31 @@ fn the_plan_folds_accumulators_and_plans_loop_barriers() {
         explain.contains("loop 3 (`for j`): no barrier between iterations"),
         "{explain}"
     );
+    // Statements are numbered one way, the emitter's notes and the plan's
+    // own lines alike, loop brackets left out: here the reductions of the
+    // 3rd and 6th statements; below, the store of the 5th.
+    for line in ["statement 3: `max`", "statement 6: `sum`"] {
+        assert!(explain.contains(line), "{line}\n{explain}");
+    }
+    let k = kernel(
+        "kernel t(X: tensor<f32>[8, 256], Y: tensor<f32>[8, 256], seed: i32) {
+  let r = ctx.block.x
+  var s: tile<f32>[1, 1] = 0.0
+  for j in 0 .. 2 {
+    s = s + sum(X[r :+ 1, j * 128 :+ 128], axis = 1)
+  }
+  Y[r :+ 1, :] = dropout(X[r :+ 1, :] / s, 0.1, seed, r * 256 + iota(1))
+}",
+    );
+    let explain = phobos_gpu::compile(&k, &GpuOptions::for_kernel(&k))
+        .unwrap()
+        .explain();
+    for line in [
+        "statement 3: `sum`",
+        "statement 5: stored element by element",
+    ] {
+        assert!(explain.contains(line), "{line}\n{explain}");
+    }
     // No storage barrier anywhere, and the accumulators are written by the
     // reductions' item 0 (nothing is stored to `_max` or `_sum`).
     let wgsl = c.wgsl();

@@ -31,7 +31,7 @@ pub use folds::Fold;
 pub use hoist::Hoisted;
 pub use loops::LoopPlan;
 use phobos_core::diag::{Diagnostic, code};
-use phobos_core::ir::{Kernel, LocalId, LocalKind};
+use phobos_core::ir::{Kernel, LocalId, LocalKind, Stmt};
 pub use stores::StorePlan;
 pub use values::{Home, ValuePlan};
 
@@ -370,6 +370,14 @@ pub fn explain(compiled: &crate::Compiled) -> String {
         },
         o.precision.name()
     );
+    // Statements are numbered from 1, as the emitter's notes number them:
+    // the plan's kernel's statements but its loop brackets.
+    let number = |i: usize| {
+        k.body[..=i]
+            .iter()
+            .filter(|s| !matches!(s, Stmt::For { .. } | Stmt::EndFor))
+            .count()
+    };
     let _ = writeln!(out, "values:");
     for v in &compiled.plan.values {
         let home = match v.home {
@@ -390,16 +398,26 @@ pub fn explain(compiled: &crate::Compiled) -> String {
             out,
             "  let {}: {}: workgroup memory: a value uniform along the rows of statement {}, \
              computed once per row, not once per element",
-            h.name, h.ty, h.stmt
+            h.name,
+            h.ty,
+            // Each value moved out of a statement is a `let` before it.
+            number(
+                h.stmt
+                    + compiled
+                        .plan
+                        .hoisted
+                        .iter()
+                        .filter(|g| g.stmt <= h.stmt)
+                        .count()
+            )
         );
     }
-    // Statements are numbered from 1, as the emitter's notes number them.
     let refused = compiled
         .plan
         .stores
         .iter()
         .filter(|st| !st.groups)
-        .map(|st| format!("statement {}: stored {}", st.stmt + 1, st.why));
+        .map(|st| format!("statement {}: stored {}", number(st.stmt), st.why));
     let mut shared: Vec<(usize, usize)> = Vec::new();
     for d in &compiled.plan.divisors {
         match shared.last_mut() {
@@ -411,7 +429,7 @@ pub fn explain(compiled: &crate::Compiled) -> String {
         format!(
             "statement {}: {n} exact `/` by a value the same at every element: the divisor's \
              reciprocal is computed once, before the statement's loop",
-            stmt + 1
+            number(stmt)
         )
     });
     let mut lines: Vec<String> = refused
