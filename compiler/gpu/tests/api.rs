@@ -405,3 +405,54 @@ fn a_known_subgroup_layout_drops_the_check_and_the_fallback() {
     .validate(&probe)
     .expect("the probe validates");
 }
+
+/// The plan spreads each reduction over the block before any code exists:
+/// a softmax over rows of 1024 at R=2 and 256 invocations gives each row
+/// 128 invocations of 8 elements, through subgroup butterflies where the
+/// device's subgroups are 32 wide, and through workgroup memory where it
+/// has none; a reduction over a dim keeps the loop per element.
+#[test]
+fn the_plan_spreads_reductions_over_the_block() {
+    let k = kernel(
+        "kernel t(X: tensor<f32>[64, 1024], Y: tensor<f32>[64, 1024]) {
+  let r = ctx.block.x * 2
+  let m = max(X[r :+ 2, :], axis = 1)
+  Y[r :+ 2, :] = exp(X[r :+ 2, :] - m) / sum(exp(X[r :+ 2, :] - m), axis = 1)
+}",
+    );
+    let at = |width: u32| {
+        let options = GpuOptions {
+            subgroup_width: width,
+            workgroup_size: 256,
+            ..GpuOptions::for_kernel(&k)
+        };
+        phobos_gpu::compile(&k, &options).unwrap().plan
+    };
+    let plan = at(32);
+    assert!(plan.subgroups);
+    assert_eq!(plan.reductions.len(), 2, "{:?}", plan.reductions);
+    for r in &plan.reductions {
+        assert_eq!(
+            (r.len, r.rows, r.per_row, r.block, r.levels),
+            (1024, 2, 128, 8, phobos_gpu::plan::Levels::Subgroups),
+            "{r:?}"
+        );
+    }
+    let plan = at(0);
+    assert!(!plan.subgroups);
+    assert!(
+        plan.reductions
+            .iter()
+            .all(|r| r.levels == phobos_gpu::plan::Levels::Workgroup && r.per_row == 128)
+    );
+    let over_dim = kernel(
+        "kernel t(X: tensor<f32>[M, N], Y: tensor<f32>[M, 1]) {
+  let r = ctx.block.x
+  Y[r :+ 1, :] = sum(X[r :+ 1, :], axis = 1)
+}",
+    );
+    let plan = phobos_gpu::compile(&over_dim, &GpuOptions::for_kernel(&over_dim))
+        .unwrap()
+        .plan;
+    assert!(plan.reductions.is_empty(), "{:?}", plan.reductions);
+}

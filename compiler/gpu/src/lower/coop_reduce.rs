@@ -54,24 +54,8 @@ use std::num::NonZeroU32;
 /// ones loop (`reduce.rs`).
 const UNROLL: u32 = 8;
 
-/// How a reduction is spread over the block (module doc).
-#[derive(Clone, Debug)]
-pub(super) struct Plan {
-    pub op: ReduceOp,
-    pub arg: ExprId,
-    pub axis: usize,
-    pub elem: Scalar,
-    /// The reduced length `L`.
-    pub len: u32,
-    /// The result's extents (the reduced axis 1).
-    pub ext_out: Vec<u32>,
-    /// Rows: elements of the result.
-    pub rows: u32,
-    /// Invocations a row, `T`.
-    pub per_row: u32,
-    /// Elements an invocation reduces in registers, `B`.
-    pub block: u32,
-}
+/// How a reduction is spread over the block: the plan's geometry.
+pub(super) type Plan = crate::plan::Reduction;
 
 /// Where item 0 of each row puts a reduction's value.
 pub(super) enum ResultTo {
@@ -96,49 +80,7 @@ impl Lower<'_> {
     /// The plan for reduction `id` here, or `None` where it keeps the loop
     /// per element.
     pub(super) fn coop_plan(&self, id: ExprId) -> Option<Plan> {
-        let ExprKind::Reduce { op, arg, axis } = self.k.exprs[id].kind else {
-            return None;
-        };
-        let axis = axis as usize;
-        let consts = |s: &[Dim]| -> Option<Vec<u32>> {
-            s.iter()
-                .map(|d| match d {
-                    Dim::Const(v) => u32::try_from(*v).ok(),
-                    Dim::Sym(_) => None,
-                })
-                .collect()
-        };
-        let elem = self.k.exprs[arg].ty;
-        let ext_in = consts(&self.k.exprs[arg].shape)?;
-        let ext_out = consts(&self.k.exprs[id].shape)?;
-        let len = ext_in[axis];
-        let rows: u32 = ext_out.iter().product();
-        let w = self.block_invocations;
-        if !matches!(elem, Scalar::I32 | Scalar::U32 | Scalar::F32)
-            || len < 2
-            || rows == 0
-            || rows.checked_mul(2).is_none_or(|r| r > w)
-        {
-            return None;
-        }
-        let most = prev_pow2(w / rows);
-        let per_row_max = most.min(len.next_power_of_two());
-        let block = len.div_ceil(per_row_max).next_power_of_two();
-        let per_row = len.div_ceil(block).next_power_of_two();
-        if per_row < 2 {
-            return None;
-        }
-        Some(Plan {
-            op,
-            arg,
-            axis,
-            elem,
-            len,
-            ext_out,
-            rows,
-            per_row,
-            block,
-        })
+        self.plan.reductions.iter().find(|r| r.expr == id).cloned()
     }
 
     /// Computes every qualifying reduction and product (`dot_ahead.rs`)
@@ -681,12 +623,7 @@ impl Lower<'_> {
     /// (uniform over the workgroup, through `workgroupUniformLoad`).
     pub(super) fn subgroup_check(&mut self) -> Option<H> {
         let g = self.options.subgroup_width;
-        let any = self
-            .k
-            .exprs
-            .iter()
-            .any(|e| matches!(e.kind, ExprKind::Reduce { .. }));
-        if g < 2 || !any || !self.block_invocations.is_multiple_of(g) || self.packed > 1 {
+        if !self.plan.subgroups {
             return None;
         }
         if self.options.subgroup_layout_known {
@@ -721,14 +658,5 @@ impl Lower<'_> {
             result,
         });
         Some(self.binary(B::Equal, result, zero))
-    }
-}
-
-/// The largest power of two at most `n` (1 for 0).
-fn prev_pow2(n: u32) -> u32 {
-    if n == 0 {
-        1
-    } else {
-        1 << (31 - n.leading_zeros())
     }
 }

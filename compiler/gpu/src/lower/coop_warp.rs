@@ -49,7 +49,7 @@ use phobos_core::types::Scalar;
 use std::collections::HashMap;
 
 /// The elements a lane reduces in its registers for one segment.
-pub(super) const LEAF: u32 = 4;
+pub(super) use crate::plan::reductions::LEAF;
 
 /// The most segments whose butterflies run as one (`Lower::transposed`):
 /// their leaves are computed before it, so a lane holds one value of each.
@@ -60,12 +60,7 @@ impl Lower<'_> {
     /// checked (`subgroup_ok`): a row has whole subgroups, and each lane's
     /// block holds at least two leaves and at most `G` of them.
     pub(super) fn warp_path(&self, plan: &Plan) -> bool {
-        let g = self.options.subgroup_width;
-        g > 1
-            && plan.per_row >= g
-            && plan.block >= 2 * LEAF
-            && plan.block / LEAF <= g
-            && self.subgroup_ok.is_some()
+        plan.levels == crate::plan::Levels::Subgroups
     }
 
     /// The row's reduction (value, index) put by item 0 ([`Lower::put_result`])

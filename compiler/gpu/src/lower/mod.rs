@@ -380,23 +380,15 @@ pub(crate) fn lower_noted(
             options.workgroup_size
         )));
     }
-    let plan = crate::plan::plan(kernel, options)?;
-    let kernel = &plan.kernel;
-    let packed = packing(kernel, options.workgroup_size);
-    let planned = Planned {
-        kernel,
-        stores: &plan.stores,
-        loops: &plan.loops,
-        folds: &plan.folds,
-        vec4: &plan.vec4,
-        divisors: &plan.divisors,
-    };
-    let lowered = match lower_packed(planned, options, splits, packed)? {
+    let mut plan = crate::plan::plan(kernel, options)?;
+    let lowered = match lower_packed(Planned::of(&plan), options, splits)? {
         Some(l) => l,
         // Blocks that share a workgroup would share its memory and its
         // barriers: one block a workgroup, its extra invocations idle.
         None => {
-            lower_packed(planned, options, splits, 1)?.expect("one block a workgroup always lowers")
+            plan.with_packing(options, 1);
+            lower_packed(Planned::of(&plan), options, splits)?
+                .expect("one block a workgroup always lowers")
         }
     };
     Ok(Lowered {
@@ -416,6 +408,25 @@ struct Planned<'p> {
     folds: &'p [crate::plan::Fold],
     vec4: &'p [bool],
     divisors: &'p [crate::plan::SharedDivisor],
+    packed: u32,
+    subgroups: bool,
+    reductions: &'p [crate::plan::Reduction],
+}
+
+impl<'p> Planned<'p> {
+    fn of(plan: &'p crate::plan::Plan) -> Planned<'p> {
+        Planned {
+            kernel: &plan.kernel,
+            stores: &plan.stores,
+            loops: &plan.loops,
+            folds: &plan.folds,
+            vec4: &plan.vec4,
+            divisors: &plan.divisors,
+            packed: plan.packed,
+            subgroups: plan.subgroups,
+            reductions: &plan.reductions,
+        }
+    }
 }
 
 /// What one emission gives ([`Lowered`] but for the plan it followed).
@@ -431,9 +442,9 @@ fn lower_packed(
     planned: Planned<'_>,
     options: &GpuOptions,
     splits: &[Option<crate::Split>],
-    packed: u32,
 ) -> Result<Option<Emitted>, LowerError> {
     let kernel = planned.kernel;
+    let packed = planned.packed;
     let mut m = Module::default();
     let mut types = HashMap::new();
     for s in [Scalar::Bool, Scalar::I32, Scalar::U32, Scalar::F32] {

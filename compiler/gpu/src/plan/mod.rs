@@ -21,6 +21,7 @@ pub mod divisors;
 pub mod folds;
 pub mod hoist;
 pub mod loops;
+pub mod reductions;
 pub mod stores;
 pub mod values;
 pub mod versions;
@@ -32,6 +33,7 @@ pub use hoist::Hoisted;
 pub use loops::LoopPlan;
 use phobos_core::diag::{Diagnostic, code};
 use phobos_core::ir::{Kernel, LocalId, LocalKind, Stmt};
+pub use reductions::{Levels, Reduction};
 pub use stores::StorePlan;
 pub use values::{Home, ValuePlan};
 
@@ -66,6 +68,26 @@ pub struct Plan {
     /// The exact divisions' divisors whose reciprocal a statement computes
     /// once, not once per element ([`divisors`]).
     pub divisors: Vec<SharedDivisor>,
+    /// Blocks a workgroup (1 but for kernels of stepped Tandem draws given
+    /// a larger workgroup: `lower::packing`).
+    pub packed: u32,
+    /// Whether reductions may take their levels through subgroups
+    /// ([`reductions::subgroups`]).
+    pub subgroups: bool,
+    /// How each reduction the workgroup computes is spread over the block
+    /// ([`reductions`]).
+    pub reductions: Vec<Reduction>,
+}
+
+impl Plan {
+    /// The plan with `packed` blocks a workgroup of `options`' size: the
+    /// reductions' geometry follows the block's invocations.
+    pub fn with_packing(&mut self, options: &GpuOptions, packed: u32) {
+        let block = options.workgroup_size / packed;
+        self.packed = packed;
+        self.subgroups = reductions::subgroups(&self.kernel, options, block, packed);
+        self.reductions = reductions::plan(&self.kernel, options, block, packed);
+    }
 }
 
 /// Where the plan keeps a `let` or `var` tile in workgroup memory and its
@@ -178,7 +200,8 @@ pub fn plan(kernel: &Kernel, options: &GpuOptions) -> Result<Plan, LowerError> {
         )));
     }
     let folds = folds::plan(&planned);
-    Ok(Plan {
+    let packed = crate::lower::packing(&planned, options.workgroup_size);
+    let mut plan = Plan {
         stores: stores::plan(&planned, options),
         loops: loops::plan(&planned, &folds),
         vec4: stores::vec4_tensors(&planned),
@@ -187,7 +210,12 @@ pub fn plan(kernel: &Kernel, options: &GpuOptions) -> Result<Plan, LowerError> {
         kernel: planned,
         values,
         hoisted,
-    })
+        packed,
+        subgroups: false,
+        reductions: Vec::new(),
+    };
+    plan.with_packing(options, packed);
+    Ok(plan)
 }
 
 /// One array of workgroup memory the emitted module declares.
