@@ -28,6 +28,11 @@ for k in "c1 bench/s17/unseen.ph" "softmax_dropout_chunked examples/softmax_drop
   j=$(PHOBOS_WORKGROUP_SIZE=$w timeout 30 $B/phobosc-p bench --backend gpu --precision $pr --json --runs 21 --dim M=16384 --dim N=4096 --arg seed=7 --kernel $1 --config R=$r $2 2>&1)
   echo "$1 $pr R=$r wg$w $(echo "$j" | grep -o '"median_gib_s": *[0-9.]*' | grep -o '[0-9.]*$' | cut -d. -f1)"
  done; done; done; done
+echo "## c1 at rows of 4096, fewer workgroups a multiprocessor (PHOBOS_WORKGROUP_PAD bytes) ($(el) s)"
+for pad in 24576 32768 45056; do for w in 64 128 256; do
+  j=$(PHOBOS_WORKGROUP_PAD=$pad PHOBOS_WORKGROUP_SIZE=$w timeout 30 $B/phobosc-p bench --backend gpu --precision fast --json --runs 21 --dim M=16384 --dim N=4096 --arg seed=7 --kernel c1 --config R=1 bench/s17/unseen.ph 2>&1)
+  echo "c1 fast R=1 wg$w pad$pad $(echo "$j" | grep -o '"median_gib_s": *[0-9.]*' | grep -o '[0-9.]*$' | cut -d. -f1)"
+done; done
 echo "## bits ($(el) s)"
 WGS="h" timeout 60 bench/fused-bits.sh $B/phobosc-p 2>&1 | tail -3
 echo "took $(el) s"

@@ -2,7 +2,7 @@
 //! parameters, dims and grid (binding 0), one storage buffer per tensor
 //! (bindings 1..), and the homes of `let`/`var` locals.
 
-use super::{LocalHome, Lower, nscalar, unsupported};
+use super::{LocalHome, nscalar, unsupported};
 use crate::LowerError;
 use crate::layout::{FieldKind, Layout, UNIFORM_BINDING};
 use naga::{
@@ -10,7 +10,7 @@ use naga::{
     ResourceBinding, Span, StorageAccess, StructMember, Type, TypeInner,
 };
 use phobos_core::ir::analysis;
-use phobos_core::ir::{IdVec, Kernel, LocalId, Stmt};
+use phobos_core::ir::{IdVec, Kernel, LocalId, ParamKind, Place, Stmt};
 use phobos_core::types::{Dim, Scalar};
 use std::collections::HashMap;
 use std::num::NonZeroU32;
@@ -279,11 +279,13 @@ pub(super) fn locals(
 /// a constant extent and fit in workgroup memory with the kernel's
 /// `let`/`var` tiles (`GpuOptions::workgroup_memory`); otherwise the kernel is
 /// refused with the sizes.
-pub(super) fn staging(lw: &Lower<'_>) -> Result<Vec<(Scalar, u32)>, LowerError> {
-    let k = lw.k;
+pub(crate) fn staging(
+    k: &Kernel,
+    options: &crate::GpuOptions,
+) -> Result<Vec<(Scalar, u32)>, LowerError> {
     let mut shared: u64 = 0;
-    for (l, local) in k.locals.iter_enumerated() {
-        if let LocalHome::Workgroup(_) = lw.locals[l] {
+    for local in &k.locals {
+        if !local.shape.is_empty() {
             shared += tile_elements(&local.shape).unwrap_or(0) * 4;
         }
     }
@@ -297,13 +299,16 @@ pub(super) fn staging(lw: &Lower<'_>) -> Result<Vec<(Scalar, u32)>, LowerError> 
         else {
             continue;
         };
-        if lw.is_private(*place)
+        if private(k, *place)
             || !analysis::reads_place(k, *value, *place)
-            || lw.reads_own_element(*place, index, *value)
+            || super::stmt::reads_own_element(k, (*place, index, *value), &|_| false)
         {
             continue;
         }
-        let name = lw.place_name(*place);
+        let name = match *place {
+            Place::Param(i) => &k.params[i].name,
+            Place::Local(l) => &k.locals[l].name,
+        };
         let tile = analysis::slice_tile(index);
         let Some(count) = tile_elements(&tile) else {
             let dims: Vec<String> = tile
@@ -320,13 +325,20 @@ pub(super) fn staging(lw: &Lower<'_>) -> Result<Vec<(Scalar, u32)>, LowerError> 
             )));
         };
         // A 16-bit tensor's value is staged as f32, rounded when stored.
-        let elem = lw.place_elem(*place).value_type();
+        let elem = match *place {
+            Place::Param(i) => match &k.params[i].kind {
+                ParamKind::Tensor { elem, .. } => *elem,
+                ParamKind::Scalar(s) => *s,
+            },
+            Place::Local(l) => k.locals[l].elem,
+        }
+        .value_type();
         match need.iter_mut().find(|(e, _)| *e == elem) {
             Some((_, n)) => *n = (*n).max(count),
             None => need.push((elem, count)),
         }
         let staged: u64 = need.iter().map(|(_, n)| n * 4).sum();
-        let limit = lw.options.workgroup_memory;
+        let limit = options.workgroup_memory;
         if shared + staged > limit {
             return Err(unsupported(format!(
                 "a store to `{name}` whose value reads `{name}` itself, over a tile {} of {count} elements: staging it in workgroup memory needs {staged} bytes besides the {shared} bytes of let/var tiles, over the {limit}-byte limit",
@@ -338,6 +350,12 @@ pub(super) fn staging(lw: &Lower<'_>) -> Result<Vec<(Scalar, u32)>, LowerError> 
         .into_iter()
         .map(|(elem, count)| (elem, count as u32))
         .collect())
+}
+
+/// Whether `place` is a scalar local, which each invocation keeps in its
+/// own registers (`locals`); every other local is a workgroup tile.
+pub(crate) fn private(k: &Kernel, place: Place) -> bool {
+    matches!(place, Place::Local(l) if k.locals[l].shape.is_empty())
 }
 
 /// The workgroup array of `count` elements that stages stores of `elem`

@@ -12,7 +12,7 @@
 //! are set by hand.
 
 mod accumulate;
-mod bindings;
+pub(crate) mod bindings;
 mod builder;
 mod cast;
 mod coop_reduce;
@@ -30,7 +30,7 @@ mod reduce;
 mod row_cache;
 mod split;
 mod stmt;
-mod tandem_draw;
+pub(crate) mod tandem_draw;
 
 pub(crate) use row_cache::WORDS as ROW_CACHE_WORDS;
 pub(crate) use tandem_draw::staged::ROW_WORDS_MAX;
@@ -386,7 +386,7 @@ pub(crate) fn lower_noted(
         // Blocks that share a workgroup would share its memory and its
         // barriers: one block a workgroup, its extra invocations idle.
         None => {
-            plan.with_packing(options, 1);
+            plan.with_packing(options, 1)?;
             lower_packed(Planned::of(&plan), options, splits)?
                 .expect("one block a workgroup always lowers")
         }
@@ -411,6 +411,7 @@ struct Planned<'p> {
     packed: u32,
     subgroups: bool,
     reductions: &'p [crate::plan::Reduction],
+    upfront: &'p crate::plan::Upfront,
 }
 
 impl<'p> Planned<'p> {
@@ -425,6 +426,7 @@ impl<'p> Planned<'p> {
             packed: plan.packed,
             subgroups: plan.subgroups,
             reductions: &plan.reductions,
+            upfront: &plan.upfront,
         }
     }
 }
@@ -520,7 +522,7 @@ fn lower_packed(
         consts: fold::constants(kernel),
         rows: None,
     };
-    for (elem, count) in bindings::staging(&lw)? {
+    for &(elem, count) in &planned.upfront.staging {
         let g = bindings::staging_tile(&mut lw.m, &lw.types, elem, count);
         lw.staging.insert(elem, g);
     }

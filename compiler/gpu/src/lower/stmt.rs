@@ -4,7 +4,7 @@
 use super::{H, Lower, index_exprs, push_place};
 use crate::LowerError;
 use naga::{BinaryOperator, Block, Expression, LocalVariable, Span, Statement};
-use phobos_core::ir::{ExprId, ExprKind, Index, Place, Stmt, analysis};
+use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, Place, Stmt, analysis};
 use phobos_core::types::{Dim, Scalar};
 use std::collections::HashMap;
 
@@ -17,6 +17,14 @@ impl<'k> Lower<'k> {
         // iterations as the plan says (`plan::loops`).
         let mut pending = analysis::Access::default();
         self.subgroup_ok = self.subgroup_check();
+        let declared = self.workgroup_used();
+        if declared != self.plan.upfront.bytes() {
+            return Err(LowerError::Internal(format!(
+                "kernel `{}` declares {declared} bytes of workgroup memory before its \
+                 statements where the plan has {:?}",
+                self.k.name, self.plan.upfront
+            )));
+        }
         self.rows = self.plan_row_cache();
         // The enclosing block, the variable and the plan of each open loop.
         let mut open: Vec<(Vec<Statement>, Place, usize)> = Vec::new();
@@ -264,13 +272,6 @@ impl<'k> Lower<'k> {
         }
     }
 
-    pub(super) fn place_name(&self, p: Place) -> String {
-        match p {
-            Place::Param(i) => self.k.params[i].name.clone(),
-            Place::Local(l) => self.k.locals[l].name.clone(),
-        }
-    }
-
     /// Every place the expression DAG under `root` reads
     /// (`ir::analysis::reads`).
     pub(super) fn reads(&self, root: ExprId) -> Vec<Place> {
@@ -484,52 +485,9 @@ impl<'k> Lower<'k> {
     /// invocation reads and writes only its own elements, in that order,
     /// and no staging is needed (`m = max(m, max(t, axis = 1))`).
     pub(super) fn reads_own_element(&self, place: Place, index: &[Index], value: ExprId) -> bool {
-        let Place::Local(l) = place else {
-            return false;
-        };
-        let shape = &self.k.locals[l].shape;
-        let whole = index.len() == shape.len()
-            && index
-                .iter()
-                .zip(shape)
-                .all(|(i, d)| matches!(i, Index::Range { start: None, len } if len == d));
-        // Staged Tandem words are computed in passes of their own.
-        if !whole || super::tandem_draw::has_words(self.k, value) {
-            return false;
-        }
-        let mut stack = vec![value];
-        let mut seen = phobos_core::ir::IdVec::from_elem(false, self.k.exprs.len());
-        while let Some(id) = stack.pop() {
-            if std::mem::replace(&mut seen[id], true) || self.coop.contains_key(&id) {
-                continue;
-            }
-            let e = &self.k.exprs[id];
-            match &e.kind {
-                ExprKind::Local(m) if *m == l => {
-                    if &e.shape != shape {
-                        return false;
-                    }
-                }
-                ExprKind::Load { place: p, .. } if *p == place => return false,
-                // A product's accumulator is read at the element's own
-                // position (`acc = dot(a, b, acc)`); its operands are not.
-                ExprKind::Dot { a, b, acc } => {
-                    if [*a, *b].iter().any(|x| self.reads(*x).contains(&place)) {
-                        return false;
-                    }
-                    stack.extend(*acc);
-                }
-                // Positions move inside these: any read there is of
-                // other elements.
-                ExprKind::Reduce { .. } | ExprKind::Transpose(_)
-                    if self.reads(id).contains(&place) =>
-                {
-                    return false;
-                }
-                kind => stack.extend(kind.operands()),
-            }
-        }
-        true
+        reads_own_element(self.k, (place, index, value), &|id| {
+            self.coop.contains_key(&id)
+        })
     }
 
     /// A store whose value reads its own destination: the interpreter
@@ -723,3 +681,61 @@ impl<'k> Lower<'k> {
 }
 
 pub(crate) use crate::plan::stores::{quad_load, quad_slice};
+
+/// [`Lower::reads_own_element`] for `kernel`, where `ahead` says which
+/// nodes are computed ahead of the statement (none before the body).
+pub(crate) fn reads_own_element(
+    k: &Kernel,
+    (place, index, value): (Place, &[Index], ExprId),
+    ahead: &dyn Fn(ExprId) -> bool,
+) -> bool {
+    let Place::Local(l) = place else {
+        return false;
+    };
+    let shape = &k.locals[l].shape;
+    let whole = index.len() == shape.len()
+        && index
+            .iter()
+            .zip(shape)
+            .all(|(i, d)| matches!(i, Index::Range { start: None, len } if len == d));
+    // Staged Tandem words are computed in passes of their own.
+    if !whole || super::tandem_draw::has_words(k, value) {
+        return false;
+    }
+    let mut stack = vec![value];
+    let mut seen = phobos_core::ir::IdVec::from_elem(false, k.exprs.len());
+    while let Some(id) = stack.pop() {
+        if std::mem::replace(&mut seen[id], true) || ahead(id) {
+            continue;
+        }
+        let e = &k.exprs[id];
+        match &e.kind {
+            ExprKind::Local(m) if *m == l => {
+                if &e.shape != shape {
+                    return false;
+                }
+            }
+            ExprKind::Load { place: p, .. } if *p == place => return false,
+            // A product's accumulator is read at the element's own
+            // position (`acc = dot(a, b, acc)`); its operands are not.
+            ExprKind::Dot { a, b, acc } => {
+                if [*a, *b]
+                    .iter()
+                    .any(|x| analysis::reads(k, *x).contains(&place))
+                {
+                    return false;
+                }
+                stack.extend(*acc);
+            }
+            // Positions move inside these: any read there is of
+            // other elements.
+            ExprKind::Reduce { .. } | ExprKind::Transpose(_)
+                if analysis::reads(k, id).contains(&place) =>
+            {
+                return false;
+            }
+            kind => stack.extend(kind.operands()),
+        }
+    }
+    true
+}

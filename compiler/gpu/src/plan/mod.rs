@@ -21,6 +21,7 @@ pub mod divisors;
 pub mod folds;
 pub mod hoist;
 pub mod loops;
+pub mod memory;
 pub mod reductions;
 pub mod stores;
 pub mod values;
@@ -31,6 +32,7 @@ pub use divisors::SharedDivisor;
 pub use folds::Fold;
 pub use hoist::Hoisted;
 pub use loops::LoopPlan;
+pub use memory::{Upfront, WordBuffers};
 use phobos_core::diag::{Diagnostic, code};
 use phobos_core::ir::{Kernel, LocalId, LocalKind, Stmt};
 pub use reductions::{Levels, Reduction};
@@ -77,16 +79,25 @@ pub struct Plan {
     /// How each reduction the workgroup computes is spread over the block
     /// ([`reductions`]).
     pub reductions: Vec<Reduction>,
+    /// The workgroup memory declared before the statements ([`memory`]).
+    pub upfront: Upfront,
 }
 
 impl Plan {
     /// The plan with `packed` blocks a workgroup of `options`' size: the
     /// reductions' geometry follows the block's invocations.
-    pub fn with_packing(&mut self, options: &GpuOptions, packed: u32) {
+    pub fn with_packing(&mut self, options: &GpuOptions, packed: u32) -> Result<(), LowerError> {
         let block = options.workgroup_size / packed;
         self.packed = packed;
         self.subgroups = reductions::subgroups(&self.kernel, options, block, packed);
-        self.reductions = reductions::plan(&self.kernel, options, block, packed);
+        self.upfront = memory::plan(&self.kernel, options, self.subgroups)?;
+        // Where the block's check of its subgroups would not fit, they go
+        // unused.
+        if self.subgroups && !options.subgroup_layout_known && !self.upfront.subgroup_flag {
+            self.subgroups = false;
+        }
+        self.reductions = reductions::plan(&self.kernel, options, block, self.subgroups);
+        Ok(())
     }
 }
 
@@ -213,8 +224,9 @@ pub fn plan(kernel: &Kernel, options: &GpuOptions) -> Result<Plan, LowerError> {
         packed,
         subgroups: false,
         reductions: Vec::new(),
+        upfront: Upfront::default(),
     };
-    plan.with_packing(options, packed);
+    plan.with_packing(options, packed)?;
     Ok(plan)
 }
 

@@ -85,14 +85,15 @@ pub fn subgroups(
             .any(|e| matches!(e.kind, ExprKind::Reduce { .. }))
 }
 
-/// The geometry of every qualifying reduction of `kernel`, in node order.
+/// The geometry of every qualifying reduction of `kernel`, in node order;
+/// `subgroups`: whether they may take subgroup levels ([`subgroups`], and
+/// room for the block's check of them).
 pub fn plan(
     kernel: &Kernel,
     options: &GpuOptions,
     block_invocations: u32,
-    packed: u32,
+    subgroups: bool,
 ) -> Vec<Reduction> {
-    let subgroups = subgroups(kernel, options, block_invocations, packed);
     kernel
         .exprs
         .iter_enumerated()

@@ -53,6 +53,12 @@ pub(crate) const ROW_WORDS_MAX: u32 = K_GROUP_BLOCKS * 4;
 /// Workgroup memory a row store's buffers leave for what the statements
 /// before it still make (the reductions' partials), in bytes.
 const ROW_MARGIN: u64 = 4096;
+/// The workgroup memory stores over kept rows may give their words where
+/// `used` bytes are declared before the statements.
+pub(crate) fn row_room(limit: u64, used: u64) -> u64 {
+    limit.saturating_sub(used).saturating_sub(ROW_MARGIN)
+}
+
 /// Words a buffer holds beyond its window: the first counter rounded down
 /// to its block, and `i | 1` one past the last (`tandem_normal`).
 const SLACK: u32 = 8;
@@ -126,8 +132,8 @@ pub(in crate::lower) fn has_words(k: &Kernel, value: ExprId) -> bool {
 }
 
 /// The statements whose tile loops may stage words, with their tile and value.
-fn staging_candidates(lw: &Lower<'_>) -> Vec<(Vec<Dim>, ExprId)> {
-    let k = lw.k;
+fn staging_candidates(k: &Kernel) -> Vec<(Vec<Dim>, ExprId)> {
+    let private = |p| crate::lower::bindings::private(k, p);
     let mut out = Vec::new();
     // A statement whose draws are stepped needs no buffer.
     let mut push = |tile: Vec<Dim>, value: ExprId, quads: bool| {
@@ -139,7 +145,7 @@ fn staging_candidates(lw: &Lower<'_>) -> Vec<(Vec<Dim>, ExprId)> {
         match s {
             Stmt::For { .. } | Stmt::EndFor => {}
             Stmt::Let { local, value } | Stmt::Var { local, value } => {
-                if !lw.is_private(Place::Local(*local)) {
+                if !private(Place::Local(*local)) {
                     push(k.locals[*local].shape.clone(), *value, false);
                 }
             }
@@ -148,7 +154,7 @@ fn staging_candidates(lw: &Lower<'_>) -> Vec<(Vec<Dim>, ExprId)> {
                 index,
                 value,
             } => {
-                if lw.is_private(*place) || analysis::reads_place(k, *value, *place) {
+                if private(*place) || analysis::reads_place(k, *value, *place) {
                     continue;
                 }
                 let tile = analysis::slice_tile(index);
@@ -160,19 +166,20 @@ fn staging_candidates(lw: &Lower<'_>) -> Vec<(Vec<Dim>, ExprId)> {
     out
 }
 
-/// Makes the workgroup buffers of staged words, before the body is
-/// lowered: as many as the statement with the most keys of staged words
-/// needs, each `window + SLACK` words, in the workgroup memory that
-/// `let`/`var` tiles and staging tiles leave under
-/// `GpuOptions::workgroup_memory`. The window is [`MAX_WINDOW`], or the largest
-/// constant tile when smaller, halved while the buffers do not fit; with
-/// less room than one buffer of [`MIN_WINDOW`], words go direct. A
-/// statement with more keys than buffers stages the first ones.
-pub(in crate::lower) fn draw_buffers(lw: &mut Lower<'_>) {
+/// The workgroup buffers of staged words, planned before the body is
+/// lowered (`plan::memory`): as many as the statement with the most keys
+/// of staged words needs, each `window + SLACK` words, in the `room` bytes
+/// of workgroup memory that `let`/`var` tiles and staging tiles leave
+/// under `GpuOptions::workgroup_memory`. The window is [`MAX_WINDOW`], or
+/// the largest constant tile when smaller, halved while the buffers do not
+/// fit; with less room than one buffer of [`MIN_WINDOW`], words go direct
+/// (`None`). A statement with more keys than buffers stages the first
+/// ones.
+pub(crate) fn word_buffers(k: &Kernel, room: u64) -> Option<crate::plan::WordBuffers> {
     let mut keys = 0;
     let mut largest: u64 = 0;
-    for (tile, value) in staging_candidates(lw) {
-        let groups = word_groups(lw.k, value, &tile).len();
+    for (tile, value) in staging_candidates(k) {
+        let groups = word_groups(k, value, &tile).len();
         if groups == 0 {
             continue;
         }
@@ -184,12 +191,8 @@ pub(in crate::lower) fn draw_buffers(lw: &mut Lower<'_>) {
         largest = largest.max(elements.unwrap_or(u64::MAX));
     }
     if keys == 0 {
-        return;
+        return None;
     }
-    let room = lw
-        .options
-        .workgroup_memory
-        .saturating_sub(lw.workgroup_used());
     let mut window = largest
         .checked_next_power_of_two()
         .and_then(|w| u32::try_from(w).ok())
@@ -198,15 +201,24 @@ pub(in crate::lower) fn draw_buffers(lw: &mut Lower<'_>) {
     while window > MIN_WINDOW && bytes(window) * keys as u64 > room {
         window /= 2;
     }
-    let count = (room / bytes(window)).min(keys as u64);
-    if count == 0 {
+    let count = (room / bytes(window)).min(keys as u64) as u32;
+    (count > 0).then_some(crate::plan::WordBuffers {
+        window,
+        words: window + SLACK,
+        count,
+    })
+}
+
+/// Declares the plan's buffers of staged words (`word_buffers`).
+pub(in crate::lower) fn draw_buffers(lw: &mut Lower<'_>) {
+    let Some(w) = lw.plan.upfront.words else {
         return;
-    }
-    for g in 0..count {
-        let buf = word_buffer(lw, &format!("tandem_words_{g}"), window + SLACK);
+    };
+    for g in 0..w.count {
+        let buf = word_buffer(lw, &format!("tandem_words_{g}"), w.words);
         lw.tandem.bufs.push(buf);
     }
-    lw.tandem.window = window;
+    lw.tandem.window = w.window;
 }
 
 /// A workgroup array of `words` u32 named `name`.
@@ -232,11 +244,7 @@ impl Lower<'_> {
     /// [`ROW_MARGIN`]. Called once, when the kept rows are planned, so that
     /// the plan and each store decide alike.
     pub(in crate::lower) fn plan_row_words(&mut self) {
-        self.tandem.row_room = self
-            .options
-            .workgroup_memory
-            .saturating_sub(self.workgroup_used())
-            .saturating_sub(ROW_MARGIN);
+        self.tandem.row_room = row_room(self.options.workgroup_memory, self.plan.upfront.bytes());
     }
 
     /// Whether a store of `value` over the whole constant tile `tile` may
