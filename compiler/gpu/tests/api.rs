@@ -456,3 +456,43 @@ fn the_plan_spreads_reductions_over_the_block() {
         .plan;
     assert!(plan.reductions.is_empty(), "{:?}", plan.reductions);
 }
+
+/// The plan chooses the values a lane keeps across statements (the row
+/// cache): in a softmax whose reductions share one geometry, `X` (read by
+/// both reductions) and `exp(X - m)` (by the sum and the store), each a
+/// lane's 2 leaves of 4 words; none without subgroups.
+#[test]
+fn the_plan_keeps_a_rows_shared_values_in_registers() {
+    let k = kernel(
+        "kernel t(X: tensor<f32>[64, 1024], Y: tensor<f32>[64, 1024]) {
+  let r = ctx.block.x
+  let m = max(X[r :+ 1, :], axis = 1)
+  Y[r :+ 1, :] = exp(X[r :+ 1, :] - m) * (1.0 / sum(exp(X[r :+ 1, :] - m), axis = 1))
+}",
+    );
+    let at = |width: u32| {
+        let options = GpuOptions {
+            subgroup_width: width,
+            subgroup_layout_known: width > 1,
+            workgroup_size: 128,
+            ..GpuOptions::for_kernel(&k)
+        };
+        phobos_gpu::compile(&k, &options).unwrap()
+    };
+    let c = at(32);
+    let rows = c.plan.rows.as_ref().expect("a row cache");
+    assert_eq!((rows.geom.per_row, rows.geom.block), (128, 8));
+    assert_eq!((rows.kept.len(), rows.words), (2, 16), "{rows:?}");
+    let kinds: Vec<String> = rows
+        .kept
+        .iter()
+        .map(|&n| format!("{:?}", c.plan.kernel.exprs[n].kind))
+        .collect();
+    assert!(kinds.iter().any(|k| k.starts_with("Load")), "{kinds:?}");
+    assert!(
+        c.explain().contains("rows: 2 value(s) kept in registers"),
+        "{}",
+        c.explain()
+    );
+    assert!(at(0).plan.rows.is_none());
+}

@@ -412,6 +412,7 @@ struct Planned<'p> {
     subgroups: bool,
     reductions: &'p [crate::plan::Reduction],
     upfront: &'p crate::plan::Upfront,
+    rows: Option<&'p crate::plan::RowPlan>,
 }
 
 impl<'p> Planned<'p> {
@@ -427,6 +428,7 @@ impl<'p> Planned<'p> {
             subgroups: plan.subgroups,
             reductions: &plan.reductions,
             upfront: &plan.upfront,
+            rows: plan.rows.as_ref(),
         }
     }
 }

@@ -1,33 +1,22 @@
-//! Values of a row kept in registers across statements: where a kernel's
-//! whole-row reductions all take `coop_warp.rs`'s path with one geometry,
-//! every lane reduces the same leaves of the row in each of them, so a
-//! value computed at a leaf in one statement (`X`, or `exp(X - m)`) can be
-//! kept in that lane's registers and read back by the next statement
-//! instead of being loaded and computed again. A store over the same tile
-//! then runs over the same leaves (`Lower::row_store`) and reads what it
-//! shares with the reductions from there too.
-//!
-//! What is kept: the nodes of the row's full shape that more than one of
-//! those regions (a reduction's operand, or a store's value) computes, by
-//! value number (`ir::analysis::value_numbers`), that read memory, read
-//! only tensors the kernel never writes and `let` locals, and draw no
-//! Tandem words; the costliest first, while the registers a lane keeps
-//! stay within [`words_budget`]. Each is a function-local array of the
-//! lane's `segments x 4` elements, written where a reduction's leaf
-//! computes it (with the subgroup path or, where the block's subgroups are
-//! not laid out for it, by a loop over the same leaves beside the
-//! workgroup-array path) and read from then on. Only where a value is
-//! computed changes, never how, so the bits are the interpreter's.
+//! The row cache that the plan chose (`plan::rows`): each kept value is a
+//! function-local array of the lane's `segments x 4` elements, written
+//! where a reduction's leaf computes it (with the subgroup path or, where
+//! the block's subgroups are not laid out for it, by a loop over the same
+//! leaves beside the workgroup-array path) and read from then on. A store
+//! over the same tile runs over the same leaves (`Lower::row_store`) and
+//! reads what it shares with the reductions from there too. Only where a
+//! value is computed changes, never how, so the bits are the
+//! interpreter's.
 
 use super::coop_reduce::Plan;
 use super::coop_warp::LEAF;
 use super::{H, Lower};
 use crate::LowerError;
+use crate::plan::rows::{self, Geom};
 use naga::{
     ArraySize, BinaryOperator as B, Expression, Handle, LocalVariable, Span, Type, TypeInner,
 };
-use phobos_core::ir::{ExprId, ExprKind, IdVec, Index, LocalKind, Place, Stmt, analysis};
-use phobos_core::types::{Dim, Scalar};
+use phobos_core::ir::{ExprId, IdVec, Index, Place, analysis};
 use std::collections::{HashMap, HashSet};
 use std::num::NonZeroU32;
 
@@ -35,30 +24,7 @@ use std::num::NonZeroU32;
 /// `GpuOptions::knobs` says otherwise (0 turns the cache off).
 pub(crate) const WORDS: u32 = 64;
 
-/// The leaves every region of the kernel reduces or stores.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct Geom {
-    /// The row's full shape (the reduced axis last).
-    pub shape: Vec<u32>,
-    pub per_row: u32,
-    pub block: u32,
-}
-
-impl Geom {
-    fn of(plan: &Plan, shape: Vec<u32>) -> Geom {
-        Geom {
-            shape,
-            per_row: plan.per_row,
-            block: plan.block,
-        }
-    }
-
-    pub fn segments(&self) -> u32 {
-        self.block / LEAF
-    }
-}
-
-/// The kept values of a kernel (module doc).
+/// The kept values of a kernel as the emitter holds them.
 pub(super) struct RowCache {
     pub geom: Geom,
     numbers: IdVec<ExprId, ExprId>,
@@ -84,12 +50,10 @@ pub(super) struct At {
 }
 
 impl Lower<'_> {
-    /// The row geometry of a reduction that can keep values: the subgroup
-    /// path with 16-byte leaves along the last axis.
+    /// The row geometry of a reduction that can keep values
+    /// ([`rows::geometry`]).
     pub(super) fn row_geom(&self, plan: &Plan) -> Option<Geom> {
-        let shape = const_shape(&self.k.exprs[plan.arg].shape)?;
-        (self.warp_path(plan) && self.quad_leaves(plan) && plan.axis + 1 == shape.len())
-            .then(|| Geom::of(plan, shape))
+        rows::geometry(self.k, plan)
     }
 
     /// Whether reduction `plan` is a region of the kept rows.
@@ -101,7 +65,7 @@ impl Lower<'_> {
     }
 
     /// Whether a store of `value` to `place` at `index` runs over the kept
-    /// rows' leaves (`row_store`).
+    /// rows' leaves ([`rows::store_ok`]).
     pub(super) fn row_store_ok(
         &self,
         geom: &Geom,
@@ -109,122 +73,23 @@ impl Lower<'_> {
         index: &[Index],
         value: ExprId,
     ) -> bool {
-        let tile = const_shape(&analysis::slice_tile(index));
-        matches!(place, Place::Param(_))
-            && tile.as_deref() == Some(&geom.shape[..])
-            && super::stmt::quad_slice(self.k, place, index)
-            && !self.stored_elementwise(value)
-            && self.row_words_fit(value, &analysis::slice_tile(index))
-            && !analysis::reads_place(self.k, value, place)
+        let room = self.plan.upfront.row_room(&self.options);
+        rows::store_ok(
+            self.k,
+            (self.plan.stores, &self.options, room),
+            geom,
+            (place, index, value),
+        )
     }
 
-    /// The kept values of this kernel, or `None` where nothing is shared
-    /// (then nothing changes). Called once `subgroup_ok` is known.
+    /// The plan's kept values, each given its lane's array, or `None`
+    /// where the plan keeps none (then nothing changes). Called once
+    /// `subgroup_ok` is known.
     pub(super) fn plan_row_cache(&mut self) -> Option<RowCache> {
-        let budget = self.options.knobs.row_cache_words;
-        if budget == 0 || self.subgroup_ok.is_none() {
-            return None;
-        }
-        self.plan_row_words();
-        // The geometry every whole-row reduction shares, and the regions in
-        // statement order: each reduction's operand (inner ones first),
-        // and each store over the same leaves; `true` for a reduction.
-        let mut geom: Option<Geom> = None;
-        let mut per_stmt: Vec<Vec<ExprId>> = Vec::new();
-        for s in &self.k.body {
-            let value = s.value()?;
-            let mut here: Vec<ExprId> = self
-                .k
-                .reachable(value)
-                .into_iter()
-                .filter(|id| matches!(self.k.exprs[*id].kind, ExprKind::Reduce { .. }))
-                .collect();
-            here.sort_unstable();
-            let mut args = Vec::new();
-            for id in here {
-                let Some(plan) = self.coop_plan(id) else {
-                    continue;
-                };
-                let Some(g) = self.row_geom(&plan) else {
-                    continue;
-                };
-                match &geom {
-                    Some(have) if *have != g => return None,
-                    _ => geom = Some(g),
-                }
-                args.push(plan.arg);
-            }
-            per_stmt.push(args);
-        }
-        let geom = geom?;
-        let mut regions: Vec<(ExprId, bool)> = Vec::new();
-        for (s, args) in self.k.body.iter().zip(per_stmt) {
-            regions.extend(args.into_iter().map(|a| (a, true)));
-            if let Stmt::Store {
-                place,
-                index,
-                value,
-            } = s
-                && self.row_store_ok(&geom, *place, index, *value)
-            {
-                regions.push((*value, false));
-            }
-        }
-        let numbers = analysis::value_numbers(self.k);
-        let full: Vec<Dim> = geom.shape.iter().map(|&e| Dim::Const(e.into())).collect();
-        // The value numbers a region computes, given the values kept so far
-        // (by number: the region that first computes it): it reads a kept
-        // value that an earlier region computed instead of computing it.
-        let computes = |r: usize, kept: &HashMap<ExprId, usize>| -> HashSet<ExprId> {
-            let mut here = HashSet::new();
-            let mut stack = vec![regions[r].0];
-            while let Some(id) = stack.pop() {
-                let e = &self.k.exprs[id];
-                if e.shape != full || matches!(e.kind, ExprKind::Reduce { .. }) {
-                    continue;
-                }
-                let n = numbers[id];
-                if !here.insert(n) || kept.get(&n).is_some_and(|&first| first < r) {
-                    continue;
-                }
-                stack.extend(e.kind.operands());
-            }
-            here
-        };
-        // The candidates: every node some region computes, the costliest
-        // first (ties by value number, so the choice is deterministic). A
-        // value is kept where a reduction computes it first (a store's
-        // leaves are computed under masks, so a store only reads) and a
-        // later region would compute it again; its operands are then
-        // computed by the first region alone, so a node is judged after
-        // those above it.
-        let mut candidates: Vec<(usize, ExprId)> = (0..regions.len())
-            .flat_map(|r| computes(r, &HashMap::new()))
-            .collect::<HashSet<_>>()
-            .into_iter()
-            .filter(|&n| self.keepable(n))
-            .map(|n| (self.k.reachable(n).len(), n))
-            .collect();
-        candidates.sort_unstable_by(|a, b| b.cmp(a));
-        let mut kept: HashMap<ExprId, usize> = HashMap::new();
-        let mut order = Vec::new();
-        for (_, n) in candidates {
-            let by: Vec<usize> = (0..regions.len())
-                .filter(|&r| computes(r, &kept).contains(&n))
-                .collect();
-            if by.len() > 1 && regions[by[0]].1 {
-                kept.insert(n, by[0]);
-                order.push(n);
-            }
-        }
-        let per_slot = geom.segments() * LEAF;
+        let rows = self.plan.rows?;
+        let per_slot = rows.geom.segments() * LEAF;
         let mut slots = HashMap::new();
-        let mut used = 0;
-        for n in order {
-            if used + per_slot > budget {
-                break;
-            }
-            used += per_slot;
+        for &n in &rows.kept {
             let elem = self.k.exprs[n].ty;
             let ty = self.m.types.insert(
                 Type {
@@ -247,47 +112,19 @@ impl Lower<'_> {
             );
             slots.insert(n, v);
         }
-        if slots.is_empty() {
-            return None;
-        }
         self.tandem.notes.push(format!(
             "rows: {} value(s) kept in registers across statements, {} words a lane",
             slots.len(),
-            used
+            rows.words
         ));
         Some(RowCache {
-            geom,
-            numbers,
+            geom: rows.geom.clone(),
+            numbers: analysis::value_numbers(self.k),
             slots,
             filled: HashSet::new(),
             pending: HashSet::new(),
             at: None,
         })
-    }
-
-    /// Whether node `id` may be kept: a 32-bit value that reads memory,
-    /// whose reads no statement changes after it is first computed, and
-    /// that draws no Tandem words.
-    fn keepable(&self, id: ExprId) -> bool {
-        let e = &self.k.exprs[id];
-        if !matches!(e.ty, Scalar::F32 | Scalar::I32 | Scalar::U32)
-            || super::tandem_draw::has_words(self.k, id)
-        {
-            return false;
-        }
-        let nodes = self.k.reachable(id);
-        let loads = nodes
-            .iter()
-            .any(|&n| matches!(self.k.exprs[n].kind, ExprKind::Load { .. }));
-        let unchanged = analysis::reads(self.k, id).iter().all(|p| match *p {
-            Place::Param(i) => !self
-                .k
-                .body
-                .iter()
-                .any(|s| matches!(s, Stmt::Store { place: Place::Param(j), .. } if *j == i)),
-            Place::Local(l) => self.k.locals[l].kind == LocalKind::Let,
-        });
-        loads && unchanged
     }
 
     /// The kept value of `id` at the current leaf element, where it has
@@ -474,13 +311,4 @@ impl Lower<'_> {
         ));
         Ok(())
     }
-}
-
-fn const_shape(s: &[Dim]) -> Option<Vec<u32>> {
-    s.iter()
-        .map(|d| match d {
-            Dim::Const(v) => u32::try_from(*v).ok(),
-            Dim::Sym(_) => None,
-        })
-        .collect()
 }

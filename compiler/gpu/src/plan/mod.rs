@@ -23,6 +23,7 @@ pub mod hoist;
 pub mod loops;
 pub mod memory;
 pub mod reductions;
+pub mod rows;
 pub mod stores;
 pub mod values;
 pub mod versions;
@@ -36,6 +37,7 @@ pub use memory::{Upfront, WordBuffers};
 use phobos_core::diag::{Diagnostic, code};
 use phobos_core::ir::{Kernel, LocalId, LocalKind, Stmt};
 pub use reductions::{Levels, Reduction};
+pub use rows::RowPlan;
 pub use stores::StorePlan;
 pub use values::{Home, ValuePlan};
 
@@ -81,6 +83,8 @@ pub struct Plan {
     pub reductions: Vec<Reduction>,
     /// The workgroup memory declared before the statements ([`memory`]).
     pub upfront: Upfront,
+    /// The values of a row kept in registers across statements ([`rows`]).
+    pub rows: Option<RowPlan>,
 }
 
 impl Plan {
@@ -97,6 +101,7 @@ impl Plan {
             self.subgroups = false;
         }
         self.reductions = reductions::plan(&self.kernel, options, block, self.subgroups);
+        self.rows = rows::plan(self, options);
         Ok(())
     }
 }
@@ -225,6 +230,7 @@ pub fn plan(kernel: &Kernel, options: &GpuOptions) -> Result<Plan, LowerError> {
         subgroups: false,
         reductions: Vec::new(),
         upfront: Upfront::default(),
+        rows: None,
     };
     plan.with_packing(options, packed)?;
     Ok(plan)

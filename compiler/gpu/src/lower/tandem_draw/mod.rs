@@ -64,9 +64,6 @@ pub(super) struct DrawState {
     /// body is lowered, and the window of counters one holds.
     bufs: Vec<naga::Handle<naga::GlobalVariable>>,
     window: u32,
-    /// The workgroup memory, in bytes, that stores over kept rows may give
-    /// their words (`staged.rs`, `Lower::plan_row_words`).
-    row_room: u64,
     /// The word nodes of the group being computed in a stepped loop
     /// (`stepped.rs`), and the block they read.
     stepped: HashMap<ExprId, stepped::Stepped>,

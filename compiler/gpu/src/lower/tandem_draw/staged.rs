@@ -115,7 +115,7 @@ pub(super) fn word_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<Ex
 }
 
 /// Whether the DAG under `value` has a Tandem word node.
-pub(in crate::lower) fn has_words(k: &Kernel, value: ExprId) -> bool {
+pub(crate) fn has_words(k: &Kernel, value: ExprId) -> bool {
     let mut seen = IdVec::from_elem(false, k.exprs.len());
     let mut stack = vec![value];
     while let Some(id) = stack.pop() {
@@ -239,38 +239,7 @@ fn const_positions(tile: &[Dim]) -> Option<u32> {
 }
 
 impl Lower<'_> {
-    /// Notes the workgroup memory that stores over kept rows may give their
-    /// words ([`Self::row_words_fit`]): what is left now, less
-    /// [`ROW_MARGIN`]. Called once, when the kept rows are planned, so that
-    /// the plan and each store decide alike.
-    pub(in crate::lower) fn plan_row_words(&mut self) {
-        self.tandem.row_room = row_room(self.options.workgroup_memory, self.plan.upfront.bytes());
-    }
-
-    /// Whether a store of `value` over the whole constant tile `tile` may
-    /// take the kept rows' path ([`Self::row_store`]) as far as its Tandem
-    /// words go: it draws none, or its words have counters that run along
-    /// the tile (`word_groups`), the tile has at most [`row_words_max`]
-    /// positions, and a buffer of the tile's words per key fits in the
-    /// room [`Self::plan_row_words`] noted. There the words
-    /// are stepped into workgroup memory by chunk ([`Self::with_row_words`])
-    /// and each leaf reads its own, so the store keeps the rows' order
-    /// instead of being turned inside out by chunks (`stepped.rs`), which
-    /// would leave all but one invocation a chunk idle.
-    pub(in crate::lower) fn row_words_fit(&self, value: ExprId, tile: &[Dim]) -> bool {
-        if !has_words(self.k, value) {
-            return true;
-        }
-        let groups = word_groups(self.k, value, tile).len() as u64;
-        let Some(n) = const_positions(tile) else {
-            return false;
-        };
-        groups > 0
-            && n <= self.options.knobs.row_words_max
-            && (u64::from(n) + u64::from(SLACK)) * 4 * groups <= self.tandem.row_room
-    }
-
-    /// `body` (a store over kept rows that [`Self::row_words_fit`]
+    /// `body` (a store over kept rows that [`row_words_fit`]
     /// admitted) with the words of `value` staged for the whole tile `tile`
     /// (extents `lens`): one buffer per key, filled between two barriers
     /// before it. `Ok(false)`, with nothing emitted, when what the earlier
@@ -590,4 +559,30 @@ impl Lower<'_> {
         });
         Ok(self.var_load(result))
     }
+}
+
+/// Whether a store of `value` over the whole constant tile `tile` may
+/// take the kept rows' path (`Lower::row_store`) as far as its Tandem
+/// words go: it draws none, or its words have counters that run along
+/// the tile (`word_groups`), the tile has at most `most` positions
+/// ([`ROW_WORDS_MAX`] unless `Knobs::row_words_max` says otherwise), and
+/// a buffer of the tile's words per key fits in `room` bytes. There the
+/// words are stepped into workgroup memory by chunk
+/// (`Lower::with_row_words`) and each leaf reads its own, so the store
+/// keeps the rows' order instead of being turned inside out by chunks
+/// (`stepped.rs`), which would leave all but one invocation a chunk idle.
+pub(crate) fn row_words_fit(
+    k: &Kernel,
+    value: ExprId,
+    tile: &[Dim],
+    (most, room): (u32, u64),
+) -> bool {
+    if !has_words(k, value) {
+        return true;
+    }
+    let groups = word_groups(k, value, tile).len() as u64;
+    let Some(n) = const_positions(tile) else {
+        return false;
+    };
+    groups > 0 && n <= most && (u64::from(n) + u64::from(SLACK)) * 4 * groups <= room
 }
