@@ -17,7 +17,7 @@
 
 use crate::GpuOptions;
 use phobos_core::ir::{ExprId, ExprKind, Kernel, ReduceOp};
-use phobos_core::types::{Dim, Scalar};
+use phobos_core::types::Scalar;
 
 /// The elements a lane reduces in its registers for one segment of the
 /// subgroup path.
@@ -120,17 +120,9 @@ fn geometry(k: &Kernel, id: ExprId, w: u32) -> Option<Reduction> {
         return None;
     };
     let axis = axis as usize;
-    let consts = |s: &[Dim]| -> Option<Vec<u32>> {
-        s.iter()
-            .map(|d| match d {
-                Dim::Const(v) => u32::try_from(*v).ok(),
-                Dim::Sym(_) => None,
-            })
-            .collect()
-    };
     let elem = k.exprs[arg].ty;
-    let ext_in = consts(&k.exprs[arg].shape)?;
-    let ext_out = consts(&k.exprs[id].shape)?;
+    let ext_in = super::rows::const_shape(&k.exprs[arg].shape)?;
+    let ext_out = super::rows::const_shape(&k.exprs[id].shape)?;
     let len = ext_in[axis];
     let rows: u32 = ext_out.iter().product();
     if !matches!(elem, Scalar::I32 | Scalar::U32 | Scalar::F32)
