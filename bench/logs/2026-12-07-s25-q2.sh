@@ -11,6 +11,8 @@ mkdir -p target/dev && for f in target/devz/*.gz; do gzip -dc $f > target/dev/$(
 B=$PWD/target/dev
 t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
 echo "# commit n=${C:-?}; $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
+echo "## registers: s17 c1 at rows of 1024, R=1, main (88d295a's lowering) and wip/chunk-cache (wt), device options ($(el) s)"
+timeout 60 $B/phobos-bench-regs target/devz/spv/*.spv 2>&1 | tail -40
 echo "## rows of 4096: X in the L2 (M=1024) or not (M=16384)"
 cache=$(mktemp -d)
 for m in 512 1024 16384; do for k in "c1 bench/s17/unseen.ph" "inv_inline tests/spellings/softmax.ph"; do set -- $k
@@ -19,8 +21,5 @@ for m in 512 1024 16384; do for k in "c1 bench/s17/unseen.ph" "inv_inline tests/
   echo "M=$m $1 $pr $(echo "$j" | grep -o '"median_gib_s": *[0-9.]*' | grep -o '[0-9.]*$' | cut -d. -f1) $(echo "$j" | grep -o '"median_ms": *[0-9.]*' | grep -o '[0-9.]*$') ms $(echo "$j" | tr -d '\n ' | grep -o '"config":{[^}]*}') wg$(echo "$j" | grep -o '"workgroup_size": *[0-9]*' | grep -o '[0-9]*$')"
  done; done; done
 echo "## bits of n ($(el) s)"
-WGS="h 128" timeout 120 bench/fused-bits.sh $B/phobosc-n 2>&1 | tail -3
-KERNELS="inv_inline" PRECISIONS=exact ROWS=1024 LOG2=22 timeout 200 bench/spellings-h200.sh n=$B/phobosc-n 2>&1 | grep -v "^#\|^driver\|^binary" | tail -6
-echo "## registers: s17 c1 at rows of 1024, R=1, main (88d295a's lowering) and wip/chunk-cache (wt), device options ($(el) s)"
-timeout 60 $B/phobos-bench-regs target/devz/spv/*.spv 2>&1 | tail -40
+WGS="h" timeout 90 bench/fused-bits.sh $B/phobosc-n 2>&1 | tail -3
 echo "took $(el) s"
