@@ -21,5 +21,5 @@ for m in 512 1024 16384; do for k in "c1 bench/s17/unseen.ph" "inv_inline tests/
   echo "M=$m $1 $pr $(echo "$j" | grep -o '"median_gib_s": *[0-9.]*' | grep -o '[0-9.]*$' | cut -d. -f1) $(echo "$j" | grep -o '"median_ms": *[0-9.]*' | grep -o '[0-9.]*$') ms $(echo "$j" | tr -d '\n ' | grep -o '"config":{[^}]*}') wg$(echo "$j" | grep -o '"workgroup_size": *[0-9]*' | grep -o '[0-9]*$')"
  done; done; done
 echo "## bits of n ($(el) s)"
-WGS="h" timeout 90 bench/fused-bits.sh $B/phobosc-n 2>&1 | tail -3
+WGS="h" timeout 70 bench/fused-bits.sh $B/phobosc-n 2>&1 | tail -3
 echo "took $(el) s"
