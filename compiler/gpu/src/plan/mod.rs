@@ -18,6 +18,7 @@
 //! positions (`values.rs`).
 
 pub mod divisors;
+pub(crate) mod draws;
 pub mod folds;
 pub mod hoist;
 pub mod loops;

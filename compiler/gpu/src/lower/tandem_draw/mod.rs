@@ -26,7 +26,7 @@
 
 mod shuffled;
 pub(crate) mod staged;
-mod stepped;
+pub(crate) mod stepped;
 
 pub(super) use staged::{draw_buffers, has_words};
 pub(crate) use stepped::{largest_stepped_tile, stepped_tasks};

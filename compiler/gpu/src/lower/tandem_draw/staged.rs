@@ -26,6 +26,7 @@
 use super::{K_GROUP_BLOCKS, Lower, WARM_UP};
 use crate::LowerError;
 use crate::lower::H;
+use crate::plan::draws::Draw;
 use naga::{
     BinaryOperator as B, Block, Expression, GlobalVariable, Handle, MathFunction, Statement,
 };
@@ -74,7 +75,7 @@ pub(in crate::lower) struct Window {
 
 /// The word nodes of `value` whose key is a scalar and whose counter is
 /// contiguous along `tile`, grouped by key (one buffer per group).
-pub(super) fn word_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<ExprId>> {
+pub(crate) fn word_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<ExprId>> {
     // Word nodes of one key (the core's classification of key arguments:
     // `_tandem_key(seed, q)` of a parameter or a constant seed is the same
     // value wherever it appears) share a buffer.
@@ -292,40 +293,30 @@ impl Lower<'_> {
         body: impl FnMut(&mut Self, H, &[H]) -> Result<(), LowerError>,
     ) -> Result<(), LowerError> {
         let quads = group == 4;
-        if (quads || group == 1)
-            && let Some(plan) = super::stepped::stepped_words(self.k, value, tile, quads)
-        {
-            let n = tile.iter().map(|d| match d {
-                Dim::Const(v) => *v,
-                Dim::Sym(_) => unreachable!("a stepped tile has constant extents"),
-            });
-            let n = u32::try_from(n.product::<u64>()).expect("stepped tiles fit in u32");
-            self.tandem
-                .note("stepped: one invocation steps one chunk in registers");
-            return self.stepped_tile_loop(lens, (n, quads), (&plan, value), pre, body);
-        }
-        let mut groups = word_groups(self.k, value, tile);
-        let contiguous = !groups.is_empty();
-        groups.truncate(self.tandem.bufs.len());
-        if groups.is_empty() {
-            if contiguous {
-                self.tandem.note(
-                    "direct (slower): no workgroup memory left to stage their words; each \
-                     draw steps its own chunk",
-                );
-            } else if has_words(self.k, value) {
-                self.tandem.note(
-                    "direct (slower): their counters are not seen to run along the tile; each \
-                     draw steps its own chunk",
-                );
-            }
-            return self.tile_loop_by(lens, group, body);
-        }
+        let upfront = self.plan.upfront;
+        let (groups, window) =
+            match crate::plan::draws::strategy(self.k, upfront, (value, tile, group)) {
+                Draw::Stepped(plan) => {
+                    let n = tile.iter().map(|d| match d {
+                        Dim::Const(v) => *v,
+                        Dim::Sym(_) => unreachable!("a stepped tile has constant extents"),
+                    });
+                    let n = u32::try_from(n.product::<u64>()).expect("stepped tiles fit in u32");
+                    self.tandem
+                        .note("stepped: one invocation steps one chunk in registers");
+                    return self.stepped_tile_loop(lens, (n, quads), (&plan, value), pre, body);
+                }
+                Draw::Direct(why) => {
+                    if let Some(why) = why {
+                        self.tandem.note(&format!("direct (slower): {why}"));
+                    }
+                    return self.tile_loop_by(lens, group, body);
+                }
+                Draw::Staged { groups, window } => (groups, window),
+            };
         self.tandem.note(&format!(
-            "staged: windows of {} counters stepped into workgroup memory",
-            self.tandem.window
+            "staged: windows of {window} counters stepped into workgroup memory"
         ));
-        let window = self.tandem.window;
         debug_assert!(window.is_multiple_of(group));
         let mut n = self.u32c(1);
         for e in lens {

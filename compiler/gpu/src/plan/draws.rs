@@ -1,0 +1,67 @@
+//! How a statement takes its Tandem draws, decided from the kernel and the
+//! plan's workgroup memory before anything is emitted: the one rule that
+//! `lower/tandem_draw/` follows for every tile loop of a statement, and
+//! whose reason `phobosc build --explain` prints.
+//!
+//! - **Stepped**: where the statement's words have counters that run along
+//!   its constant tile with slope 1 (`stepped.rs`'s `stepped_words`), one
+//!   invocation steps one chunk in registers and computes its blocks.
+//! - **Staged**: otherwise, where some words have counters contiguous along
+//!   the tile and the plan gave the staged words buffers
+//!   ([`super::Upfront::words`]), windows of counters are stepped into
+//!   workgroup memory and each element reads its word there; one buffer a
+//!   key, the first keys where there are more keys than buffers.
+//! - **Direct**: otherwise each draw steps its own chunk.
+//!
+//! Every path gives the same bits; they differ in speed.
+
+use super::Upfront;
+use crate::lower::tandem_draw::staged::{has_words, word_groups};
+use crate::lower::tandem_draw::stepped::{StepPlan, stepped_words};
+use phobos_core::ir::{ExprId, Kernel};
+use phobos_core::types::Dim;
+
+/// How a tile loop of a statement takes its draws (module doc).
+pub(crate) enum Draw {
+    Stepped(StepPlan),
+    /// The word nodes of each staged key, and the counters a window holds.
+    Staged {
+        groups: Vec<Vec<ExprId>>,
+        window: u32,
+    },
+    /// Each draw steps its own chunk, for this reason (`None`: the value
+    /// draws nothing).
+    Direct(Option<&'static str>),
+}
+
+/// How a loop over `tile` by groups of `group` positions takes the draws
+/// of `value` (module doc).
+pub(crate) fn strategy(
+    k: &Kernel,
+    upfront: &Upfront,
+    (value, tile, group): (ExprId, &[Dim], u32),
+) -> Draw {
+    let quads = group == 4;
+    if (quads || group == 1)
+        && let Some(plan) = stepped_words(k, value, tile, quads)
+    {
+        return Draw::Stepped(plan);
+    }
+    let mut groups = word_groups(k, value, tile);
+    let contiguous = !groups.is_empty();
+    let buffers = upfront.words.map_or(0, |w| w.count as usize);
+    groups.truncate(buffers);
+    match upfront.words {
+        Some(w) if !groups.is_empty() => Draw::Staged {
+            groups,
+            window: w.window,
+        },
+        _ if contiguous => Draw::Direct(Some(
+            "no workgroup memory left to stage their words; each draw steps its own chunk",
+        )),
+        _ if has_words(k, value) => Draw::Direct(Some(
+            "their counters are not seen to run along the tile; each draw steps its own chunk",
+        )),
+        _ => Draw::Direct(None),
+    }
+}
