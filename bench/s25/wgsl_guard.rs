@@ -4,7 +4,7 @@
 // of examples/, tests/spellings/, the fixtures and bench/s17-s24 at every
 // configuration, dims symbolic or N = 1024 / 4096, four option sets). Session 25
 // checked its plan steps with it (1656 cases). ZZ_DIR=DIR also writes each text.
-//! TEMPORARY (not for commit): WGSL of every kernel, before and after a refactor.
+//! WGSL of every kernel, before and after a refactor.
 #![allow(clippy::field_reassign_with_default)]
 use phobos_core::Program;
 use phobos_gpu::{GpuOptions, Precision, compile, specialize};
