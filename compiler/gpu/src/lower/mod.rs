@@ -62,7 +62,7 @@ struct Lower<'k> {
     k: &'k Kernel,
     /// What the emitter follows: the plan's decisions (stores, loops,
     /// folds) and the options it was made for.
-    plan: Planned<'k>,
+    plan: &'k crate::plan::Plan,
     options: GpuOptions,
     m: Module,
     f: Function,
@@ -381,14 +381,13 @@ pub(crate) fn lower_noted(
         )));
     }
     let mut plan = crate::plan::plan(kernel, options)?;
-    let lowered = match lower_packed(Planned::of(&plan), options, splits)? {
+    let lowered = match lower_packed(&plan, options, splits)? {
         Some(l) => l,
         // Blocks that share a workgroup would share its memory and its
         // barriers: one block a workgroup, its extra invocations idle.
         None => {
             plan.with_packing(options, 1)?;
-            lower_packed(Planned::of(&plan), options, splits)?
-                .expect("one block a workgroup always lowers")
+            lower_packed(&plan, options, splits)?.expect("one block a workgroup always lowers")
         }
     };
     Ok(Lowered {
@@ -397,40 +396,6 @@ pub(crate) fn lower_noted(
         blocks_per_workgroup: lowered.blocks_per_workgroup,
         plan,
     })
-}
-
-/// The parts of the plan the emitter follows.
-#[derive(Clone, Copy)]
-struct Planned<'p> {
-    kernel: &'p Kernel,
-    stores: &'p [crate::plan::StorePlan],
-    loops: &'p [crate::plan::LoopPlan],
-    folds: &'p [crate::plan::Fold],
-    vec4: &'p [bool],
-    divisors: &'p [crate::plan::SharedDivisor],
-    packed: u32,
-    subgroups: bool,
-    reductions: &'p [crate::plan::Reduction],
-    upfront: &'p crate::plan::Upfront,
-    rows: Option<&'p crate::plan::RowPlan>,
-}
-
-impl<'p> Planned<'p> {
-    fn of(plan: &'p crate::plan::Plan) -> Planned<'p> {
-        Planned {
-            kernel: &plan.kernel,
-            stores: &plan.stores,
-            loops: &plan.loops,
-            folds: &plan.folds,
-            vec4: &plan.vec4,
-            divisors: &plan.divisors,
-            packed: plan.packed,
-            subgroups: plan.subgroups,
-            reductions: &plan.reductions,
-            upfront: &plan.upfront,
-            rows: plan.rows.as_ref(),
-        }
-    }
 }
 
 /// What one emission gives ([`Lowered`] but for the plan it followed).
@@ -443,11 +408,11 @@ struct Emitted {
 /// The lowering with `packed` blocks a workgroup, or `None` where they
 /// would share workgroup memory or a barrier.
 fn lower_packed(
-    planned: Planned<'_>,
+    planned: &crate::plan::Plan,
     options: &GpuOptions,
     splits: &[Option<crate::Split>],
 ) -> Result<Option<Emitted>, LowerError> {
-    let kernel = planned.kernel;
+    let kernel = &planned.kernel;
     let packed = planned.packed;
     let mut m = Module::default();
     let mut types = HashMap::new();
@@ -475,7 +440,7 @@ fn lower_packed(
 
     let layout = crate::layout::layout_split(kernel, splits)?;
     let uniforms = bindings::uniforms(&layout, kernel, &mut m, &types);
-    let (tensors, pieces) = bindings::tensors(&layout, kernel, &mut m, &types, planned.vec4);
+    let (tensors, pieces) = bindings::tensors(&layout, kernel, &mut m, &types, &planned.vec4);
 
     let mut f = Function {
         name: Some(ENTRY_POINT.into()),

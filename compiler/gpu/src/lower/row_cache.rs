@@ -76,7 +76,7 @@ impl Lower<'_> {
         let room = self.plan.upfront.row_room(&self.options);
         rows::store_ok(
             self.k,
-            (self.plan.stores, &self.options, room),
+            (&self.plan.stores, &self.options, room),
             geom,
             (place, index, value),
         )
@@ -86,7 +86,7 @@ impl Lower<'_> {
     /// where the plan keeps none (then nothing changes). Called once
     /// `subgroup_ok` is known.
     pub(super) fn plan_row_cache(&mut self) -> Option<RowCache> {
-        let rows = self.plan.rows?;
+        let rows = self.plan.rows.as_ref()?;
         let per_slot = rows.geom.segments() * LEAF;
         let mut slots = HashMap::new();
         for &n in &rows.kept {

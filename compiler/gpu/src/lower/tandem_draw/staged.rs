@@ -293,7 +293,7 @@ impl Lower<'_> {
         body: impl FnMut(&mut Self, H, &[H]) -> Result<(), LowerError>,
     ) -> Result<(), LowerError> {
         let quads = group == 4;
-        let upfront = self.plan.upfront;
+        let upfront = &self.plan.upfront;
         let (groups, window) =
             match crate::plan::draws::strategy(self.k, upfront, (value, tile, group)) {
                 Draw::Stepped(plan) => {
