@@ -69,7 +69,7 @@ impl Lower<'_> {
         if width < 2 || !self.block_invocations.is_multiple_of(width) {
             return Some("subgroups of varying width");
         }
-        (self.packed != 1).then_some("several blocks a workgroup")
+        (self.plan.packed != 1).then_some("several blocks a workgroup")
     }
 
     /// A new workgroup array of `count` f16 values.

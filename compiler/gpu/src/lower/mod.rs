@@ -84,8 +84,6 @@ struct Lower<'k> {
     /// The invocations that run one block: the stride of every loop over
     /// a block's elements or chunk tasks ([`packing`]).
     block_invocations: u32,
-    /// Blocks per workgroup ([`packing`]).
-    packed: u32,
     /// The invocation's index among its block's `block_invocations`.
     local: H,
     exact: exact::ExactFns,
@@ -474,7 +472,6 @@ fn lower_packed(
         grid: [placeholder; 3],
         scalars: vec![None; kernel.params.len()],
         block_invocations: options.workgroup_size / packed,
-        packed,
         local: placeholder,
         exact: Default::default(),
         staging: HashMap::new(),
@@ -705,7 +702,7 @@ impl Lower<'_> {
         let rows = self.binary(B::Multiply, c[1], nx);
         let mut lin = self.binary(B::Add, c[0], rows);
         self.local = self.expr(Expression::FunctionArgument(0));
-        if self.packed > 1 {
+        if self.plan.packed > 1 {
             // Workgroup `w` runs blocks `w * packed + j`, block `j` on
             // invocations `j * block_invocations ..`.
             let li = self.local;
@@ -713,7 +710,7 @@ impl Lower<'_> {
             let sub = self.binary(B::ShiftRight, li, shift);
             let mask = self.u32c(self.block_invocations - 1);
             self.local = self.binary(B::And, li, mask);
-            let packed = self.u32c(self.packed);
+            let packed = self.u32c(self.plan.packed);
             let first = self.binary(B::Multiply, lin, packed);
             lin = self.binary(B::Add, first, sub);
         }
