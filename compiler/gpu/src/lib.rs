@@ -235,6 +235,11 @@ pub struct Knobs {
     /// staging on lavapipe too, where the runtime leaves it off). Same bits
     /// either way.
     pub dot_ahead: bool,
+    /// Whether fast mode's cooperative matrices may load a product's f16
+    /// operands straight from their tensors (`plan/dots.rs`);
+    /// `PHOBOS_COOP_DIRECT=0` stages every operand in workgroup memory, to
+    /// measure what the direct loads gain. Same values either way.
+    pub coop_direct: bool,
     /// How exact `/` with [`GpuOptions::wide_div`] checks its estimate
     /// ([`DivCheck`], `PHOBOS_DIV_CHECK=recip|f64|f32`). Same bits every
     /// way.
@@ -297,6 +302,7 @@ impl Knobs {
             ablate_div: matches!(ablate_math.as_deref(), Ok("all" | "div")),
             ablate_native: matches!(ablate_math.as_deref(), Ok("all" | "exp")),
             dot_ahead: std::env::var("PHOBOS_DOT_AHEAD").as_deref() != Ok("0"),
+            coop_direct: std::env::var("PHOBOS_COOP_DIRECT").as_deref() != Ok("0"),
             div_check: DivCheck::from_env(),
             workgroup_pad: number("PHOBOS_WORKGROUP_PAD", 0),
         }

@@ -155,3 +155,73 @@ fn fast_mode_products_take_cooperative_matrices_and_pass_spirv_val() {
         );
     }
 }
+
+/// The plan's tensor-core products load f16 slices straight from their
+/// tensors (bound as `array<f16>`), and a subgroup keeps a block of tiles
+/// whose fragments it loads once a step; the module still validates.
+#[test]
+fn tensor_core_operands_are_loaded_straight_from_f16_tensors() {
+    let k = kernel("matmul.ph", "matmul", &[("BM", 64), ("BN", 64)]);
+    let c = compile(&k, &device(Precision::Fast, true)).expect("it lowers");
+    let p = &c.plan.products;
+    assert_eq!(p.len(), 1, "{p:?}");
+    // 128 invocations: four subgroups, each a block of 2 x 2 tiles.
+    assert_eq!(p[0].block, Some([2, 2]));
+    let direct: Vec<(usize, bool)> = p[0]
+        .direct
+        .iter()
+        .map(|d| d.map(|d| (d.param, d.transposed)).expect("both are direct"))
+        .collect();
+    assert_eq!(direct, [(0, false), (1, false)]);
+    assert_eq!(c.plan.native_halves, [true, true, false]);
+    let note = c
+        .notes
+        .iter()
+        .find(|n| n.contains("`dot`"))
+        .expect("a note");
+    assert!(
+        note.contains("a block of 2 x 2 tiles a subgroup")
+            && note.contains("`A` and `B` loaded straight from the tensor"),
+        "{note}"
+    );
+    let wgsl = c.wgsl();
+    assert!(wgsl.contains("array<f16>"), "{wgsl}");
+    if std::env::var_os("SHOW").is_some() {
+        eprintln!("{wgsl}");
+    }
+    // The written tensor stays words, written atomically.
+    assert!(wgsl.contains("array<atomic<u32>>"), "{wgsl}");
+
+    // Attention: `Q` and `trans(K)` straight (K read column by column),
+    // then `dot(d, V)` with `d` staged and `V` straight.
+    let k = kernel(
+        "attention_dropout.ph",
+        "attention_dropout",
+        &[("BM", 16), ("BN", 32)],
+    );
+    let c = compile(&k, &device(Precision::Fast, true)).expect("it lowers");
+    let shapes: Vec<[Option<(usize, bool)>; 2]> = c
+        .plan
+        .products
+        .iter()
+        .map(|p| p.direct.map(|d| d.map(|d| (d.param, d.transposed))))
+        .collect();
+    assert_eq!(
+        shapes,
+        [
+            [Some((0, false)), Some((1, true))],
+            [None, Some((2, false))]
+        ]
+    );
+    assert_eq!(c.plan.native_halves[..4], [true, true, true, false]);
+
+    // Exact mode, or no cooperative matrices: words, staged.
+    for options in [
+        device(Precision::Exact, true),
+        device(Precision::Fast, false),
+    ] {
+        let c = compile(&k, &options).expect("it lowers");
+        assert!(c.plan.native_halves.iter().all(|n| !n));
+        assert!(c.plan.products.iter().all(|p| p.direct == [None, None]));
+    }
+}

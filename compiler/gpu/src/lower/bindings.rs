@@ -127,11 +127,23 @@ pub(super) fn tensors(
     m: &mut Module,
     types: &HashMap<Scalar, Handle<Type>>,
     quad: &[bool],
+    native_halves: &[bool],
 ) -> Tensors {
     let mut tensors = vec![None; kernel.params.len()];
     let mut pieces = vec![Vec::new(); kernel.params.len()];
     for t in &layout.tensors {
-        let (base, stride) = if t.elem.is_half() {
+        let (base, stride) = if native_halves.get(t.param_index) == Some(&true) {
+            // Read by cooperative loads as it is (`plan::dots`).
+            debug_assert!(t.read_only && t.elem == Scalar::F16);
+            let f16 = m.types.insert(
+                Type {
+                    name: None,
+                    inner: TypeInner::Scalar(naga::Scalar::F16),
+                },
+                Span::UNDEFINED,
+            );
+            (f16, 2)
+        } else if t.elem.is_half() {
             // Two elements a u32 word, atomic where written (`half_io.rs`).
             let word = types[&Scalar::U32];
             let ty = if t.read_only {

@@ -26,22 +26,27 @@ use super::{H, LocalHome, Lower, coop_reduce::Computed};
 use crate::LowerError;
 use naga::{BinaryOperator as B, GlobalVariable, Handle, Statement};
 use phobos_core::ir::{BinOp, ExprId, ExprKind, Index, LocalId, Place};
-use phobos_core::types::{Dim, Scalar, Value};
+use phobos_core::types::{Scalar, Value};
 use std::collections::HashMap;
 
 /// The K elements staged at a time.
 pub(super) const CHUNK: u32 = 16;
 
-/// A product computed ahead: its operands, the result's extents, and
-/// whether cooperative matrices compute it (`dot_coop.rs`).
+/// A product computed ahead: its node and operands, the result's extents,
+/// and what the plan decided (`plan::dots`): whether cooperative matrices
+/// compute it (`dot_coop.rs`), the block of tiles a subgroup keeps, and
+/// the operands loaded straight from their tensors (`dot_direct.rs`).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct DotPlan {
+    pub id: ExprId,
     a: ExprId,
     b: ExprId,
     acc: Option<ExprId>,
     pub m: u32,
     pub n: u32,
     pub coop: bool,
+    pub block: Option<[u32; 2]>,
+    pub direct: [Option<crate::plan::Direct>; 2],
 }
 
 impl DotPlan {
@@ -61,36 +66,24 @@ impl DotPlan {
 }
 
 impl Lower<'_> {
-    /// The plan for product `id`, or `None` where it keeps the loop per
-    /// element.
+    /// The plan for product `id` (`plan::dots`), or `None` where it keeps
+    /// the loop per element.
     pub(super) fn dot_plan(&self, id: ExprId) -> Option<DotPlan> {
+        let p = self.plan.products.iter().find(|p| p.expr == id)?;
         let ExprKind::Dot { a, b, acc } = self.k.exprs[id].kind else {
             return None;
         };
-        let [Dim::Const(m), Dim::Const(n)] = self.k.exprs[id].shape[..] else {
-            return None;
-        };
-        let (m, n) = (u32::try_from(m).ok()?, u32::try_from(n).ok()?);
-        let draws = |x| super::tandem_draw::has_words(self.k, x);
-        if !self.options.knobs.dot_ahead
-            || m == 0
-            || n == 0
-            || draws(a)
-            || draws(b)
-            || acc.is_some_and(draws)
-        {
-            return None;
-        }
-        let mut plan = DotPlan {
+        Some(DotPlan {
+            id,
             a,
             b,
             acc,
-            m,
-            n,
-            coop: false,
-        };
-        plan.coop = self.coop_dot_ok(&plan);
-        Some(plan)
+            m: p.m,
+            n: p.n,
+            coop: p.coop(),
+            block: p.block,
+            direct: p.direct,
+        })
     }
 
     /// `acc = dot(a, b, acc)` over the whole of a workgroup tile `acc`
@@ -192,11 +185,7 @@ impl Lower<'_> {
         });
         self.dot_ahead(&plan, pre, result, staged)?;
         let how = match plan.coop {
-            true => {
-                "operands rounded to f16 and multiplied by cooperative matrices (tensor cores), \
-                     16 x 16 tiles by subgroups"
-                    .to_string()
-            }
+            true => self.coop_note(&plan),
             false => {
                 let regs = match self.register_tile(&plan) {
                     Some(t) => format!(", {} x {} elements an invocation in registers", t.tm, t.tn),
@@ -260,31 +249,31 @@ impl Lower<'_> {
             true => {
                 // The result's tiles start from what the invocations wrote.
                 self.cur.push(barrier.clone());
-                Some(self.coop_begin(plan, result))
+                let tiles = self.coop_begin(plan, result);
+                self.coop_loop(plan, pre, &tiles, [sa, sb], len)?;
+                Some(tiles)
             }
             false => None,
         };
-        let last = self.u32c(chunk - 1);
-        let padded = self.binary(B::Add, len, last);
-        let chunks = self.binary(B::Divide, padded, kc);
-        self.count_loop(chunks, |lw, c| {
-            let k0 = lw.binary(B::Multiply, c, kc);
-            // The previous chunk's products (or a previous statement) are
-            // done with the staging arrays.
-            lw.cur.push(barrier.clone());
-            lw.stage_chunk(plan, pre, [sa, sb], k0, len)?;
-            lw.cur.push(barrier.clone());
-            if let Some(tiles) = &coop {
-                lw.coop_chunk(plan, tiles, [sa, sb]);
-                return Ok(());
-            }
-            let rest = lw.binary(B::Subtract, len, k0);
-            let kn = lw.min_u32(rest, kc);
-            match &regs {
-                Some(r) => lw.register_chunk(plan, r, [sa, sb], kn),
-                None => lw.element_chunk(plan, result, [sa, sb], kn),
-            }
-        })?;
+        if coop.is_none() {
+            let last = self.u32c(chunk - 1);
+            let padded = self.binary(B::Add, len, last);
+            let chunks = self.binary(B::Divide, padded, kc);
+            self.count_loop(chunks, |lw, c| {
+                let k0 = lw.binary(B::Multiply, c, kc);
+                // The previous chunk's products (or a previous statement)
+                // are done with the staging arrays.
+                lw.cur.push(barrier.clone());
+                lw.stage_chunk(plan, pre, [sa, sb], [true, true], k0, len)?;
+                lw.cur.push(barrier.clone());
+                let rest = lw.binary(B::Subtract, len, k0);
+                let kn = lw.min_u32(rest, kc);
+                match &regs {
+                    Some(r) => lw.register_chunk(plan, r, [sa, sb], kn),
+                    None => lw.element_chunk(plan, result, [sa, sb], kn),
+                }
+            })?;
+        }
         if let Some(r) = &regs {
             self.register_store(plan, r, result);
         }
@@ -299,11 +288,12 @@ impl Lower<'_> {
     /// The chunk of K from `k0`: `a`'s `[M, chunk]` elements and `b`'s
     /// `[chunk, N]`, each computed once into the staging arrays (rounded
     /// to f16 for cooperative matrices, whose K past the end is 0).
-    fn stage_chunk(
+    pub(super) fn stage_chunk(
         &mut self,
         plan: &DotPlan,
         pre: &HashMap<ExprId, H>,
         [sa, sb]: [Handle<GlobalVariable>; 2],
+        which: [bool; 2],
         k0: H,
         len: H,
     ) -> Result<(), LowerError> {
@@ -312,7 +302,11 @@ impl Lower<'_> {
             self.u32c(plan.n),
             self.u32c(plan.chunk()),
         );
-        for (array, operand, ext, k_axis) in [(sa, plan.a, [mc, kc], 1), (sb, plan.b, [kc, nc], 0)]
+        let operands = [(sa, plan.a, [mc, kc], 1), (sb, plan.b, [kc, nc], 0)];
+        for (_, (array, operand, ext, k_axis)) in which
+            .into_iter()
+            .zip(operands)
+            .filter(|(staged, _)| *staged)
         {
             self.tile_loop(&ext, |lw, flat, pos| {
                 let mut at = pos.to_vec();

@@ -26,50 +26,82 @@ use naga::{
 };
 use std::num::NonZeroU32;
 
-/// One 16 x 16 tile of the result a subgroup keeps: whether it exists
-/// (the last subgroups may have one fewer), its first row and column, its
-/// first element's index, and its accumulator.
+/// One 16 x 16 tile of the result a subgroup keeps: where it may not
+/// exist, whether it does (the last subgroups may have one fewer), its
+/// first row and column, its first element's index, and its accumulator.
 pub(super) struct CoopTile {
-    inside: H,
+    inside: Option<H>,
     row0: H,
     col0: H,
     at: H,
     acc: H,
 }
 
-/// A subgroup's tiles of a product.
+/// A subgroup's tiles of a product: a block of `[rows, cols]` tiles, in
+/// rows, where the plan gave one (`plan::dots`), else tiles `s, s + S, ...`.
 pub(super) struct CoopTiles {
     tiles: Vec<CoopTile>,
+    block: Option<[u32; 2]>,
+}
+
+/// Where a step's fragments of an operand come from.
+#[derive(Clone, Copy)]
+pub(super) enum Frag {
+    /// A staging array of the chunk, rows `stride` elements apart.
+    Staged {
+        array: Handle<GlobalVariable>,
+        stride: u32,
+    },
+    /// The operand's tensor (`plan::dots::Direct`): element `(i, j)` of the
+    /// operand at `base + i * stride + j`, or `base + i + j * stride` where
+    /// not `row_major`.
+    Direct {
+        tensor: Handle<GlobalVariable>,
+        base: H,
+        stride: H,
+        row_major: bool,
+    },
 }
 
 /// The K elements staged at a time for cooperative matrices.
 pub(super) const COOP_CHUNK: u32 = 32;
 /// The side of a cooperative tile.
-const TILE: u32 = 16;
+const TILE: u32 = crate::plan::dots::TILE;
 
 impl Lower<'_> {
-    /// Whether product `plan` takes cooperative matrices here.
-    pub(super) fn coop_dot_ok(&self, plan: &DotPlan) -> bool {
-        self.why_not_coop(plan).is_none()
+    /// Why product `plan` does not take cooperative matrices, for the
+    /// provenance (`None` where it does): the plan's reason.
+    pub(super) fn why_not_coop(&self, plan: &DotPlan) -> Option<&'static str> {
+        self.plan
+            .products
+            .iter()
+            .find(|p| p.expr == plan.id)
+            .and_then(|p| p.not_coop)
     }
 
-    /// Why product `plan` does not take cooperative matrices, for the
-    /// provenance (`None` where it does).
-    pub(super) fn why_not_coop(&self, plan: &DotPlan) -> Option<&'static str> {
-        if self.options.precision != crate::Precision::Fast {
-            return Some("exact mode");
+    /// How product `plan` is computed on cooperative matrices, for the
+    /// notes `--explain` prints.
+    pub(super) fn coop_note(&self, plan: &DotPlan) -> String {
+        let mut s = "operands rounded to f16 and multiplied by cooperative matrices (tensor \
+                     cores), 16 x 16 tiles by subgroups"
+            .to_string();
+        if let Some([r, c]) = plan.block {
+            s += &format!(", a block of {r} x {c} tiles a subgroup");
         }
-        if !self.options.cooperative {
-            return Some("no cooperative matrices on this device");
+        let direct: Vec<String> = plan
+            .direct
+            .iter()
+            .flatten()
+            .map(|d| format!("`{}`", self.k.params[d.param].name))
+            .collect();
+        if !direct.is_empty() {
+            s += &format!(
+                "; {} loaded straight from the tensor where the block's slice lies inside it \
+                 with rows 16-byte aligned (else staged)",
+                direct.join(" and ")
+            );
         }
-        if !plan.m.is_multiple_of(TILE) || !plan.n.is_multiple_of(TILE) {
-            return Some("extents not multiples of 16");
-        }
-        let width = self.options.subgroup_width;
-        if width < 2 || !self.block_invocations.is_multiple_of(width) {
-            return Some("subgroups of varying width");
-        }
-        (self.plan.packed != 1).then_some("several blocks a workgroup")
+        s
     }
 
     /// A new workgroup array of `count` f16 values.
@@ -125,21 +157,49 @@ impl Lower<'_> {
         let subgroups = self.block_invocations / self.options.subgroup_width;
         let across = plan.n / TILE;
         let count = (plan.m / TILE) * across;
-        let mine = count.div_ceil(subgroups);
-        let c_ty = self.coop_type(naga::Scalar::F32, CooperativeRole::C);
-        let count_c = self.u32c(count);
-        let across_c = self.u32c(across);
         let n = self.u32c(plan.n);
         let tile = self.u32c(TILE);
+        // Each tile's first row and column, and whether it exists.
+        let mut corners: Vec<(Option<H>, H, H)> = Vec::new();
+        match plan.block {
+            Some([rows, cols]) => {
+                // Subgroup `s` keeps the block at `(s / w, s % w)` of the
+                // `w` blocks a row.
+                let wide = self.u32c(across / cols);
+                let bi = self.binary(B::Divide, sg, wide);
+                let bj = self.binary(B::Modulo, sg, wide);
+                let rows_c = self.u32c(rows * TILE);
+                let cols_c = self.u32c(cols * TILE);
+                let r0 = self.binary(B::Multiply, bi, rows_c);
+                let c0 = self.binary(B::Multiply, bj, cols_c);
+                for r in 0..rows {
+                    for c in 0..cols {
+                        let dr = self.u32c(r * TILE);
+                        let dc = self.u32c(c * TILE);
+                        let row0 = self.binary(B::Add, r0, dr);
+                        let col0 = self.binary(B::Add, c0, dc);
+                        corners.push((None, row0, col0));
+                    }
+                }
+            }
+            None => {
+                let count_c = self.u32c(count);
+                let across_c = self.u32c(across);
+                for i in 0..count.div_ceil(subgroups) {
+                    let off = self.u32c(i * subgroups);
+                    let t = self.binary(B::Add, sg, off);
+                    let inside = self.binary(B::Less, t, count_c);
+                    let ti = self.binary(B::Divide, t, across_c);
+                    let tj = self.binary(B::Modulo, t, across_c);
+                    let row0 = self.binary(B::Multiply, ti, tile);
+                    let col0 = self.binary(B::Multiply, tj, tile);
+                    corners.push((Some(inside), row0, col0));
+                }
+            }
+        }
+        let c_ty = self.coop_type(naga::Scalar::F32, CooperativeRole::C);
         let mut tiles = Vec::new();
-        for i in 0..mine {
-            let off = self.u32c(i * subgroups);
-            let t = self.binary(B::Add, sg, off);
-            let inside = self.binary(B::Less, t, count_c);
-            let ti = self.binary(B::Divide, t, across_c);
-            let tj = self.binary(B::Modulo, t, across_c);
-            let row0 = self.binary(B::Multiply, ti, tile);
-            let col0 = self.binary(B::Multiply, tj, tile);
+        for (i, (inside, row0, col0)) in corners.into_iter().enumerate() {
             let c_row = self.binary(B::Multiply, row0, n);
             let at = self.binary(B::Add, c_row, col0);
             let var = self.f.local_variables.append(
@@ -151,14 +211,11 @@ impl Lower<'_> {
                 naga::Span::UNDEFINED,
             );
             let acc = self.expr(Expression::LocalVariable(var));
-            let load = self.nested(|lw| {
+            self.where_inside(inside, |lw| {
                 let ptr = lw.array_ptr(result, at);
-                let v = lw.coop_load(CooperativeRole::C, ptr, n);
+                let v = lw.coop_load(CooperativeRole::C, ptr, n, true);
                 lw.var_store(acc, v);
-                Ok(())
             });
-            let load = load.expect("no operand is computed here");
-            self.if_then(inside, load);
             tiles.push(CoopTile {
                 inside,
                 row0,
@@ -167,38 +224,88 @@ impl Lower<'_> {
                 acc,
             });
         }
-        CoopTiles { tiles }
+        CoopTiles {
+            tiles,
+            block: plan.block,
+        }
     }
 
-    /// One staged chunk's products added to this subgroup's tiles.
-    pub(super) fn coop_chunk(
-        &mut self,
-        plan: &DotPlan,
-        tiles: &CoopTiles,
-        [sa, sb]: [Handle<GlobalVariable>; 2],
-    ) {
-        let n = self.u32c(plan.n);
-        let kc = self.u32c(COOP_CHUNK);
-        for t in &tiles.tiles {
-            let body = self.nested(|lw| {
-                let a_row = lw.binary(B::Multiply, t.row0, kc);
-                let mut acc = lw.var_load(t.acc);
-                for step in 0..COOP_CHUNK / TILE {
-                    let k = lw.u32c(step * TILE);
-                    let a_at = lw.binary(B::Add, a_row, k);
-                    let a_ptr = lw.array_ptr(sa, a_at);
-                    let a = lw.coop_load(CooperativeRole::A, a_ptr, kc);
-                    let k_row = lw.u32c(step * TILE * plan.n);
-                    let b_at = lw.binary(B::Add, k_row, t.col0);
-                    let b_ptr = lw.array_ptr(sb, b_at);
-                    let b = lw.coop_load(CooperativeRole::B, b_ptr, n);
-                    acc = lw.expr(Expression::CooperativeMultiplyAdd { a, b, c: acc });
+    /// `build` where `inside` holds (always where it is `None`).
+    fn where_inside(&mut self, inside: Option<H>, build: impl FnOnce(&mut Self)) {
+        match inside {
+            None => build(self),
+            Some(c) => {
+                let body = self.nested(|lw| {
+                    build(lw);
+                    Ok(())
+                });
+                let body = body.expect("no operand is computed here");
+                self.if_then(c, body);
+            }
+        }
+    }
+
+    /// One step of 16 along K added to this subgroup's tiles: the A
+    /// fragment at `(row0, ka)` of `a`, the B fragment at `(kb, col0)` of
+    /// `b`, each loaded once for every tile of its row or column of the
+    /// subgroup's block.
+    pub(super) fn coop_step(&mut self, tiles: &CoopTiles, [a, b]: [Frag; 2], [ka, kb]: [H; 2]) {
+        match tiles.block {
+            Some([rows, cols]) => {
+                let (rows, cols) = (rows as usize, cols as usize);
+                let fa: Vec<H> = (0..rows)
+                    .map(|r| self.fragment(a, CooperativeRole::A, tiles.tiles[r * cols].row0, ka))
+                    .collect();
+                let fb: Vec<H> = (0..cols)
+                    .map(|c| self.fragment(b, CooperativeRole::B, kb, tiles.tiles[c].col0))
+                    .collect();
+                for (i, t) in tiles.tiles.iter().enumerate() {
+                    self.multiply_add(t.acc, fa[i / cols], fb[i % cols]);
                 }
-                lw.var_store(t.acc, acc);
-                Ok(())
-            });
-            let body = body.expect("no operand is computed here");
-            self.if_then(t.inside, body);
+            }
+            None => {
+                for t in &tiles.tiles {
+                    self.where_inside(t.inside, |lw| {
+                        let fa = lw.fragment(a, CooperativeRole::A, t.row0, ka);
+                        let fb = lw.fragment(b, CooperativeRole::B, kb, t.col0);
+                        lw.multiply_add(t.acc, fa, fb);
+                    });
+                }
+            }
+        }
+    }
+
+    /// `acc = a * b + acc`.
+    fn multiply_add(&mut self, acc: H, a: H, b: H) {
+        let c = self.var_load(acc);
+        let v = self.expr(Expression::CooperativeMultiplyAdd { a, b, c });
+        self.var_store(acc, v);
+    }
+
+    /// The 16 x 16 fragment of `role` whose first element is the
+    /// operand's `(i, j)`.
+    fn fragment(&mut self, from: Frag, role: CooperativeRole, i: H, j: H) -> H {
+        match from {
+            Frag::Staged { array, stride } => {
+                let s = self.u32c(stride);
+                let row = self.binary(B::Multiply, i, s);
+                let at = self.binary(B::Add, row, j);
+                let ptr = self.array_ptr(array, at);
+                self.coop_load(role, ptr, s, true)
+            }
+            Frag::Direct {
+                tensor,
+                base,
+                stride,
+                row_major,
+            } => {
+                let (major, minor) = if row_major { (i, j) } else { (j, i) };
+                let row = self.binary(B::Multiply, major, stride);
+                let at = self.binary(B::Add, row, minor);
+                let at = self.binary(B::Add, base, at);
+                let ptr = self.array_ptr(tensor, at);
+                self.coop_load(role, ptr, stride, row_major)
+            }
         }
     }
 
@@ -211,7 +318,7 @@ impl Lower<'_> {
     ) {
         let n = self.u32c(plan.n);
         for t in &tiles.tiles {
-            let store = self.nested(|lw| {
+            self.where_inside(t.inside, |lw| {
                 let acc = lw.var_load(t.acc);
                 let ptr = lw.array_ptr(result, t.at);
                 lw.cur.push(Statement::CooperativeStore {
@@ -222,10 +329,7 @@ impl Lower<'_> {
                         row_major: true,
                     },
                 });
-                Ok(())
             });
-            let store = store.expect("no operand is computed here");
-            self.if_then(t.inside, store);
         }
     }
 
@@ -244,9 +348,9 @@ impl Lower<'_> {
         )
     }
 
-    /// A 16 x 16 tile of `role` from row-major memory at `pointer`, rows
-    /// `stride` elements apart.
-    fn coop_load(&mut self, role: CooperativeRole, pointer: H, stride: H) -> H {
+    /// A 16 x 16 tile of `role` from memory at `pointer`, rows (columns
+    /// where not `row_major`) `stride` elements apart.
+    fn coop_load(&mut self, role: CooperativeRole, pointer: H, stride: H, row_major: bool) -> H {
         self.expr(Expression::CooperativeLoad {
             columns: CooperativeSize::Sixteen,
             rows: CooperativeSize::Sixteen,
@@ -254,7 +358,7 @@ impl Lower<'_> {
             data: CooperativeData {
                 pointer,
                 stride,
-                row_major: true,
+                row_major,
             },
         })
     }

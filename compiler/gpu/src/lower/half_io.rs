@@ -10,7 +10,10 @@
 //! `crate::half`'s, emitted once per module as functions.
 //!
 //! Not split across bindings and never read or written as `vec4`s
-//! (`stmt::quad_slice` takes 32-bit elements only).
+//! (`stmt::quad_slice` takes 32-bit elements only). The exception: an f16
+//! tensor whose elements fast mode's cooperative matrices load straight
+//! (`plan::dots`) is bound as `array<f16>`, read-only, and a load reads
+//! its element and widens it.
 
 use super::{H, Lower};
 use crate::half;
@@ -93,6 +96,20 @@ impl Lower<'_> {
     /// flush (Vulkan lets it).
     pub(super) fn half_load(&mut self, p: Place, flat: H) -> H {
         let elem = self.place_elem(p);
+        if let Place::Param(i) = p
+            && self.plan.native_halves.get(i) == Some(&true)
+        {
+            // An `array<f16>` (`plan::dots`): the element widened, as
+            // `unpack2x16float` would.
+            let g = self.tensors[i].expect("stores and loads name tensors");
+            let ptr = self.array_ptr(g, flat);
+            let h = self.var_load(ptr);
+            return self.expr(Expression::As {
+                expr: h,
+                kind: naga::ScalarKind::Float,
+                convert: Some(4),
+            });
+        }
         let (ptr, shift) = self.half_word(p, flat);
         let w = self.var_load(ptr);
         let w = self.binary(B::ShiftRight, w, shift);

@@ -20,6 +20,7 @@ mod coop_warp;
 mod dot;
 mod dot_ahead;
 mod dot_coop;
+mod dot_direct;
 mod dot_regs;
 mod exact;
 mod expr;
@@ -438,7 +439,14 @@ fn lower_packed(
 
     let layout = crate::layout::layout_split(kernel, splits)?;
     let uniforms = bindings::uniforms(&layout, kernel, &mut m, &types);
-    let (tensors, pieces) = bindings::tensors(&layout, kernel, &mut m, &types, &planned.vec4);
+    let (tensors, pieces) = bindings::tensors(
+        &layout,
+        kernel,
+        &mut m,
+        &types,
+        &planned.vec4,
+        &planned.native_halves,
+    );
 
     let mut f = Function {
         name: Some(ENTRY_POINT.into()),

@@ -18,6 +18,7 @@
 //! positions (`values.rs`).
 
 pub mod divisors;
+pub mod dots;
 pub(crate) mod draws;
 pub mod folds;
 pub mod hoist;
@@ -31,6 +32,7 @@ pub mod versions;
 
 use crate::{GpuOptions, LowerError};
 pub use divisors::SharedDivisor;
+pub use dots::{Direct, Product};
 pub use folds::Fold;
 pub use hoist::Hoisted;
 pub use loops::LoopPlan;
@@ -45,7 +47,7 @@ pub use values::{Home, ValuePlan};
 /// The plan's revision: bumped whenever a plan may emit other code for
 /// the same IR, so that the runtime's tuning cache (keyed by the IR) does
 /// not reuse times measured under another plan.
-pub const REVISION: u32 = 4;
+pub const REVISION: u32 = 5;
 
 /// What the lowering decided before emitting.
 #[derive(Clone, Debug)]
@@ -86,6 +88,13 @@ pub struct Plan {
     pub upfront: Upfront,
     /// The values of a row kept in registers across statements ([`rows`]).
     pub rows: Option<RowPlan>,
+    /// The products the workgroup computes ahead, and how ([`dots`]).
+    pub products: Vec<Product>,
+    /// The f16 tensors (by parameter index) bound as `array<f16>`, whose
+    /// elements some product's cooperative loads read straight
+    /// ([`dots::native_halves`]); other 16-bit tensors are bound as u32
+    /// words.
+    pub native_halves: Vec<bool>,
 }
 
 impl Plan {
@@ -103,6 +112,8 @@ impl Plan {
         }
         self.reductions = reductions::plan(&self.kernel, options, block, self.subgroups);
         self.rows = rows::plan(self, options);
+        self.products = dots::plan(&self.kernel, options, block, packed);
+        self.native_halves = dots::native_halves(&self.kernel, &self.products);
         Ok(())
     }
 }
@@ -232,6 +243,8 @@ pub fn plan(kernel: &Kernel, options: &GpuOptions) -> Result<Plan, LowerError> {
         reductions: Vec::new(),
         upfront: Upfront::default(),
         rows: None,
+        products: Vec::new(),
+        native_halves: Vec::new(),
     };
     plan.with_packing(options, packed)?;
     Ok(plan)

@@ -1,0 +1,221 @@
+//! The products (`dot`) the workgroup computes ahead of their statements
+//! (`lower/dot_ahead.rs`): which take cooperative matrices (tensor cores,
+//! fast mode only), how a subgroup's 16 x 16 tiles of the result are
+//! arranged, and which operands the matrices load straight from their
+//! tensors instead of staging them in workgroup memory.
+//!
+//! **Tiles.** Where the result's `m/16 x n/16` tiles split evenly into one
+//! block of `rows x cols` tiles a subgroup, each subgroup keeps such a
+//! block ([`Product::block`]), and each step of K loads `rows + cols`
+//! fragments for `rows * cols` products: the shape the hand-written GEMM
+//! of `phobos-bench-gemm` has. Otherwise subgroup `s` of `S` keeps tiles
+//! `s, s + S, ...` and loads both fragments of each.
+//!
+//! **Direct operands.** An operand that is a slice of a read-only `f16`
+//! tensor over two axes, the second the tensor's last (`A[i :+ BM, :]`,
+//! `Q[bh, i :+ BM, :]`), or `trans` of one (`trans(K[bh, j :+ BN, :])`),
+//! is rows of memory a fixed stride apart: a cooperative load takes its
+//! fragment from the tensor itself ([`Direct`]). Such a tensor is bound as
+//! `array<f16>` ([`native_halves`]). The emitter takes that path where the
+//! block's slice lies inside the tensor and its rows are 16-byte aligned,
+//! a test uniform over the workgroup; elsewhere (a ragged last block, a K
+//! not a multiple of 16) it stages the operand as before. The values are
+//! the same f16 values either way.
+
+use crate::{GpuOptions, Precision};
+use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, ParamKind, Place};
+use phobos_core::types::{Dim, Scalar};
+
+/// The side of a cooperative tile.
+pub const TILE: u32 = 16;
+
+/// A product computed ahead by the workgroup.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Product {
+    pub expr: ExprId,
+    /// The result's extents (constants).
+    pub m: u32,
+    pub n: u32,
+    /// Why it does not take cooperative matrices (`None` where it does).
+    pub not_coop: Option<&'static str>,
+    /// The tiles a subgroup keeps, as a block of `[rows, cols]` tiles,
+    /// where the result's tiles split evenly into one such block a
+    /// subgroup.
+    pub block: Option<[u32; 2]>,
+    /// Operands `a` and `b` loaded straight from their tensors.
+    pub direct: [Option<Direct>; 2],
+}
+
+impl Product {
+    pub fn coop(&self) -> bool {
+        self.not_coop.is_none()
+    }
+}
+
+/// An operand that cooperative loads take from its tensor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Direct {
+    /// The tensor, by parameter index.
+    pub param: usize,
+    /// The load node (under `trans` where `transposed`).
+    pub load: ExprId,
+    /// Whether the operand is `trans` of the load: the load's rows are the
+    /// operand's columns, so the fragment is read column by column.
+    pub transposed: bool,
+}
+
+/// The products of `k` that the workgroup computes ahead, for `options`
+/// with `block` invocations a block and `packed` blocks a workgroup: those
+/// of two constant extents whose operands draw no Tandem words.
+pub fn plan(k: &Kernel, options: &GpuOptions, block: u32, packed: u32) -> Vec<Product> {
+    if !options.knobs.dot_ahead {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (expr, e) in k.exprs.iter_enumerated() {
+        let ExprKind::Dot { a, b, acc } = e.kind else {
+            continue;
+        };
+        let [Dim::Const(m), Dim::Const(n)] = e.shape[..] else {
+            continue;
+        };
+        let (Ok(m), Ok(n)) = (u32::try_from(m), u32::try_from(n)) else {
+            continue;
+        };
+        let draws = |x| crate::lower::tandem_draw::staged::has_words(k, x);
+        if m == 0 || n == 0 || draws(a) || draws(b) || acc.is_some_and(draws) {
+            continue;
+        }
+        let not_coop = why_not_coop(options, m, n, block, packed);
+        let coop = not_coop.is_none();
+        let subgroups = match options.subgroup_width {
+            0 => 0,
+            w => block / w,
+        };
+        let direct = |x| match coop && options.knobs.coop_direct {
+            true => direct(k, x),
+            false => None,
+        };
+        out.push(Product {
+            expr,
+            m,
+            n,
+            not_coop,
+            block: coop
+                .then(|| tile_block(m / TILE, n / TILE, subgroups))
+                .flatten(),
+            direct: [direct(a), direct(b)],
+        });
+    }
+    out
+}
+
+/// Why a product of `[m, n]` does not take cooperative matrices.
+fn why_not_coop(
+    options: &GpuOptions,
+    m: u32,
+    n: u32,
+    block: u32,
+    packed: u32,
+) -> Option<&'static str> {
+    if options.precision != Precision::Fast {
+        return Some("exact mode");
+    }
+    if !options.cooperative {
+        return Some("no cooperative matrices on this device");
+    }
+    if !m.is_multiple_of(TILE) || !n.is_multiple_of(TILE) {
+        return Some("extents not multiples of 16");
+    }
+    let width = options.subgroup_width;
+    if width < 2 || !block.is_multiple_of(width) {
+        return Some("subgroups of varying width");
+    }
+    (packed != 1).then_some("several blocks a workgroup")
+}
+
+/// The block of `[rows, cols]` tiles of a `tr x tc` grid of tiles that
+/// each of `subgroups` keeps, where the grid splits evenly into one block
+/// a subgroup: the one that loads the fewest fragments a step (`rows +
+/// cols`), the squarer on a tie.
+fn tile_block(tr: u32, tc: u32, subgroups: u32) -> Option<[u32; 2]> {
+    if subgroups == 0 || !(tr * tc).is_multiple_of(subgroups) {
+        return None;
+    }
+    let per = tr * tc / subgroups;
+    (1..=per)
+        .filter(|r| per.is_multiple_of(*r))
+        .map(|r| [r, per / r])
+        .filter(|[r, c]| tr.is_multiple_of(*r) && tc.is_multiple_of(*c))
+        .min_by_key(|[r, c]| (r + c, r.abs_diff(*c)))
+}
+
+/// Operand `x` as a slice of a read-only f16 tensor over two axes, the
+/// second the tensor's last (or `trans` of one).
+fn direct(k: &Kernel, x: ExprId) -> Option<Direct> {
+    let (load, transposed) = match k.exprs[x].kind {
+        ExprKind::Transpose(inner) => (inner, true),
+        _ => (x, false),
+    };
+    let ExprKind::Load {
+        place: Place::Param(param),
+        ref index,
+    } = k.exprs[load].kind
+    else {
+        return None;
+    };
+    let ParamKind::Tensor {
+        ref shape,
+        elem,
+        written,
+        ..
+    } = k.params[param].kind
+    else {
+        return None;
+    };
+    if elem != Scalar::F16 || written {
+        return None;
+    }
+    let ranges: Vec<usize> = index
+        .iter()
+        .enumerate()
+        .filter(|(_, ix)| matches!(ix, Index::Range { .. }))
+        .map(|(axis, _)| axis)
+        .collect();
+    (ranges.len() == 2 && ranges[1] + 1 == shape.len()).then_some(Direct {
+        param,
+        load,
+        transposed,
+    })
+}
+
+/// The tensors bound as `array<f16>` because some product's operand is
+/// loaded straight from them, by parameter index.
+pub fn native_halves(k: &Kernel, products: &[Product]) -> Vec<bool> {
+    let mut out = vec![false; k.params.len()];
+    for d in products.iter().flat_map(|p| p.direct.iter().flatten()) {
+        out[d.param] = true;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tile_block;
+
+    #[test]
+    fn a_subgroup_keeps_the_block_that_loads_the_fewest_fragments() {
+        // 64 x 64: sixteen tiles.
+        assert_eq!(tile_block(4, 4, 1), Some([4, 4]));
+        assert_eq!(tile_block(4, 4, 4), Some([2, 2]));
+        assert_eq!(tile_block(4, 4, 2), Some([2, 4]));
+        assert_eq!(tile_block(4, 4, 8), Some([1, 2]));
+        assert_eq!(tile_block(4, 4, 16), Some([1, 1]));
+        // 16 x 64 among two: a row of two tiles each.
+        assert_eq!(tile_block(1, 4, 2), Some([1, 2]));
+        // More subgroups than tiles, or no even split.
+        assert_eq!(tile_block(1, 1, 4), None);
+        assert_eq!(tile_block(3, 1, 2), None);
+        assert_eq!(tile_block(4, 4, 0), None);
+    }
+}
