@@ -184,11 +184,20 @@ fn tensor_core_operands_are_loaded_straight_from_f16_tensors() {
             && note.contains("`A` and `B` loaded straight from the tensor"),
         "{note}"
     );
+    // The store takes the tiles as the subgroups finish them: no array of
+    // the whole result, one 16 x 16 slot a subgroup.
+    assert!(p[0].from_tiles);
+    assert!(note.contains("stored from each subgroup's tiles"), "{note}");
+    let items: Vec<(&str, u64)> = c
+        .budget
+        .items
+        .iter()
+        .map(|i| (i.name.as_str(), i.bytes))
+        .collect();
+    assert!(items.iter().all(|(name, _)| !name.contains("dot_result")), "{items:?}");
+    assert!(items.contains(&("`dot_tile` (made by the compiler)", 4 * 256 * 4)), "{items:?}");
     let wgsl = c.wgsl();
     assert!(wgsl.contains("array<f16>"), "{wgsl}");
-    if std::env::var_os("SHOW").is_some() {
-        eprintln!("{wgsl}");
-    }
     // The written tensor stays words, written atomically.
     assert!(wgsl.contains("array<atomic<u32>>"), "{wgsl}");
 

@@ -147,21 +147,11 @@ impl Lower<'_> {
             return Ok(false);
         };
         let (m, n, kc) = (plan.m, plan.n, plan.chunk());
-        let names = match plan.coop {
-            true => ["dot_a16", "dot_b16"],
-            false => ["dot_a", "dot_b"],
+        let extra = match into {
+            Some(_) => 0,
+            None => 4 * u64::from(m * n),
         };
-        let buffers = [(names[0], m * kc), (names[1], kc * n)];
-        let mut need = 0u64;
-        if into.is_none() {
-            need += 4 * u64::from(m * n);
-        }
-        for key in buffers {
-            if !self.dot_buffers.contains_key(&key) {
-                need += plan.staged_bytes() * u64::from(key.1);
-            }
-        }
-        if self.workgroup_used() + need > self.options.workgroup_memory {
+        if !self.dot_staging_fits(&plan, extra) {
             return Ok(false);
         }
         let result = match into {
@@ -170,19 +160,7 @@ impl Lower<'_> {
                 .workgroup_array("dot_result", Scalar::F32, m * n)
                 .expect("checked to fit"),
         };
-        let staged = buffers.map(|key| match self.dot_buffers.get(&key) {
-            Some(g) => *g,
-            None => {
-                let g = match plan.coop {
-                    true => self.workgroup_f16(key.0, key.1),
-                    false => self
-                        .workgroup_array(key.0, Scalar::F32, key.1)
-                        .expect("checked to fit"),
-                };
-                self.dot_buffers.insert(key, g);
-                g
-            }
-        });
+        let staged = self.dot_staging(&plan);
         self.dot_ahead(&plan, pre, result, staged)?;
         let how = match plan.coop {
             true => self.coop_note(&plan),
@@ -210,6 +188,47 @@ impl Lower<'_> {
             self.coop.insert(id, Computed { result });
         }
         Ok(true)
+    }
+
+    /// The arrays that stage a chunk of product `plan`'s operands (shared
+    /// by the products of a module), by name and length.
+    fn staging_keys(plan: &DotPlan) -> [(&'static str, u32); 2] {
+        let (m, n, kc) = (plan.m, plan.n, plan.chunk());
+        let names = match plan.coop {
+            true => ["dot_a16", "dot_b16"],
+            false => ["dot_a", "dot_b"],
+        };
+        [(names[0], m * kc), (names[1], kc * n)]
+    }
+
+    /// Whether product `plan`'s staging arrays and `extra` bytes more fit
+    /// beside the module's other workgroup memory.
+    pub(super) fn dot_staging_fits(&self, plan: &DotPlan, extra: u64) -> bool {
+        let mut need = extra;
+        for key in Self::staging_keys(plan) {
+            if !self.dot_buffers.contains_key(&key) {
+                need += plan.staged_bytes() * u64::from(key.1);
+            }
+        }
+        self.workgroup_used() + need <= self.options.workgroup_memory
+    }
+
+    /// Product `plan`'s staging arrays, declared on first use (after
+    /// [`Self::dot_staging_fits`]).
+    pub(super) fn dot_staging(&mut self, plan: &DotPlan) -> [Handle<GlobalVariable>; 2] {
+        Self::staging_keys(plan).map(|key| match self.dot_buffers.get(&key) {
+            Some(g) => *g,
+            None => {
+                let g = match plan.coop {
+                    true => self.workgroup_f16(key.0, key.1),
+                    false => self
+                        .workgroup_array(key.0, Scalar::F32, key.1)
+                        .expect("checked to fit"),
+                };
+                self.dot_buffers.insert(key, g);
+                g
+            }
+        })
     }
 
     fn dot_ahead(
@@ -249,7 +268,7 @@ impl Lower<'_> {
             true => {
                 // The result's tiles start from what the invocations wrote.
                 self.cur.push(barrier.clone());
-                let tiles = self.coop_begin(plan, result);
+                let tiles = self.coop_begin(plan, Some(result));
                 self.coop_loop(plan, pre, &tiles, [sa, sb], len)?;
                 Some(tiles)
             }

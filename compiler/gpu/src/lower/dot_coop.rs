@@ -21,8 +21,8 @@
 
 use super::{H, Lower, dot_ahead::DotPlan};
 use naga::{
-    BinaryOperator as B, Binding, BuiltIn, CooperativeData, CooperativeRole, CooperativeSize,
-    Expression, FunctionArgument, GlobalVariable, Handle, Literal, Statement, Type, TypeInner,
+    BinaryOperator as B, BuiltIn, CooperativeData, CooperativeRole, CooperativeSize, Expression,
+    GlobalVariable, Handle, Literal, Statement, Type, TypeInner,
 };
 use std::num::NonZeroU32;
 
@@ -31,16 +31,16 @@ use std::num::NonZeroU32;
 /// first row and column, its first element's index, and its accumulator.
 pub(super) struct CoopTile {
     inside: Option<H>,
-    row0: H,
-    col0: H,
+    pub row0: H,
+    pub col0: H,
     at: H,
-    acc: H,
+    pub acc: H,
 }
 
 /// A subgroup's tiles of a product: a block of `[rows, cols]` tiles, in
 /// rows, where the plan gave one (`plan::dots`), else tiles `s, s + S, ...`.
 pub(super) struct CoopTiles {
-    tiles: Vec<CoopTile>,
+    pub tiles: Vec<CoopTile>,
     block: Option<[u32; 2]>,
 }
 
@@ -128,30 +128,22 @@ impl Lower<'_> {
 
     /// This invocation's subgroup in its workgroup, as an entry-point
     /// argument added on first use.
-    fn subgroup_id(&mut self) -> H {
+    pub(super) fn subgroup_id(&mut self) -> H {
         if let Some(id) = self.subgroup_id {
             return id;
         }
-        let index = self.f.arguments.len() as u32;
-        self.f.arguments.push(FunctionArgument {
-            name: Some("subgroup_id".into()),
-            ty: self.u32_ty,
-            binding: Some(Binding::BuiltIn(BuiltIn::SubgroupId)),
-        });
-        let id = self
-            .f
-            .expressions
-            .append(Expression::FunctionArgument(index), naga::Span::UNDEFINED);
+        let id = self.builtin_argument(BuiltIn::SubgroupId, "subgroup_id");
         self.subgroup_id = Some(id);
         id
     }
 
-    /// This subgroup's tiles of the result, loaded into accumulators
-    /// (after the barrier that follows the result's first values).
+    /// This subgroup's tiles of the result, their accumulators loaded from
+    /// `result` (after the barrier that follows the result's first values),
+    /// or 0 where there is none (`dot_tiles.rs`).
     pub(super) fn coop_begin(
         &mut self,
         plan: &DotPlan,
-        result: Handle<GlobalVariable>,
+        result: Option<Handle<GlobalVariable>>,
     ) -> CoopTiles {
         let sg = self.subgroup_id();
         let subgroups = self.block_invocations / self.options.subgroup_width;
@@ -212,8 +204,13 @@ impl Lower<'_> {
             );
             let acc = self.expr(Expression::LocalVariable(var));
             self.where_inside(inside, |lw| {
-                let ptr = lw.array_ptr(result, at);
-                let v = lw.coop_load(CooperativeRole::C, ptr, n, true);
+                let v = match result {
+                    Some(result) => {
+                        let ptr = lw.array_ptr(result, at);
+                        lw.coop_load(CooperativeRole::C, ptr, n, true)
+                    }
+                    None => lw.expr(Expression::ZeroValue(c_ty)),
+                };
                 lw.var_store(acc, v);
             });
             tiles.push(CoopTile {

@@ -22,6 +22,7 @@ mod dot_ahead;
 mod dot_coop;
 mod dot_direct;
 mod dot_regs;
+mod dot_tiles;
 mod exact;
 mod expr;
 mod fold;

@@ -338,7 +338,9 @@ impl<'k> Lower<'k> {
             self.node(i, &[], &mut pre)?;
         }
         if !self.is_private(place) {
-            if self.dot_store(place, index, value, &pre)? {
+            if self.dot_tiles_store(place, index, value, &pre)?
+                || self.dot_store(place, index, value, &pre)?
+            {
                 return Ok(());
             }
             self.compute_ahead(value, &pre)?;

@@ -23,7 +23,7 @@
 //! the same f16 values either way.
 
 use crate::{GpuOptions, Precision};
-use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, ParamKind, Place};
+use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, ParamKind, Place, Stmt};
 use phobos_core::types::{Dim, Scalar};
 
 /// The side of a cooperative tile.
@@ -44,6 +44,10 @@ pub struct Product {
     pub block: Option<[u32; 2]>,
     /// Operands `a` and `b` loaded straight from their tensors.
     pub direct: [Option<Direct>; 2],
+    /// Whether the one statement that reads the product is a store over
+    /// its tile that takes each subgroup's tiles as they are, one at a time
+    /// ([`stored_from_tiles`]), so that no array holds the whole result.
+    pub from_tiles: bool,
 }
 
 impl Product {
@@ -96,18 +100,63 @@ pub fn plan(k: &Kernel, options: &GpuOptions, block: u32, packed: u32) -> Vec<Pr
             true => direct(k, x),
             false => None,
         };
+        let block = coop
+            .then(|| tile_block(m / TILE, n / TILE, subgroups))
+            .flatten();
         out.push(Product {
             expr,
             m,
             n,
             not_coop,
-            block: coop
-                .then(|| tile_block(m / TILE, n / TILE, subgroups))
-                .flatten(),
+            block,
             direct: [direct(a), direct(b)],
+            from_tiles: block.is_some() && acc.is_none() && stored_from_tiles(k, expr, [m, n]),
         });
     }
     out
+}
+
+/// Whether product `expr` of `[m, n]` is read by one statement only, a
+/// store over a tile of its shape whose value computes no other product or
+/// reduction, draws no Tandem words and does not read its destination:
+/// every element of the store is then a function of the product's element
+/// at the same position, so the store can run tile by tile as the
+/// subgroups finish them (`lower/dot_tiles.rs`).
+fn stored_from_tiles(k: &Kernel, expr: ExprId, [m, n]: [u32; 2]) -> bool {
+    let mut readers = k.body.iter().filter(|s| match s {
+        Stmt::Let { value, .. } | Stmt::Var { value, .. } => k.reachable(*value).contains(&expr),
+        Stmt::Store { index, value, .. } => index
+            .iter()
+            .filter_map(Index::expr)
+            .chain([*value])
+            .any(|root| k.reachable(root).contains(&expr)),
+        Stmt::For { start, end, .. } => [*start, *end]
+            .iter()
+            .any(|root| k.reachable(*root).contains(&expr)),
+        Stmt::EndFor => false,
+    });
+    let (
+        Some(Stmt::Store {
+            place,
+            index,
+            value,
+        }),
+        None,
+    ) = (readers.next(), readers.next())
+    else {
+        return false;
+    };
+    let tile = phobos_core::ir::analysis::slice_tile(index);
+    let under = k.reachable(*value);
+    tile == [Dim::Const(u64::from(m)), Dim::Const(u64::from(n))]
+        && matches!(place, Place::Param(_))
+        && under.iter().all(|&id| match k.exprs[id].kind {
+            ExprKind::Dot { .. } => id == expr,
+            ExprKind::Reduce { .. } => false,
+            _ => true,
+        })
+        && !crate::lower::tandem_draw::staged::has_words(k, *value)
+        && !phobos_core::ir::analysis::reads_place(k, *value, *place)
 }
 
 /// Why a product of `[m, n]` does not take cooperative matrices.

@@ -1,0 +1,130 @@
+//! A store that takes a product's tiles as the subgroups finish them
+//! (`plan::dots::Product::from_tiles`): `C[i :+ BM, j :+ BN] = f(dot(a,
+//! b))` with no `[BM, BN]` array of the result in workgroup memory.
+//!
+//! Each subgroup's accumulators start at 0 and take the whole of K
+//! (`dot_direct.rs`). Then, one tile at a time, the subgroup stores the
+//! accumulator into its own 16 x 16 slot of workgroup memory
+//! (`CooperativeStore`), and after a barrier its lanes compute the
+//! statement at the tile's 256 positions, reading the product's element
+//! from the slot where the element-by-element store would read it from
+//! the result array. The values and the operations on them are those of
+//! the store through the array; only where the product's elements wait
+//! changes. Every subgroup keeps the same number of tiles (the plan's
+//! block), so the barriers are uniform over the workgroup.
+
+use super::dot_coop::CoopTiles;
+use super::{H, Lower};
+use crate::LowerError;
+use naga::{BinaryOperator as B, CooperativeData, GlobalVariable, Handle, Statement};
+use phobos_core::ir::{ExprId, Index, Place};
+use phobos_core::types::Scalar;
+use std::collections::HashMap;
+
+/// The elements of a cooperative tile.
+const TILE_ELEMENTS: u32 = 16 * 16;
+
+impl Lower<'_> {
+    /// `place[index] = value` where the plan stores a product under
+    /// `value` from its tiles; `false` (nothing emitted) where it does not,
+    /// or where the arrays do not fit.
+    pub(super) fn dot_tiles_store(
+        &mut self,
+        place: Place,
+        index: &[Index],
+        value: ExprId,
+        pre: &HashMap<ExprId, H>,
+    ) -> Result<bool, LowerError> {
+        let under = self.k.reachable(value);
+        let Some(id) = self
+            .plan
+            .products
+            .iter()
+            .find(|p| p.from_tiles && under.contains(&p.expr))
+            .map(|p| p.expr)
+        else {
+            return Ok(false);
+        };
+        let plan = self.dot_plan(id).expect("the plan has the product");
+        let width = self.options.subgroup_width;
+        let slots = self.block_invocations / width * TILE_ELEMENTS;
+        if !self.dot_staging_fits(&plan, 4 * u64::from(slots)) {
+            return Ok(false);
+        }
+        let staged = self.dot_staging(&plan);
+        let slots = self
+            .workgroup_array("dot_tile", Scalar::F32, slots)
+            .expect("checked to fit");
+        let a = self.k.exprs[id].kind.operands()[0];
+        let len = self.extent(self.k.exprs[a].shape[1]);
+        let tiles = self.coop_begin(&plan, None);
+        self.coop_loop(&plan, pre, &tiles, staged, len)?;
+        self.store_tiles(&tiles, slots, (place, index, value, id), pre)?;
+        let note = self.coop_note(&plan);
+        self.tandem.notes.push(format!(
+            "statement {}: `dot` of [{}, K] by [K, {}] by the workgroup, {note}; stored \
+             from each subgroup's tiles as they finish (no array of the whole result)",
+            self.tandem.stmt + 1,
+            plan.m,
+            plan.n
+        ));
+        Ok(true)
+    }
+
+    /// The statement at every position of this subgroup's tiles, one tile
+    /// at a time through the subgroup's slot.
+    fn store_tiles(
+        &mut self,
+        tiles: &CoopTiles,
+        slots: Handle<GlobalVariable>,
+        (place, index, value, product): (Place, &[Index], ExprId, ExprId),
+        pre: &HashMap<ExprId, H>,
+    ) -> Result<(), LowerError> {
+        let width = self.options.subgroup_width;
+        let sg = self.subgroup_id();
+        let lane = self.builtin_argument(naga::BuiltIn::SubgroupInvocationId, "subgroup_lane");
+        let elements = self.u32c(TILE_ELEMENTS);
+        let slot = self.binary(B::Multiply, sg, elements);
+        let sixteen = self.u32c(16);
+        let barrier = Statement::ControlBarrier(naga::Barrier::WORK_GROUP);
+        for t in &tiles.tiles {
+            let acc = self.var_load(t.acc);
+            let ptr = self.array_ptr(slots, slot);
+            self.cur.push(Statement::CooperativeStore {
+                target: acc,
+                data: CooperativeData {
+                    pointer: ptr,
+                    stride: sixteen,
+                    row_major: true,
+                },
+            });
+            self.cur.push(barrier.clone());
+            for e in 0..TILE_ELEMENTS / width {
+                let step = self.u32c(e * width);
+                let q = self.binary(B::Add, lane, step);
+                let r = self.binary(B::Divide, q, sixteen);
+                let c = self.binary(B::Modulo, q, sixteen);
+                let pos = [
+                    self.binary(B::Add, t.row0, r),
+                    self.binary(B::Add, t.col0, c),
+                ];
+                let at = self.binary(B::Add, slot, q);
+                let ptr = self.array_ptr(slots, at);
+                let element = self.var_load(ptr);
+                let mut cache = pre.clone();
+                cache.insert(product, element);
+                let (inside, flat) = self.locate(place, index, &pos, &mut cache)?;
+                let accept = self.nested(|lw| {
+                    let v = lw.node(value, &pos, &mut cache)?;
+                    let v = lw.stored(place, value, v);
+                    lw.store_at(place, flat, v);
+                    Ok(())
+                })?;
+                self.if_then(inside, accept);
+            }
+            // The slot is read before the next tile overwrites it.
+            self.cur.push(barrier.clone());
+        }
+        Ok(())
+    }
+}
