@@ -194,8 +194,14 @@ fn tensor_core_operands_are_loaded_straight_from_f16_tensors() {
         .iter()
         .map(|i| (i.name.as_str(), i.bytes))
         .collect();
-    assert!(items.iter().all(|(name, _)| !name.contains("dot_result")), "{items:?}");
-    assert!(items.contains(&("`dot_tile` (made by the compiler)", 4 * 256 * 4)), "{items:?}");
+    assert!(
+        items.iter().all(|(name, _)| !name.contains("dot_result")),
+        "{items:?}"
+    );
+    assert!(
+        items.contains(&("`dot_tile` (made by the compiler)", 4 * 256 * 4)),
+        "{items:?}"
+    );
     let wgsl = c.wgsl();
     assert!(wgsl.contains("array<f16>"), "{wgsl}");
     // The written tensor stays words, written atomically.
@@ -233,4 +239,36 @@ fn tensor_core_operands_are_loaded_straight_from_f16_tensors() {
         assert!(c.plan.native_halves.iter().all(|n| !n));
         assert!(c.plan.products.iter().all(|p| p.direct == [None, None]));
     }
+}
+
+/// Triton's loop over K (`acc = dot(A[.., k :+ 32], B[k :+ 32, ..], acc)`):
+/// the loop carries the accumulators in cooperative matrices, loaded once
+/// before it and stored once after it.
+#[test]
+fn a_loop_over_k_carries_its_accumulators_in_cooperative_matrices() {
+    let k = kernel(
+        "../bench/s15/matmul_spellings.ph",
+        "matmul_loop",
+        &[("BM", 64), ("BN", 64)],
+    );
+    let c = compile(&k, &device(Precision::Fast, true)).expect("it lowers");
+    let p = &c.plan.products;
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert!(p[0].carried.is_some() && !p[0].from_tiles, "{p:?}");
+    assert!(p[0].direct.iter().all(Option::is_some), "{p:?}");
+    let note = c
+        .notes
+        .iter()
+        .find(|n| n.contains("stay in the subgroups' cooperative matrices"))
+        .unwrap_or_else(|| panic!("{:?}", c.notes));
+    assert!(note.contains("into `acc`"), "{note}");
+    // The tile is read into the accumulators once before the loop and
+    // written once after it: four tiles a subgroup each way.
+    let wgsl = c.wgsl();
+    let loads = wgsl.matches("coopLoadT<coop_mat16x16<f32,C>>").count();
+    let stores = wgsl.matches("coopStoreT(").count();
+    assert_eq!((loads, stores), (4, 4), "{wgsl}");
+    // Exact mode keeps the tile.
+    let c = compile(&k, &device(Precision::Exact, true)).expect("it lowers");
+    assert!(c.plan.products.iter().all(|p| p.carried.is_none()));
 }

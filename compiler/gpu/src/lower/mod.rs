@@ -19,6 +19,7 @@ mod coop_reduce;
 mod coop_warp;
 mod dot;
 mod dot_ahead;
+mod dot_carried;
 mod dot_coop;
 mod dot_direct;
 mod dot_regs;
@@ -108,6 +109,9 @@ struct Lower<'k> {
     /// The entry point's `SubgroupId`, once a product on cooperative
     /// matrices asked for it (`dot_coop.rs`).
     subgroup_id: Option<H>,
+    /// The accumulators of a product that the open loop carries
+    /// (`dot_carried.rs`), between its `for` and its end.
+    carried: Option<dot_carried::Carried>,
     /// Whether this block's subgroups are laid out as `subgroup_width`
     /// needs (`Lower::subgroup_check`), uniform over the workgroup; `None`
     /// where reductions use no subgroup operations.
@@ -489,6 +493,7 @@ fn lower_packed(
         coop: HashMap::new(),
         dot_buffers: HashMap::new(),
         subgroup_id: None,
+        carried: None,
         subgroup_ok: None,
         lane: None,
         tandem: Default::default(),

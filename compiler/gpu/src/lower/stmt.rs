@@ -42,6 +42,7 @@ impl<'k> Lower<'k> {
                             self.is_private(p)
                         });
                     self.sync(sync, &mut pending);
+                    self.carry_begin(i);
                     let mut pre = HashMap::new();
                     let first = self.node(*start, &[], &mut pre)?;
                     let end = self.node(*end, &[], &mut pre)?;
@@ -90,6 +91,7 @@ impl<'k> Lower<'k> {
                         Ok(())
                     })?;
                     self.push_loop(Block::from_vec(body), continuing);
+                    self.carry_end(self.plan.loops[l].start);
                     continue;
                 }
                 Stmt::Let { .. } | Stmt::Var { .. } | Stmt::Store { .. } => {}
@@ -338,7 +340,8 @@ impl<'k> Lower<'k> {
             self.node(i, &[], &mut pre)?;
         }
         if !self.is_private(place) {
-            if self.dot_tiles_store(place, index, value, &pre)?
+            if self.carried_store(value, &pre)?
+                || self.dot_tiles_store(place, index, value, &pre)?
                 || self.dot_store(place, index, value, &pre)?
             {
                 return Ok(());

@@ -24,7 +24,7 @@
 
 use crate::{GpuOptions, Precision};
 use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, ParamKind, Place, Stmt};
-use phobos_core::types::{Dim, Scalar};
+use phobos_core::types::{Dim, Scalar, Value};
 
 /// The side of a cooperative tile.
 pub const TILE: u32 = 16;
@@ -48,6 +48,11 @@ pub struct Product {
     /// its tile that takes each subgroup's tiles as they are, one at a time
     /// ([`stored_from_tiles`]), so that no array holds the whole result.
     pub from_tiles: bool,
+    /// The `for` loop (by statement) whose one tile statement is `acc =
+    /// dot(a, b, acc)` over the whole of a `var` tile `acc`, Triton's loop
+    /// over K ([`carried_loop`]): the subgroups keep the accumulators in
+    /// their cooperative matrices from before the loop to after it.
+    pub carried: Option<usize>,
 }
 
 impl Product {
@@ -111,6 +116,7 @@ pub fn plan(k: &Kernel, options: &GpuOptions, block: u32, packed: u32) -> Vec<Pr
             block,
             direct: [direct(a), direct(b)],
             from_tiles: block.is_some() && acc.is_none() && stored_from_tiles(k, expr, [m, n]),
+            carried: block.and_then(|_| carried_loop(k, expr, acc?)),
         });
     }
     out
@@ -157,6 +163,60 @@ fn stored_from_tiles(k: &Kernel, expr: ExprId, [m, n]: [u32; 2]) -> bool {
         })
         && !crate::lower::tandem_draw::staged::has_words(k, *value)
         && !phobos_core::ir::analysis::reads_place(k, *value, *place)
+}
+
+/// The `for` loop around `acc = dot(a, b, acc)` (product `expr`,
+/// accumulator operand `acc`), where `acc` is a `var` tile the store
+/// writes whole, at its own positions, and the loop's other statements are
+/// scalar `let`s: no other statement of the loop reads or writes the tile,
+/// so its elements may stay in the subgroups' accumulators for the whole
+/// loop and be written back once after it.
+fn carried_loop(k: &Kernel, expr: ExprId, acc: ExprId) -> Option<usize> {
+    let ExprKind::Local(local) = k.exprs[acc].kind else {
+        return None;
+    };
+    let shape = &k.locals[local].shape;
+    let whole = |index: &[Index]| {
+        index.len() == shape.len()
+            && index.iter().zip(shape).all(|(ix, d)| match ix {
+                Index::Range { start, len } => {
+                    len == d
+                        && start.is_none_or(|s| {
+                            matches!(
+                                k.exprs[s].kind,
+                                ExprKind::Const(Value::I32(0) | Value::U32(0))
+                            )
+                        })
+                }
+                Index::Single(_) => false,
+            })
+    };
+    let at = k.body.iter().position(|s| match s {
+        Stmt::Store {
+            place,
+            index,
+            value,
+        } => *place == Place::Local(local) && *value == expr && whole(index),
+        _ => false,
+    })?;
+    let start = k.body[..at]
+        .iter()
+        .rposition(|s| matches!(s, Stmt::For { .. }))?;
+    let end = at
+        + k.body[at..]
+            .iter()
+            .position(|s| matches!(s, Stmt::EndFor))?;
+    let others = (start + 1..end).filter(|&i| i != at);
+    let scalar_lets = others.clone().all(|i| match &k.body[i] {
+        Stmt::Let { local, .. } => k.locals[*local].shape.is_empty(),
+        _ => false,
+    });
+    let reads_tile =
+        |root: ExprId| phobos_core::ir::analysis::reads_place(k, root, Place::Local(local));
+    let untouched = others
+        .clone()
+        .all(|i| k.body[i].value().is_none_or(|v| !reads_tile(v)));
+    (scalar_lets && untouched).then_some(start)
 }
 
 /// Why a product of `[m, n]` does not take cooperative matrices.
