@@ -1,6 +1,6 @@
 #!/bin/bash
 # Session 26, second call: the store that takes a product's tiles as the
-# subgroups finish them (34ab5cc, phobosc-e) against the first call's
+# subgroups finish them and the loop over K that carries its accumulators (b477728, phobosc-e) against the first call's
 # binary (afbb452, phobosc-d) and session 25's (d2720d1, phobosc-n); the
 # values first (every binary and knob must give the same bytes), then
 # matmul.ph, larger tiles (bench/s26/matmul_tiles.ph: f16 and f32
@@ -10,7 +10,7 @@ export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 mkdir -p target/dev && for f in target/devz/*.gz; do gzip -dc $f > target/dev/$(basename $f .gz); chmod +x target/dev/$(basename $f .gz); done
 B=$PWD/target/dev; P=$B/phobosc-e
 t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
-echo "# $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) e=34ab5cc d=afbb452 n=d2720d1"
+echo "# $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) e=b477728 d=afbb452 n=d2720d1"
 W=$(mktemp -d)
 python3 - $W <<'PY'
 import sys
@@ -33,6 +33,12 @@ for case in sq rag; do for cfg in "BM=64 BN=64" "BM=32 BN=16"; do set -- $cfg
   echo "matmul $case $1 $2: e vs e staged / d / n: $(for v in es d n; do cmp -s ${o}_e.npy ${o}_$v.npy && echo -n "same " || echo -n "DIFFER "; done)"
   triples="$triples $W/A_$case.npy $W/B_$case.npy ${o}_e.npy"
 done; done
+for v in e n; do
+  timeout 20 $B/phobosc-$v run bench/s15/matmul_spellings.ph --kernel matmul_loop --backend gpu --precision fast --config BM=64 --config BN=64 \
+    --input A=$W/A_sq.npy --input B=$W/B_sq.npy --output C=$W/L_$v.npy >/dev/null 2>$W/err || head -3 $W/err
+done
+echo "matmul_loop sq 64x64: e vs n $(cmp -s $W/L_e.npy $W/L_n.npy && echo same || echo DIFFER)"
+triples="$triples $W/A_sq.npy $W/B_sq.npy $W/L_e.npy"
 python3 bench/s26/check_dot.py $triples
 echo "## the plan on this device (matmul 2048^3, tuned; $(el) s)"
 timeout 60 $P bench examples/matmul.ph --backend gpu --precision fast --dim M=2048 --dim N=2048 --dim K=2048 --runs 3 --explain 2>&1 | grep -i "dot\|workgroup\|config" | head -8
