@@ -269,7 +269,7 @@ impl Lower<'_> {
                 // The result's tiles start from what the invocations wrote.
                 self.cur.push(barrier.clone());
                 let tiles = self.coop_begin(plan, Some(result));
-                self.coop_loop(plan, pre, &tiles, [sa, sb], len)?;
+                self.coop_loop(plan, pre, &tiles, [sa, sb], len, false)?;
                 Some(tiles)
             }
             false => None,

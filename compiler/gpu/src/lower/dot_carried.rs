@@ -92,9 +92,18 @@ impl Lower<'_> {
         let plan = self.dot_plan(value).expect("the plan has the product");
         let a = self.k.exprs[value].kind.operands()[0];
         let len = self.extent(self.k.exprs[a].shape[1]);
-        let r = self.coop_loop(&plan, pre, &c.tiles, c.staged, len);
+        // Where the operands are staged, the next iteration's staging waits
+        // for this one's reads at the end of the staged path: the loop has
+        // no barrier of its own.
+        let r = self.coop_loop(&plan, pre, &c.tiles, c.staged, len, true);
         self.carried = Some(c);
         r.map(|()| true)
+    }
+
+    /// Whether the loop of statement `start` carries a product's
+    /// accumulators.
+    pub(super) fn carries(&self, start: usize) -> bool {
+        self.carried.as_ref().is_some_and(|c| c.start == start)
     }
 
     /// After the loop of statement `start`: the carried accumulators stored

@@ -32,7 +32,8 @@ type DirectFrags = (H, [Option<Frag>; 2]);
 impl Lower<'_> {
     /// The products of K into this subgroup's tiles: `len` elements of K,
     /// the chunks staged in `staged` (A's, B's) where an operand is not
-    /// loaded straight.
+    /// loaded straight; where `settle`, a path that staged ends at a
+    /// barrier, so that nothing reads the staging arrays after it.
     pub(super) fn coop_loop(
         &mut self,
         plan: &DotPlan,
@@ -40,7 +41,14 @@ impl Lower<'_> {
         tiles: &CoopTiles,
         staged: [Handle<GlobalVariable>; 2],
         len: H,
+        settle: bool,
     ) -> Result<(), LowerError> {
+        let barrier = Statement::ControlBarrier(naga::Barrier::WORK_GROUP);
+        let settle = |lw: &mut Self| {
+            if settle {
+                lw.cur.push(barrier.clone());
+            }
+        };
         let all_staged = [
             Frag::Staged {
                 array: staged[0],
@@ -52,7 +60,9 @@ impl Lower<'_> {
             },
         ];
         let Some((ok, direct)) = self.direct_frags(plan, pre, len)? else {
-            return self.coop_chunks(plan, pre, tiles, all_staged, staged, len);
+            self.coop_chunks(plan, pre, tiles, all_staged, staged, len)?;
+            settle(self);
+            return Ok(());
         };
         let fast = self.nested(|lw| match direct {
             [Some(a), Some(b)] => {
@@ -66,10 +76,16 @@ impl Lower<'_> {
             }
             _ => {
                 let frags = [0, 1].map(|i| direct[i].unwrap_or(all_staged[i]));
-                lw.coop_chunks(plan, pre, tiles, frags, staged, len)
+                lw.coop_chunks(plan, pre, tiles, frags, staged, len)?;
+                settle(lw);
+                Ok(())
             }
         })?;
-        let slow = self.nested(|lw| lw.coop_chunks(plan, pre, tiles, all_staged, staged, len))?;
+        let slow = self.nested(|lw| {
+            lw.coop_chunks(plan, pre, tiles, all_staged, staged, len)?;
+            settle(lw);
+            Ok(())
+        })?;
         self.cur.push(Statement::If {
             condition: ok,
             accept: fast,

@@ -58,7 +58,7 @@ impl Lower<'_> {
         let a = self.k.exprs[id].kind.operands()[0];
         let len = self.extent(self.k.exprs[a].shape[1]);
         let tiles = self.coop_begin(&plan, None);
-        self.coop_loop(&plan, pre, &tiles, staged, len)?;
+        self.coop_loop(&plan, pre, &tiles, staged, len, false)?;
         self.store_tiles(&tiles, slots, (place, index, value, id), pre)?;
         let note = self.coop_note(&plan);
         self.tandem.notes.push(format!(

@@ -59,6 +59,12 @@ impl<'k> Lower<'k> {
                 Stmt::EndFor => {
                     let (outer, var, l) = open.pop().expect("the verifier matched loops");
                     let mut back = self.plan.loops[l].back;
+                    if self.carries(self.plan.loops[l].start) {
+                        // The loop's one tile statement keeps its tile in
+                        // the accumulators (`dot_carried.rs`): the loop
+                        // touches no tile between iterations.
+                        back = crate::plan::loops::Sync::default();
+                    }
                     // The compiler's own workgroup arrays touched since the
                     // body's last barrier would race with the next
                     // iteration's use of them.
