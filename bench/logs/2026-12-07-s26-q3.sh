@@ -1,6 +1,6 @@
 #!/bin/bash
 # Session 26, third call: whole f16 words stored with one atomic store
-# (15a39db, phobosc-f) against b477728 (phobosc-e); values first (same
+# (c597a19, phobosc-f: also no barrier in the carried loop) against b477728 (phobosc-e); values first (same
 # bytes), then matmul.ph and the 128 x 128 tiles, fast, tuned, with the
 # hand-written GEMM and torch.matmul in the same call.
 for f in .gl/*.deb; do dpkg -x $f / >/dev/null; done; ldconfig
@@ -8,7 +8,7 @@ export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 mkdir -p target/dev && for f in target/devz/*.gz; do gzip -dc $f > target/dev/$(basename $f .gz); chmod +x target/dev/$(basename $f .gz); done
 B=$PWD/target/dev
 t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
-echo "# $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) f=15a39db e=b477728"
+echo "# $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader) f=c597a19 e=b477728"
 W=$(mktemp -d)
 python3 - $W <<'PY'
 import sys
@@ -43,7 +43,14 @@ for n in 2048 4096; do
     row "mm_f16 $n^3, BM/BN up to 128 ($v)" $B/phobosc-$v bench/s26/matmul_tiles.ph --kernel mm_f16 $MM
   done
 done
-row "matmul_loop 2048^3 (f)" $B/phobosc-f bench/s15/matmul_spellings.ph --kernel matmul_loop --dim M=2048 --dim N=2048 --dim K=2048
+for v in f e; do
+  row "matmul_loop 2048^3 ($v)" $B/phobosc-$v bench/s15/matmul_spellings.ph --kernel matmul_loop --dim M=2048 --dim N=2048 --dim K=2048
+done
+for v in f e; do
+  timeout 20 $B/phobosc-$v run bench/s15/matmul_spellings.ph --kernel matmul_loop --backend gpu --precision fast --config BM=64 --config BN=64 \
+    --input A=$W/A_sq.npy --input B=$W/B_sq.npy --output C=$W/L_$v.npy >/dev/null 2>$W/err || head -3 $W/err
+done
+echo "matmul_loop sq 64x64: f vs e $(cmp -s $W/L_f.npy $W/L_e.npy && echo same || echo DIFFER)"
 echo "## hand-written GEMM ($(el) s)"
 timeout 60 $B/phobos-bench-gemm 2048 4096 2>&1 | grep -i "coop direct" | head -4
 echo "## peers ($(el) s)"
