@@ -99,11 +99,6 @@ impl Lower<'_> {
                 },
             });
             self.cur.push(barrier.clone());
-            if self.place_elem(place).is_half() {
-                self.store_tile_pairs(t, slots, slot, (place, index, value, product), pre)?;
-                self.cur.push(barrier.clone());
-                continue;
-            }
             for e in 0..TILE_ELEMENTS / width {
                 let step = self.u32c(e * width);
                 let q = self.binary(B::Add, lane, step);
@@ -129,75 +124,6 @@ impl Lower<'_> {
             }
             // The slot is read before the next tile overwrites it.
             self.cur.push(barrier.clone());
-        }
-        Ok(())
-    }
-
-    /// A tile stored into a 16-bit tensor (two elements a u32 word): each
-    /// lane takes two neighbouring positions of a row, and where both are
-    /// inside and share a word (the first at an even element) writes the
-    /// word with one atomic store, not each half with an atomic `and` and
-    /// `or`; elsewhere each half as the element-by-element store does.
-    fn store_tile_pairs(
-        &mut self,
-        t: &super::dot_coop::CoopTile,
-        slots: Handle<GlobalVariable>,
-        slot: H,
-        (place, index, value, product): (Place, &[Index], ExprId, ExprId),
-        pre: &HashMap<ExprId, H>,
-    ) -> Result<(), LowerError> {
-        let width = self.options.subgroup_width;
-        let lane = self.builtin_argument(naga::BuiltIn::SubgroupInvocationId, "subgroup_lane");
-        let (one, two, sixteen) = (self.u32c(1), self.u32c(2), self.u32c(16));
-        let first = self.binary(B::Multiply, lane, two);
-        for e in 0..TILE_ELEMENTS / (2 * width) {
-            let step = self.u32c(e * 2 * width);
-            let q = self.binary(B::Add, first, step);
-            let r = self.binary(B::Divide, q, sixteen);
-            let c = self.binary(B::Modulo, q, sixteen);
-            let row = self.binary(B::Add, t.row0, r);
-            let col = self.binary(B::Add, t.col0, c);
-            let mut at = Vec::new();
-            for d in [0, 1] {
-                let dc = self.u32c(d);
-                let pos = [row, self.binary(B::Add, col, dc)];
-                let qd = self.binary(B::Add, q, dc);
-                let s = self.binary(B::Add, slot, qd);
-                let ptr = self.array_ptr(slots, s);
-                let element = self.var_load(ptr);
-                let mut cache = pre.clone();
-                cache.insert(product, element);
-                let (inside, flat) = self.locate(place, index, &pos, &mut cache)?;
-                let v = self.node(value, &pos, &mut cache)?;
-                let v = self.stored(place, value, v);
-                at.push((inside, flat, v));
-            }
-            let (in0, flat0, v0) = at[0];
-            let (in1, flat1, v1) = at[1];
-            let odd = self.binary(B::And, flat0, one);
-            let zero = self.u32c(0);
-            let even = self.binary(B::Equal, odd, zero);
-            let both = self.binary(B::LogicalAnd, in0, in1);
-            let word = self.binary(B::LogicalAnd, both, even);
-            let accept = self.nested(|lw| {
-                lw.half_store_word(place, flat0, [v0, v1]);
-                Ok(())
-            })?;
-            let reject = self.nested(|lw| {
-                for (inside, flat, v) in [(in0, flat0, v0), (in1, flat1, v1)] {
-                    let one = lw.nested(|lw| {
-                        lw.half_store(place, flat, v);
-                        Ok(())
-                    })?;
-                    lw.if_then(inside, one);
-                }
-                Ok(())
-            })?;
-            self.cur.push(Statement::If {
-                condition: word,
-                accept,
-                reject,
-            });
         }
         Ok(())
     }

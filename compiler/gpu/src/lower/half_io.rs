@@ -126,22 +126,6 @@ impl Lower<'_> {
         self.call(f, vec![bits])
     }
 
-    /// Rounds the f32 values of elements `flat` and `flat + 1` of the
-    /// 16-bit tensor `p` (`flat` even: one word) and writes the word with
-    /// one atomic store, where nothing else writes the word.
-    pub(super) fn half_store_word(&mut self, p: Place, flat: H, [v0, v1]: [H; 2]) {
-        let elem = self.place_elem(p);
-        let f = self.half_fn(elem, HalfFn::Encode);
-        let lo = self.call(f, vec![v0]);
-        let hi = self.call(f, vec![v1]);
-        let sixteen = self.u32c(16);
-        let hi = self.binary(B::ShiftLeft, hi, sixteen);
-        let word = self.binary(B::InclusiveOr, lo, hi);
-        // naga's atomic store is a `Store` through the atomic's pointer.
-        let (ptr, _) = self.half_word(p, flat);
-        self.var_store(ptr, word);
-    }
-
     /// Rounds the f32 `v` and writes it to element `flat` of the 16-bit
     /// tensor `p`, leaving the other half of its word as it is.
     pub(super) fn half_store(&mut self, p: Place, flat: H, v: H) {
