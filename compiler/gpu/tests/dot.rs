@@ -272,3 +272,30 @@ fn a_loop_over_k_carries_its_accumulators_in_cooperative_matrices() {
     let c = compile(&k, &device(Precision::Exact, true)).expect("it lowers");
     assert!(c.plan.products.iter().all(|p| p.carried.is_none()));
 }
+
+/// An f16 tensor that the tensor cores read straight and the store reads
+/// element by element too (bound as `array<f16>`, widened per element), at
+/// specialised and symbolic dims: the module validates, and the store
+/// still takes the product's tiles.
+#[test]
+fn a_direct_tensor_read_elsewhere_too_validates() {
+    let src = "@autotune(BM in [64], BN in [32])\n\
+        kernel mixed(A: tensor<f16>[M, K], B: tensor<f16>[K, N], C: tensor<f32>[M, N]) {\n\
+          let i = ctx.block.x * BM\n\
+          let j = ctx.block.y * BN\n\
+          C[i :+ BM, j :+ BN] = dot(A[i :+ BM, :], B[:, j :+ BN]) + f32(A[i :+ BM, 0 :+ BN]) * 2.0\n\
+        }\n";
+    let (program, diags) = Program::parse("mixed.ph", src);
+    assert!(diags.is_empty(), "{diags:?}");
+    let config = vec![("BM".to_string(), 64), ("BN".to_string(), 32)];
+    let k = program.kernel("mixed", &config).expect("it checks");
+    for k in [
+        k.clone(),
+        phobos_gpu::specialize(&k, &[100, 48, 80]).into_owned(),
+    ] {
+        let c = compile(&k, &device(Precision::Fast, true)).expect("it lowers and validates");
+        assert_eq!(c.plan.native_halves, [true, true, false]);
+        assert!(c.plan.products[0].from_tiles, "{:?}", c.plan.products);
+        assert!(c.wgsl().contains("array<f16>"));
+    }
+}
