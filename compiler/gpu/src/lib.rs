@@ -240,6 +240,12 @@ pub struct Knobs {
     /// `PHOBOS_COOP_DIRECT=0` stages every operand in workgroup memory, to
     /// measure what the direct loads gain. Same values either way.
     pub coop_direct: bool,
+    /// Measurement only: a product whose operands both load straight from
+    /// their tensors takes that path with no test and no staged fallback
+    /// (`PHOBOS_ABLATE_FALLBACK=1`), to measure what the fallback's code
+    /// costs where every block is inside. A ragged block reads past its
+    /// slices: its values are wrong.
+    pub ablate_fallback: bool,
     /// How exact `/` with [`GpuOptions::wide_div`] checks its estimate
     /// ([`DivCheck`], `PHOBOS_DIV_CHECK=recip|f64|f32`). Same bits every
     /// way.
@@ -303,6 +309,7 @@ impl Knobs {
             ablate_native: matches!(ablate_math.as_deref(), Ok("all" | "exp")),
             dot_ahead: std::env::var("PHOBOS_DOT_AHEAD").as_deref() != Ok("0"),
             coop_direct: std::env::var("PHOBOS_COOP_DIRECT").as_deref() != Ok("0"),
+            ablate_fallback: std::env::var("PHOBOS_ABLATE_FALLBACK").as_deref() == Ok("1"),
             div_check: DivCheck::from_env(),
             workgroup_pad: number("PHOBOS_WORKGROUP_PAD", 0),
         }

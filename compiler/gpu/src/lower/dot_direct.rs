@@ -81,6 +81,10 @@ impl Lower<'_> {
                 Ok(())
             }
         })?;
+        if self.options.knobs.ablate_fallback && direct.iter().all(Option::is_some) {
+            self.cur.push(Statement::Block(fast));
+            return Ok(());
+        }
         let slow = self.nested(|lw| {
             lw.coop_chunks(plan, pre, tiles, all_staged, staged, len)?;
             settle(lw);
