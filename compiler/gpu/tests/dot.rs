@@ -299,3 +299,30 @@ fn a_direct_tensor_read_elsewhere_too_validates() {
         assert!(c.wgsl().contains("array<f16>"));
     }
 }
+
+/// At a launch's dims where every block's slices lie inside their tensors
+/// (2048^3 by 64 x 64), the plan knows it: no test, no staging arrays, no
+/// staged path. At ragged dims the test and the staged path stay.
+#[test]
+fn the_plan_knows_when_every_block_loads_straight() {
+    let k = kernel("matmul.ph", "matmul", &[("BM", 64), ("BN", 64)]);
+    let options = device(Precision::Fast, true);
+    let square = phobos_gpu::specialize(&k, &[2048, 2048, 2048]);
+    let c = compile(&square, &options).expect("it lowers");
+    assert!(c.plan.products[0].always_direct, "{:?}", c.plan.products);
+    assert!(
+        c.budget.items.iter().all(|i| !i.name.contains("dot_a16")),
+        "{:?}",
+        c.budget
+    );
+    assert!(!c.wgsl().contains("dot_a16"));
+    for dims in [[200, 72, 136], [2048, 2040, 2048], [2048, 2048, 2040]] {
+        let ragged = phobos_gpu::specialize(&k, &dims);
+        let c = compile(&ragged, &options).expect("it lowers");
+        assert!(!c.plan.products[0].always_direct, "{dims:?}");
+        assert!(c.wgsl().contains("dot_a16"), "{dims:?}");
+    }
+    // Symbolic dims: not known.
+    let c = compile(&k, &options).expect("it lowers");
+    assert!(!c.plan.products[0].always_direct);
+}

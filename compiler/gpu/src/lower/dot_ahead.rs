@@ -47,6 +47,7 @@ pub(super) struct DotPlan {
     pub coop: bool,
     pub block: Option<[u32; 2]>,
     pub direct: [Option<crate::plan::Direct>; 2],
+    pub always_direct: bool,
 }
 
 impl DotPlan {
@@ -83,6 +84,7 @@ impl Lower<'_> {
             coop: p.coop(),
             block: p.block,
             direct: p.direct,
+            always_direct: p.always_direct,
         })
     }
 
@@ -201,10 +203,14 @@ impl Lower<'_> {
         [(names[0], m * kc), (names[1], kc * n)]
     }
 
-    /// Whether product `plan`'s staging arrays and `extra` bytes more fit
-    /// beside the module's other workgroup memory.
+    /// Whether product `plan`'s staging arrays (none where its operands
+    /// always load straight) and `extra` bytes more fit beside the module's
+    /// other workgroup memory.
     pub(super) fn dot_staging_fits(&self, plan: &DotPlan, extra: u64) -> bool {
         let mut need = extra;
+        if plan.always_direct {
+            return self.workgroup_used() + need <= self.options.workgroup_memory;
+        }
         for key in Self::staging_keys(plan) {
             if !self.dot_buffers.contains_key(&key) {
                 need += plan.staged_bytes() * u64::from(key.1);
@@ -214,9 +220,13 @@ impl Lower<'_> {
     }
 
     /// Product `plan`'s staging arrays, declared on first use (after
-    /// [`Self::dot_staging_fits`]).
-    pub(super) fn dot_staging(&mut self, plan: &DotPlan) -> [Handle<GlobalVariable>; 2] {
-        Self::staging_keys(plan).map(|key| match self.dot_buffers.get(&key) {
+    /// [`Self::dot_staging_fits`]); `None` where its operands always load
+    /// straight.
+    pub(super) fn dot_staging(&mut self, plan: &DotPlan) -> Option<[Handle<GlobalVariable>; 2]> {
+        if plan.always_direct {
+            return None;
+        }
+        let arrays = Self::staging_keys(plan).map(|key| match self.dot_buffers.get(&key) {
             Some(g) => *g,
             None => {
                 let g = match plan.coop {
@@ -228,7 +238,8 @@ impl Lower<'_> {
                 self.dot_buffers.insert(key, g);
                 g
             }
-        })
+        });
+        Some(arrays)
     }
 
     fn dot_ahead(
@@ -236,7 +247,7 @@ impl Lower<'_> {
         plan: &DotPlan,
         pre: &HashMap<ExprId, H>,
         result: Handle<GlobalVariable>,
-        [sa, sb]: [Handle<GlobalVariable>; 2],
+        staged: Option<[Handle<GlobalVariable>; 2]>,
     ) -> Result<(), LowerError> {
         let chunk = plan.chunk();
         let (mc, nc, kc) = (self.u32c(plan.m), self.u32c(plan.n), self.u32c(chunk));
@@ -269,12 +280,13 @@ impl Lower<'_> {
                 // The result's tiles start from what the invocations wrote.
                 self.cur.push(barrier.clone());
                 let tiles = self.coop_begin(plan, Some(result));
-                self.coop_loop(plan, pre, &tiles, [sa, sb], len, false)?;
+                self.coop_loop(plan, pre, &tiles, staged, len, false)?;
                 Some(tiles)
             }
             false => None,
         };
         if coop.is_none() {
+            let [sa, sb] = staged.expect("only cooperative products load straight");
             let last = self.u32c(chunk - 1);
             let padded = self.binary(B::Add, len, last);
             let chunks = self.binary(B::Divide, padded, kc);

@@ -23,7 +23,7 @@ pub(super) struct Carried {
     start: usize,
     product: ExprId,
     tiles: CoopTiles,
-    staged: [Handle<GlobalVariable>; 2],
+    staged: Option<[Handle<GlobalVariable>; 2]>,
     tile: Handle<GlobalVariable>,
 }
 

@@ -94,7 +94,13 @@ impl Lower<'_> {
             .flatten()
             .map(|d| format!("`{}`", self.k.params[d.param].name))
             .collect();
-        if !direct.is_empty() {
+        if !direct.is_empty() && plan.always_direct {
+            s += &format!(
+                "; {} loaded straight from the tensor (every block's slice lies inside it with \
+                 rows 16-byte aligned: no staging)",
+                direct.join(" and ")
+            );
+        } else if !direct.is_empty() {
             s += &format!(
                 "; {} loaded straight from the tensor where the block's slice lies inside it \
                  with rows 16-byte aligned (else staged)",

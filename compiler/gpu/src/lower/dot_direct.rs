@@ -39,10 +39,20 @@ impl Lower<'_> {
         plan: &DotPlan,
         pre: &HashMap<ExprId, H>,
         tiles: &CoopTiles,
-        staged: [Handle<GlobalVariable>; 2],
+        staged: Option<[Handle<GlobalVariable>; 2]>,
         len: H,
         settle: bool,
     ) -> Result<(), LowerError> {
+        let Some(staged) = staged else {
+            // The plan knows every block loads straight (`always_direct`).
+            let [Some(a), Some(b)] = self
+                .direct_frags(plan, pre, len)?
+                .map_or([None, None], |d| d.1)
+            else {
+                unreachable!("a product that always loads straight has two direct operands")
+            };
+            return self.direct_steps(tiles, [a, b], len);
+        };
         let barrier = Statement::ControlBarrier(naga::Barrier::WORK_GROUP);
         let settle = |lw: &mut Self| {
             if settle {
@@ -65,15 +75,7 @@ impl Lower<'_> {
             return Ok(());
         };
         let fast = self.nested(|lw| match direct {
-            [Some(a), Some(b)] => {
-                let sixteen = lw.u32c(TILE);
-                let steps = lw.binary(B::Divide, len, sixteen);
-                lw.count_loop(steps, |lw, c| {
-                    let k = lw.binary(B::Multiply, c, sixteen);
-                    lw.coop_step(tiles, [a, b], [k, k]);
-                    Ok(())
-                })
-            }
+            [Some(a), Some(b)] => lw.direct_steps(tiles, [a, b], len),
             _ => {
                 let frags = [0, 1].map(|i| direct[i].unwrap_or(all_staged[i]));
                 lw.coop_chunks(plan, pre, tiles, frags, staged, len)?;
@@ -96,6 +98,23 @@ impl Lower<'_> {
             reject: slow,
         });
         Ok(())
+    }
+
+    /// K in steps of 16 with both operands' fragments loaded straight from
+    /// their tensors: no staging, no barrier.
+    fn direct_steps(
+        &mut self,
+        tiles: &CoopTiles,
+        frags: [Frag; 2],
+        len: H,
+    ) -> Result<(), LowerError> {
+        let sixteen = self.u32c(TILE);
+        let steps = self.binary(B::Divide, len, sixteen);
+        self.count_loop(steps, |lw, c| {
+            let k = lw.binary(B::Multiply, c, sixteen);
+            lw.coop_step(tiles, frags, [k, k]);
+            Ok(())
+        })
     }
 
     /// K by chunks of [`COOP_CHUNK`]: the operands whose fragments come

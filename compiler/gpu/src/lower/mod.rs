@@ -299,6 +299,13 @@ fn specialize_extents<'k>(kernel: &'k Kernel, dims: &[u64]) -> std::borrow::Cow<
                 shape.iter_mut().for_each(fix);
             }
         }
+        // The grid too, so that the plan knows every block's slices
+        // (`plan::dots`).
+        for g in &mut k.grid {
+            if let Some(v) = g.eval(dims) {
+                *g = phobos_core::ir::GridExpr::Const(v);
+            }
+        }
         for s in &mut k.body {
             if let Stmt::Store { index, .. } = s {
                 fix_index(index);

@@ -23,7 +23,7 @@
 //! the same f16 values either way.
 
 use crate::{GpuOptions, Precision};
-use phobos_core::ir::{ExprId, ExprKind, Index, Kernel, ParamKind, Place, Stmt};
+use phobos_core::ir::{ExprId, ExprKind, GridExpr, Index, Kernel, ParamKind, Place, Stmt};
 use phobos_core::types::{Dim, Scalar, Value};
 
 /// The side of a cooperative tile.
@@ -48,6 +48,11 @@ pub struct Product {
     /// its tile that takes each subgroup's tiles as they are, one at a time
     /// ([`stored_from_tiles`]), so that no array holds the whole result.
     pub from_tiles: bool,
+    /// Whether every block's direct slices are known to lie inside their
+    /// tensors with rows 16-byte aligned, and K to be a multiple of 16
+    /// ([`always_inside`]): the emitter then loads straight with no test,
+    /// no staging arrays and no staged path.
+    pub always_direct: bool,
     /// The `for` loop (by statement) whose one tile statement is `acc =
     /// dot(a, b, acc)` over the whole of a `var` tile `acc`, Triton's loop
     /// over K ([`carried_loop`]): the subgroups keep the accumulators in
@@ -108,13 +113,17 @@ pub fn plan(k: &Kernel, options: &GpuOptions, block: u32, packed: u32) -> Vec<Pr
         let block = coop
             .then(|| tile_block(m / TILE, n / TILE, subgroups))
             .flatten();
+        let direct = [direct(a), direct(b)];
         out.push(Product {
             expr,
             m,
             n,
             not_coop,
             block,
-            direct: [direct(a), direct(b)],
+            always_direct: direct
+                .iter()
+                .all(|d| d.is_some_and(|d| always_inside(k, d.load))),
+            direct,
             from_tiles: block.is_some() && acc.is_none() && stored_from_tiles(k, expr, [m, n]),
             carried: block.and_then(|_| carried_loop(k, expr, acc?)),
         });
@@ -217,6 +226,119 @@ fn carried_loop(k: &Kernel, expr: ExprId, acc: ExprId) -> Option<usize> {
         .clone()
         .all(|i| k.body[i].value().is_none_or(|v| !reads_tile(v)));
     (scalar_lets && untouched).then_some(start)
+}
+
+/// Whether load `load` (a slice of a tensor over two axes, the second its
+/// last) lies inside its tensor at every block of the grid, with its first
+/// element and its rows at multiples of 8 elements (16 bytes of f16), and
+/// both its range axes multiples of 16 long: known where the extents, the grid
+/// and the positions are constants or affine in the block id (a launch's
+/// specialised kernel, `crate::specialize`). A position that reads a loop's
+/// variable is not known.
+pub fn always_inside(k: &Kernel, load: ExprId) -> bool {
+    let ExprKind::Load {
+        place: Place::Param(param),
+        ref index,
+    } = k.exprs[load].kind
+    else {
+        return false;
+    };
+    let ParamKind::Tensor { ref shape, .. } = k.params[param].kind else {
+        return false;
+    };
+    let Some(grid) = k
+        .grid
+        .iter()
+        .map(|g| {
+            constant(g)
+                .then(|| g.eval(&[]))
+                .flatten()
+                .filter(|v| *v > 0)
+        })
+        .collect::<Option<Vec<i64>>>()
+    else {
+        return false;
+    };
+    let consts = phobos_core::ir::analysis::constant_values(k);
+    let konst = |id: ExprId| consts[id].and_then(|v| i64::try_from(v.as_i128()).ok());
+    let lets = |l| {
+        k.body.iter().find_map(|s| match s {
+            Stmt::Let { local, value } if *local == l => Some(*value),
+            _ => None,
+        })
+    };
+    let Some(extents) = shape
+        .iter()
+        .map(|d| match d {
+            Dim::Const(v) => i64::try_from(*v).ok(),
+            Dim::Sym(_) => None,
+        })
+        .collect::<Option<Vec<i64>>>()
+    else {
+        return false;
+    };
+    // The flat index of the slice's first element, as `coef . block +
+    // offset`, and each axis's range over the grid.
+    let mut base = ([0i64; 3], 0i64);
+    let mut stride = 1i64;
+    let mut row_stride = None;
+    for (axis, ix) in index.iter().enumerate().rev() {
+        let (start, len) = match ix {
+            Index::Range { start: None, len } => (None, *len),
+            Index::Range {
+                start: Some(s),
+                len,
+            } => (Some(*s), *len),
+            Index::Single(s) => (Some(*s), Dim::Const(1)),
+        };
+        let Dim::Const(len) = len else {
+            return false;
+        };
+        let Some((coef, off)) = (match start {
+            None => Some(([0; 3], 0)),
+            Some(s) => phobos_core::ir::analysis::block_affine(k, s, &konst, &lets),
+        }) else {
+            return false;
+        };
+        let span = |pick: fn(i64, i64) -> i64| {
+            off + (0..3)
+                .map(|a| pick(0, coef[a] * (grid[a] - 1)))
+                .sum::<i64>()
+        };
+        if span(i64::min) < 0 || span(i64::max) + len as i64 > extents[axis] {
+            return false;
+        }
+        // Both range axes are 16-tile sides: m or n (multiples of 16 for
+        // cooperative matrices) and K.
+        if matches!(ix, Index::Range { .. }) && !len.is_multiple_of(16) {
+            return false;
+        }
+        for (b, c) in base.0.iter_mut().zip(coef) {
+            *b += c * stride;
+        }
+        base.1 += off * stride;
+        if matches!(ix, Index::Range { .. }) && axis + 1 < index.len() && row_stride.is_none() {
+            row_stride = Some(stride);
+        }
+        stride *= extents[axis];
+    }
+    let aligned = |v: i64| v.rem_euclid(8) == 0;
+    row_stride.is_some_and(aligned)
+        && aligned(base.1)
+        && (0..3).all(|a| grid[a] == 1 || aligned(base.0[a]))
+}
+
+/// Whether grid expression `g` names no dim (a launch's, specialised).
+fn constant(g: &GridExpr) -> bool {
+    match g {
+        GridExpr::Const(_) => true,
+        GridExpr::Dim(_) => false,
+        GridExpr::Add(a, b)
+        | GridExpr::Sub(a, b)
+        | GridExpr::Mul(a, b)
+        | GridExpr::Div(a, b)
+        | GridExpr::Cdiv(a, b) => constant(a) && constant(b),
+    }
 }
 
 /// Why a product of `[m, n]` does not take cooperative matrices.
