@@ -325,4 +325,31 @@ fn the_plan_knows_when_every_block_loads_straight() {
     // Symbolic dims: not known.
     let c = compile(&k, &options).expect("it lowers");
     assert!(!c.plan.products[0].always_direct);
+
+    // Triton's loop over K: `k = kb * 32` for `kb` below `K / 32` stays
+    // inside, so the carried loop has no test and no staging either.
+    let k = kernel(
+        "../bench/s15/matmul_spellings.ph",
+        "matmul_loop",
+        &[("BM", 64), ("BN", 64)],
+    );
+    for dims in [[2048, 2048, 2048], [2048, 2040, 2048]] {
+        let c = compile(&phobos_gpu::specialize(&k, &dims), &options).expect("it lowers");
+        let p = &c.plan.products[0];
+        assert!(p.always_direct && p.carried.is_some(), "{dims:?}: {p:?}");
+        assert!(!c.wgsl().contains("dot_a16"), "{dims:?}");
+    }
+    // One chunk past the end: not known.
+    let src = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../bench/s15/matmul_spellings.ph"),
+    )
+    .unwrap()
+    .replace("for kb in 0 .. K / 32 {", "for kb in 0 .. K / 32 + 1 {");
+    let (program, diags) = Program::parse("past.ph", &src);
+    assert!(diags.is_empty(), "{diags:?}");
+    let config = vec![("BM".to_string(), 64), ("BN".to_string(), 64)];
+    let k = program.kernel("matmul_loop", &config).expect("it checks");
+    let c = compile(&phobos_gpu::specialize(&k, &[2048, 2048, 2048]), &options).expect("it lowers");
+    assert!(!c.plan.products[0].always_direct);
 }

@@ -166,8 +166,8 @@ pub(crate) fn nscalar(s: Scalar) -> Result<NScalar, LowerError> {
 /// from a launch's `dims`: the extents of `let`/`var` tiles (workgroup
 /// memory) and the tiles of stores whose value reads their own destination
 /// (staged in workgroup memory first), and every extent of a kernel with a
-/// reduction or a product over a dim-dependent extent (its tensors' shapes
-/// too), so that the workgroup computes the reduction (`coop_reduce.rs`) or
+/// reduction or a product over a dim-dependent extent, or with any product
+/// (its tensors' shapes and its grid too), so that the workgroup computes the reduction (`coop_reduce.rs`) or
 /// stages the product (`dot_ahead.rs`) and rows move 16 bytes at a time.
 /// The result is one pipeline per value of those dims, so a kernel that has
 /// none of them is returned as it is. An
@@ -265,6 +265,14 @@ fn specialize_extents<'k>(kernel: &'k Kernel, dims: &[u64]) -> std::borrow::Cow<
             .iter()
             .any(|x| symbolic(&kernel.exprs[*x].shape))
     });
+    // A product of constant extents over a dim-dependent K (Triton's loop
+    // over K, whose slices start at the loop's variable) too, so that the
+    // plan can prove its blocks' slices inside (`plan::dots`).
+    let reduces = reduces
+        || kernel
+            .exprs
+            .iter()
+            .any(|e| matches!(e.kind, ExprKind::Dot { .. }));
     if !locals && !reduces && !kernel.body.iter().any(staged) {
         return std::borrow::Cow::Borrowed(kernel);
     }

@@ -229,12 +229,13 @@ fn carried_loop(k: &Kernel, expr: ExprId, acc: ExprId) -> Option<usize> {
 }
 
 /// Whether load `load` (a slice of a tensor over two axes, the second its
-/// last) lies inside its tensor at every block of the grid, with its first
-/// element and its rows at multiples of 8 elements (16 bytes of f16), and
-/// both its range axes multiples of 16 long: known where the extents, the grid
-/// and the positions are constants or affine in the block id (a launch's
-/// specialised kernel, `crate::specialize`). A position that reads a loop's
-/// variable is not known.
+/// last) lies inside its tensor at every block of the grid and every
+/// iteration of the loops around it, with its first element and its rows
+/// at multiples of 8 elements (16 bytes of f16), and both its range axes
+/// multiples of 16 long: known where the extents, the grid and the loops'
+/// bounds are constants and the positions sums and constant multiples of
+/// block ids, loop variables and constants (a launch's specialised kernel,
+/// `crate::specialize`).
 pub fn always_inside(k: &Kernel, load: ExprId) -> bool {
     let ExprKind::Load {
         place: Place::Param(param),
@@ -259,14 +260,6 @@ pub fn always_inside(k: &Kernel, load: ExprId) -> bool {
     else {
         return false;
     };
-    let consts = phobos_core::ir::analysis::constant_values(k);
-    let konst = |id: ExprId| consts[id].and_then(|v| i64::try_from(v.as_i128()).ok());
-    let lets = |l| {
-        k.body.iter().find_map(|s| match s {
-            Stmt::Let { local, value } if *local == l => Some(*value),
-            _ => None,
-        })
-    };
     let Some(extents) = shape
         .iter()
         .map(|d| match d {
@@ -277,55 +270,173 @@ pub fn always_inside(k: &Kernel, load: ExprId) -> bool {
     else {
         return false;
     };
-    // The flat index of the slice's first element, as `coef . block +
-    // offset`, and each axis's range over the grid.
-    let mut base = ([0i64; 3], 0i64);
+    let values = Values {
+        k,
+        grid: &grid,
+        consts: phobos_core::ir::analysis::constant_values(k),
+    };
+    // The flat index of the slice's first element.
+    let mut base = Known::exact(0);
     let mut stride = 1i64;
     let mut row_stride = None;
     for (axis, ix) in index.iter().enumerate().rev() {
         let (start, len) = match ix {
-            Index::Range { start: None, len } => (None, *len),
-            Index::Range {
-                start: Some(s),
-                len,
-            } => (Some(*s), *len),
+            Index::Range { start, len } => (*start, *len),
             Index::Single(s) => (Some(*s), Dim::Const(1)),
         };
         let Dim::Const(len) = len else {
             return false;
         };
-        let Some((coef, off)) = (match start {
-            None => Some(([0; 3], 0)),
-            Some(s) => phobos_core::ir::analysis::block_affine(k, s, &konst, &lets),
-        }) else {
+        let Some(start) = start.map_or(Some(Known::exact(0)), |s| values.of(s, 0)) else {
             return false;
         };
-        let span = |pick: fn(i64, i64) -> i64| {
-            off + (0..3)
-                .map(|a| pick(0, coef[a] * (grid[a] - 1)))
-                .sum::<i64>()
-        };
-        if span(i64::min) < 0 || span(i64::max) + len as i64 > extents[axis] {
+        let Ok(len) = i64::try_from(len) else {
             return false;
-        }
+        };
         // Both range axes are 16-tile sides: m or n (multiples of 16 for
         // cooperative matrices) and K.
-        if matches!(ix, Index::Range { .. }) && !len.is_multiple_of(16) {
+        let tile_side = matches!(ix, Index::Range { .. }) && len % 16 != 0;
+        if tile_side || start.lo < 0 || start.hi + len > extents[axis] {
             return false;
         }
-        for (b, c) in base.0.iter_mut().zip(coef) {
-            *b += c * stride;
-        }
-        base.1 += off * stride;
+        let Some(term) = start.scale(stride) else {
+            return false;
+        };
+        let Some(sum) = base.add(term) else {
+            return false;
+        };
+        base = sum;
         if matches!(ix, Index::Range { .. }) && axis + 1 < index.len() && row_stride.is_none() {
             row_stride = Some(stride);
         }
-        stride *= extents[axis];
+        let Some(next) = stride.checked_mul(extents[axis]) else {
+            return false;
+        };
+        stride = next;
     }
-    let aligned = |v: i64| v.rem_euclid(8) == 0;
-    row_stride.is_some_and(aligned)
-        && aligned(base.1)
-        && (0..3).all(|a| grid[a] == 1 || aligned(base.0[a]))
+    row_stride.is_some_and(|r| r % 8 == 0) && base.multiple_of(8)
+}
+
+/// What is known of an integer at every block and iteration: its range
+/// `lo ..= hi`, and that it is `rem` plus a multiple of `step` (`step` 0:
+/// it is `rem`).
+#[derive(Clone, Copy, Debug)]
+struct Known {
+    lo: i64,
+    hi: i64,
+    rem: i64,
+    step: i64,
+}
+
+impl Known {
+    fn exact(v: i64) -> Known {
+        Known {
+            lo: v,
+            hi: v,
+            rem: v,
+            step: 0,
+        }
+    }
+
+    fn add(self, o: Known) -> Option<Known> {
+        Some(Known {
+            lo: self.lo.checked_add(o.lo)?,
+            hi: self.hi.checked_add(o.hi)?,
+            rem: self.rem.checked_add(o.rem)?,
+            step: gcd(self.step, o.step),
+        })
+    }
+
+    fn scale(self, c: i64) -> Option<Known> {
+        let (a, b) = (self.lo.checked_mul(c)?, self.hi.checked_mul(c)?);
+        Some(Known {
+            lo: a.min(b),
+            hi: a.max(b),
+            rem: self.rem.checked_mul(c)?,
+            step: self.step.checked_mul(c)?.abs(),
+        })
+    }
+
+    fn multiple_of(self, m: i64) -> bool {
+        self.rem % m == 0 && self.step % m == 0
+    }
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 { a.abs() } else { gcd(b, a % b) }
+}
+
+/// [`Known`] of a kernel's integer nodes.
+struct Values<'k> {
+    k: &'k Kernel,
+    grid: &'k [i64],
+    consts: phobos_core::ir::IdVec<ExprId, Option<phobos_core::types::Value>>,
+}
+
+impl Values<'_> {
+    /// What is known of node `id` (`depth` bounds the `let`s followed).
+    fn of(&self, id: ExprId, depth: u32) -> Option<Known> {
+        if let Some(v) = self.consts[id] {
+            return i64::try_from(v.as_i128()).ok().map(Known::exact);
+        }
+        if depth > 64 {
+            return None;
+        }
+        match self.k.exprs[id].kind {
+            ExprKind::BlockId(a) => Some(Known {
+                lo: 0,
+                hi: self.grid[a as usize] - 1,
+                rem: 0,
+                step: 1,
+            }),
+            ExprKind::Local(l) => self.local(l, depth),
+            ExprKind::Binary(op, a, b) => {
+                let (x, y) = (self.of(a, depth + 1)?, self.of(b, depth + 1)?);
+                match op {
+                    phobos_core::ir::BinOp::Add => x.add(y),
+                    phobos_core::ir::BinOp::Sub => x.add(y.scale(-1)?),
+                    phobos_core::ir::BinOp::Mul if y.step == 0 => x.scale(y.rem),
+                    phobos_core::ir::BinOp::Mul if x.step == 0 => y.scale(x.rem),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// A `let`'s value, or a `for` variable's range (constant bounds): the
+    /// first and last values it takes.
+    fn local(&self, l: phobos_core::ir::LocalId, depth: u32) -> Option<Known> {
+        let mut found = None;
+        for s in &self.k.body {
+            let this = match s {
+                Stmt::Let { local, value } if *local == l => self.of(*value, depth + 1),
+                Stmt::For { local, start, end } if *local == l => {
+                    let (a, b) = (self.of(*start, depth + 1)?, self.of(*end, depth + 1)?);
+                    (a.step == 0 && b.step == 0 && b.rem > a.rem).then_some(Known {
+                        lo: a.rem,
+                        hi: b.rem - 1,
+                        rem: a.rem,
+                        step: 1,
+                    })
+                }
+                Stmt::Var { local, .. }
+                | Stmt::Store {
+                    place: Place::Local(local),
+                    ..
+                } if *local == l => {
+                    return None;
+                }
+                _ => continue,
+            };
+            // A local bound once.
+            if found.is_some() {
+                return None;
+            }
+            found = Some(this?);
+        }
+        found
+    }
 }
 
 /// Whether grid expression `g` names no dim (a launch's, specialised).
