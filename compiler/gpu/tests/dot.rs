@@ -315,12 +315,15 @@ fn the_plan_knows_when_every_block_loads_straight() {
         "{:?}",
         c.budget
     );
+    // No staging, and no test of the slices' alignment either.
     assert!(!c.wgsl().contains("dot_a16"));
+    assert!(!c.wgsl().contains("% 8u)"), "{}", c.wgsl());
     for dims in [[200, 72, 136], [2048, 2040, 2048], [2048, 2048, 2040]] {
         let ragged = phobos_gpu::specialize(&k, &dims);
         let c = compile(&ragged, &options).expect("it lowers");
         assert!(!c.plan.products[0].always_direct, "{dims:?}");
         assert!(c.wgsl().contains("dot_a16"), "{dims:?}");
+        assert!(c.wgsl().contains("% 8u)"), "{dims:?}");
     }
     // Symbolic dims: not known.
     let c = compile(&k, &options).expect("it lowers");

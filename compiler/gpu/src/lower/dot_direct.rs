@@ -202,12 +202,12 @@ impl Lower<'_> {
             let (first_in, base) = self.locate(place, index, &[zero, zero], &mut cache)?;
             let ends: Vec<H> = ranges
                 .iter()
+                .filter(|_| !plan.always_direct)
                 .map(|(_, l)| {
                     let e = self.extent(*l);
                     self.binary(B::Subtract, e, one)
                 })
                 .collect();
-            let (last_in, _) = self.locate(place, index, &ends, &mut cache)?;
             // The rows of the slice: the extents after its first axis.
             let shape = self.place_shape(place);
             let mut stride = one;
@@ -215,12 +215,16 @@ impl Lower<'_> {
                 let e = self.extent(*dim);
                 stride = self.binary(B::Multiply, stride, e);
             }
-            let base_rem = self.binary(B::Modulo, base, align);
-            let stride_rem = self.binary(B::Modulo, stride, align);
-            let aligned = self.binary(B::InclusiveOr, base_rem, stride_rem);
-            let aligned = self.binary(B::Equal, aligned, zero);
-            for c in [first_in, last_in, aligned] {
-                ok = self.binary(B::LogicalAnd, ok, c);
+            // Where the plan proved every block inside, no test is emitted.
+            if !plan.always_direct {
+                let (last_in, _) = self.locate(place, index, &ends, &mut cache)?;
+                let base_rem = self.binary(B::Modulo, base, align);
+                let stride_rem = self.binary(B::Modulo, stride, align);
+                let aligned = self.binary(B::InclusiveOr, base_rem, stride_rem);
+                let aligned = self.binary(B::Equal, aligned, zero);
+                for c in [first_in, last_in, aligned] {
+                    ok = self.binary(B::LogicalAnd, ok, c);
+                }
             }
             let phobos_core::ir::Place::Param(i) = place else {
                 unreachable!("the plan's direct operands read tensors")
