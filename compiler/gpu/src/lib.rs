@@ -539,14 +539,21 @@ pub fn validate(kernel: &Kernel, module: &Module) -> Result<ModuleInfo, LowerErr
     // f16 staging arrays, and its subgroups multiply in control flow
     // uniform over each subgroup, as Vulkan asks, not over the workgroup,
     // as naga's check would (`lower/dot_coop.rs`).
+    // Its f16 tensors bound as `array<f16>` (`Plan::native_halves`, planned
+    // only for devices with cooperative matrices, which have f16) stay so
+    // where the emitter then computes their products another way (their
+    // arrays did not fit).
     let coop = uses_cooperative_matrices(module);
-    let (flags, extra) = match coop {
+    let (flags, mut extra) = match coop {
         true => (
             ValidationFlags::all() - ValidationFlags::CONTROL_FLOW_UNIFORMITY,
             Capabilities::COOPERATIVE_MATRIX | Capabilities::SHADER_FLOAT16,
         ),
         false => (ValidationFlags::all(), Capabilities::empty()),
     };
+    if uses_f16(module) {
+        extra |= Capabilities::SHADER_FLOAT16;
+    }
     Validator::new(
         flags,
         Capabilities::FLOAT64
@@ -587,6 +594,21 @@ pub fn uses_cooperative_matrices(module: &Module) -> bool {
                 .iter()
                 .any(|(_, x)| matches!(x, naga::Expression::CooperativeLoad { .. }))
         })
+}
+
+/// Whether `module` declares an f16 value (its native f16 bindings).
+fn uses_f16(module: &Module) -> bool {
+    module.types.iter().any(|(_, t)| {
+        matches!(
+            t.inner,
+            naga::TypeInner::Scalar(naga::Scalar::F16)
+                | naga::TypeInner::Vector {
+                    scalar: naga::Scalar::F16,
+                    ..
+                }
+        ) || matches!(t.inner, naga::TypeInner::Array { base, .. }
+            if module.types[base].inner == naga::TypeInner::Scalar(naga::Scalar::F16))
+    })
 }
 
 /// A lowered, validated kernel and what a runtime needs to run it.

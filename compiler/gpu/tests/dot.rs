@@ -109,8 +109,6 @@ fn fast_mode_products_take_cooperative_matrices_and_pass_spirv_val() {
             &[("BM", 16), ("BN", 16)],
         ),
     ];
-    let dir = std::env::temp_dir().join(format!("phobos-dot-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     for (file, name, config) in cases {
         let k = kernel(file, name, config);
         let c =
@@ -125,35 +123,38 @@ fn fast_mode_products_take_cooperative_matrices_and_pass_spirv_val() {
             "{name}: {:?}",
             c.notes
         );
-        let bytes: Vec<u8> = c.spirv().iter().flat_map(|w| w.to_le_bytes()).collect();
-        let file = dir.join(format!("{name}.spv"));
-        std::fs::write(&file, bytes).unwrap();
-        let out = match std::process::Command::new("spirv-val")
-            .args(["--target-env", "vulkan1.3"])
-            .arg(&file)
-            .output()
-        {
-            Ok(o) => o,
-            Err(_) => {
-                eprintln!("skipped: spirv-val not found (apt-get install spirv-tools)");
-                return;
-            }
-        };
-        let said = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
-        if said.contains("Invalid capability operand: 6022") {
-            // CooperativeMatrixKHR: Debian 12's SPIRV-Tools (2023.1)
-            // predates SPV_KHR_cooperative_matrix; naga's validation above
-            // still ran.
-            eprintln!("skipped: this spirv-val does not know CooperativeMatrixKHR");
+        spirv_val(name, &c);
+    }
+}
+
+/// `spirv-val` accepts module `c` (skipped where it is missing or
+/// predates cooperative matrices).
+fn spirv_val(name: &str, c: &phobos_gpu::Compiled) {
+    let dir = std::env::temp_dir().join(format!("phobos-dot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bytes: Vec<u8> = c.spirv().iter().flat_map(|w| w.to_le_bytes()).collect();
+    let file = dir.join(format!("{name}.spv"));
+    std::fs::write(&file, bytes).unwrap();
+    let out = match std::process::Command::new("spirv-val")
+        .args(["--target-env", "vulkan1.3"])
+        .arg(&file)
+        .output()
+    {
+        Ok(o) => o,
+        Err(_) => {
+            eprintln!("skipped: spirv-val not found (apt-get install spirv-tools)");
             return;
         }
-        assert!(
-            out.status.success(),
-            "spirv-val rejected {name}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+    };
+    let said = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+    if said.contains("Invalid capability operand: 6022") {
+        // CooperativeMatrixKHR: Debian 12's SPIRV-Tools (2023.1)
+        // predates SPV_KHR_cooperative_matrix; naga's validation above
+        // still ran.
+        eprintln!("skipped: this spirv-val does not know CooperativeMatrixKHR");
+        return;
     }
+    assert!(out.status.success(), "spirv-val rejected {name}: {said}");
 }
 
 /// The plan's tensor-core products load f16 slices straight from their
@@ -355,4 +356,53 @@ fn the_plan_knows_when_every_block_loads_straight() {
     let k = program.kernel("matmul_loop", &config).expect("it checks");
     let c = compile(&phobos_gpu::specialize(&k, &[2048, 2048, 2048]), &options).expect("it lowers");
     assert!(!c.plan.products[0].always_direct);
+}
+
+/// The attention forward with 64 query rows a block, at a launch's dims:
+/// its two products are stored from the subgroups' tiles into its `var`
+/// tiles (`var s = where(.., dot(Q, trans(K)) * scale, ..)` and `acc = acc
+/// * alpha + dot(d, V)`), with no array of either whole result; `Q`, `K`
+/// and `V` are proven inside at every block and iteration, so only `d`
+/// is staged, and the module validates and passes `spirv-val`.
+#[test]
+fn attention_products_are_stored_from_tiles_into_var_tiles() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/attention_dropout.ph");
+    let text = std::fs::read_to_string(path).unwrap();
+    let text = text.replace("@autotune(BM in [16]", "@autotune(BM in [16, 64]");
+    assert!(
+        text.contains("BM in [16, 64]"),
+        "the example's @autotune line moved"
+    );
+    let (program, diags) = Program::parse("attention_dropout.ph", &text);
+    assert!(diags.is_empty(), "{diags:?}");
+    let k = program
+        .kernel("attention_dropout", &[("BM".into(), 64), ("BN".into(), 32)])
+        .unwrap();
+    // BH, S, D.
+    let k = phobos_gpu::specialize(&k, &[4, 1024, 64]).into_owned();
+    let c = compile(&k, &device(Precision::Fast, true)).unwrap();
+    let stored: Vec<&String> = c
+        .notes
+        .iter()
+        .filter(|n| n.contains("stored from each subgroup's tiles"))
+        .collect();
+    assert_eq!(stored.len(), 2, "{:?}", c.notes);
+    assert!(
+        stored.iter().all(|n| n.contains("no staging")),
+        "{stored:?}"
+    );
+    let names: Vec<&str> = c.budget.items.iter().map(|i| i.name.as_str()).collect();
+    assert!(!names.iter().any(|n| n.contains("dot_result")), "{names:?}");
+    assert!(!names.iter().any(|n| n.contains("dot_b16")), "{names:?}");
+    assert_eq!(
+        names.iter().filter(|n| n.contains("dot_a16")).count(),
+        1,
+        "{names:?}"
+    );
+    assert_eq!(
+        names.iter().filter(|n| n.contains("dot_tile")).count(),
+        1,
+        "one set of slots for both products: {names:?}"
+    );
+    spirv_val("attention_bm64", &c);
 }

@@ -48,6 +48,7 @@ pub(super) struct DotPlan {
     pub block: Option<[u32; 2]>,
     pub direct: [Option<crate::plan::Direct>; 2],
     pub always_direct: bool,
+    pub always_inside: bool,
 }
 
 impl DotPlan {
@@ -85,6 +86,7 @@ impl Lower<'_> {
             block: p.block,
             direct: p.direct,
             always_direct: p.always_direct,
+            always_inside: p.always_inside,
         })
     }
 
@@ -211,7 +213,7 @@ impl Lower<'_> {
         if plan.always_direct {
             return self.workgroup_used() + need <= self.options.workgroup_memory;
         }
-        for key in Self::staging_keys(plan) {
+        for key in Self::staged_keys(plan) {
             if !self.dot_buffers.contains_key(&key) {
                 need += plan.staged_bytes() * u64::from(key.1);
             }
@@ -226,20 +228,42 @@ impl Lower<'_> {
         if plan.always_direct {
             return None;
         }
-        let arrays = Self::staging_keys(plan).map(|key| match self.dot_buffers.get(&key) {
-            Some(g) => *g,
-            None => {
-                let g = match plan.coop {
-                    true => self.workgroup_f16(key.0, key.1),
-                    false => self
-                        .workgroup_array(key.0, Scalar::F32, key.1)
-                        .expect("checked to fit"),
-                };
-                self.dot_buffers.insert(key, g);
-                g
-            }
-        });
-        Some(arrays)
+        let arrays: Vec<_> = Self::staged_keys(plan)
+            .into_iter()
+            .map(|key| match self.dot_buffers.get(&key) {
+                Some(g) => *g,
+                None => {
+                    let g = match plan.coop {
+                        true => self.workgroup_f16(key.0, key.1),
+                        false => self
+                            .workgroup_array(key.0, Scalar::F32, key.1)
+                            .expect("checked to fit"),
+                    };
+                    self.dot_buffers.insert(key, g);
+                    g
+                }
+            })
+            .collect();
+        // Where only one operand is staged (the other always loads
+        // straight), its array stands in for the other's, which no step
+        // reads.
+        Some(match arrays[..] {
+            [a, b] => [a, b],
+            [x] => [x, x],
+            _ => unreachable!("an operand at least is staged"),
+        })
+    }
+
+    /// The staging arrays product `plan` declares: both operands', or only
+    /// the one not loaded straight where the plan proved the other always
+    /// inside its tensor.
+    fn staged_keys(plan: &DotPlan) -> Vec<(&'static str, u32)> {
+        Self::staging_keys(plan)
+            .into_iter()
+            .zip(plan.direct)
+            .filter(|(_, d)| !(plan.always_inside && d.is_some()))
+            .map(|(key, _)| key)
+            .collect()
     }
 
     fn dot_ahead(

@@ -94,7 +94,7 @@ impl Lower<'_> {
             .flatten()
             .map(|d| format!("`{}`", self.k.params[d.param].name))
             .collect();
-        if !direct.is_empty() && plan.always_direct {
+        if !direct.is_empty() && plan.always_inside {
             s += &format!(
                 "; {} loaded straight from the tensor (every block's slice lies inside it with \
                  rows 16-byte aligned: no staging)",

@@ -83,7 +83,11 @@ impl Lower<'_> {
                 Ok(())
             }
         })?;
-        if self.options.knobs.ablate_fallback && direct.iter().all(Option::is_some) {
+        // Where the plan proved the direct operands inside, there is no
+        // test (`ok` is true) and no staged path.
+        if plan.always_inside
+            || (self.options.knobs.ablate_fallback && direct.iter().all(Option::is_some))
+        {
             self.cur.push(Statement::Block(fast));
             return Ok(());
         }
@@ -202,7 +206,7 @@ impl Lower<'_> {
             let (first_in, base) = self.locate(place, index, &[zero, zero], &mut cache)?;
             let ends: Vec<H> = ranges
                 .iter()
-                .filter(|_| !plan.always_direct)
+                .filter(|_| !plan.always_inside)
                 .map(|(_, l)| {
                     let e = self.extent(*l);
                     self.binary(B::Subtract, e, one)
@@ -216,7 +220,7 @@ impl Lower<'_> {
                 stride = self.binary(B::Multiply, stride, e);
             }
             // Where the plan proved every block inside, no test is emitted.
-            if !plan.always_direct {
+            if !plan.always_inside {
                 let (last_in, _) = self.locate(place, index, &ends, &mut cache)?;
                 let base_rem = self.binary(B::Modulo, base, align);
                 let stride_rem = self.binary(B::Modulo, stride, align);

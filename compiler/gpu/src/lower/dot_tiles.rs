@@ -14,10 +14,10 @@
 //! block), so the barriers are uniform over the workgroup.
 
 use super::dot_coop::CoopTiles;
-use super::{H, Lower};
+use super::{H, LocalHome, Lower};
 use crate::LowerError;
 use naga::{BinaryOperator as B, CooperativeData, GlobalVariable, Handle, Statement};
-use phobos_core::ir::{ExprId, Index, Place};
+use phobos_core::ir::{ExprId, Index, LocalId, Place};
 use phobos_core::types::Scalar;
 use std::collections::HashMap;
 
@@ -25,6 +25,22 @@ use std::collections::HashMap;
 const TILE_ELEMENTS: u32 = 16 * 16;
 
 impl Lower<'_> {
+    /// `let local = value` (or a `var`) where the plan stores a product
+    /// under `value` from its tiles: the store over the whole of the
+    /// local's tile in workgroup memory.
+    pub(super) fn dot_tiles_let(
+        &mut self,
+        local: LocalId,
+        value: ExprId,
+        pre: &HashMap<ExprId, H>,
+    ) -> Result<bool, LowerError> {
+        if !matches!(self.locals[local], LocalHome::Workgroup(_)) {
+            return Ok(false);
+        }
+        let index = crate::plan::dots::whole_index(&self.k.locals[local].shape);
+        self.dot_tiles_store(Place::Local(local), &index, value, pre)
+    }
+
     /// `place[index] = value` where the plan stores a product under
     /// `value` from its tiles; `false` (nothing emitted) where it does not,
     /// or where the arrays do not fit.
@@ -48,13 +64,18 @@ impl Lower<'_> {
         let plan = self.dot_plan(id).expect("the plan has the product");
         let width = self.options.subgroup_width;
         let slots = self.block_invocations / width * TILE_ELEMENTS;
-        if !self.dot_staging_fits(&plan, 4 * u64::from(slots)) {
+        let new = if self.dot_tile.is_some() { 0 } else { slots };
+        if !self.dot_staging_fits(&plan, 4 * u64::from(new)) {
             return Ok(false);
         }
         let staged = self.dot_staging(&plan);
-        let slots = self
-            .workgroup_array("dot_tile", Scalar::F32, slots)
-            .expect("checked to fit");
+        let slots = match self.dot_tile {
+            Some(g) => g,
+            None => self
+                .workgroup_array("dot_tile", Scalar::F32, slots)
+                .expect("checked to fit"),
+        };
+        self.dot_tile = Some(slots);
         let a = self.k.exprs[id].kind.operands()[0];
         let len = self.extent(self.k.exprs[a].shape[1]);
         let tiles = self.coop_begin(&plan, None);

@@ -33,6 +33,7 @@ mod reduce;
 mod row_cache;
 mod split;
 mod stmt;
+pub(crate) use stmt::reads_own_element;
 pub(crate) mod tandem_draw;
 
 pub(crate) use row_cache::WORDS as ROW_CACHE_WORDS;
@@ -112,6 +113,9 @@ struct Lower<'k> {
     /// The accumulators of a product that the open loop carries
     /// (`dot_carried.rs`), between its `for` and its end.
     carried: Option<dot_carried::Carried>,
+    /// The subgroups' 16 x 16 slots that stores from a product's tiles
+    /// share (`dot_tiles.rs`), made by the first.
+    dot_tile: Option<naga::Handle<naga::GlobalVariable>>,
     /// Whether this block's subgroups are laid out as `subgroup_width`
     /// needs (`Lower::subgroup_check`), uniform over the workgroup; `None`
     /// where reductions use no subgroup operations.
@@ -509,6 +513,7 @@ fn lower_packed(
         dot_buffers: HashMap::new(),
         subgroup_id: None,
         carried: None,
+        dot_tile: None,
         subgroup_ok: None,
         lane: None,
         tandem: Default::default(),

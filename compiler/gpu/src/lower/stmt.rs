@@ -298,7 +298,10 @@ impl<'k> Lower<'k> {
                     self.var_store(ptr, v);
                     return Ok(());
                 }
-                if self.coop_let(*local, *value, &pre)? || self.dot_let(*local, *value, &pre)? {
+                if self.dot_tiles_let(*local, *value, &pre)?
+                    || self.coop_let(*local, *value, &pre)?
+                    || self.dot_let(*local, *value, &pre)?
+                {
                     return Ok(());
                 }
                 self.compute_ahead(*value, &pre)?;

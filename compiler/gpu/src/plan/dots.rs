@@ -23,7 +23,7 @@
 //! the same f16 values either way.
 
 use crate::{GpuOptions, Precision};
-use phobos_core::ir::{ExprId, ExprKind, GridExpr, Index, Kernel, ParamKind, Place, Stmt};
+use phobos_core::ir::{ExprId, ExprKind, GridExpr, Index, Kernel, LocalId, ParamKind, Place, Stmt};
 use phobos_core::types::{Dim, Scalar, Value};
 
 /// The side of a cooperative tile.
@@ -53,6 +53,10 @@ pub struct Product {
     /// ([`always_inside`]): the emitter then loads straight with no test,
     /// no staging arrays and no staged path.
     pub always_direct: bool,
+    /// Whether some operand loads straight and every such operand's slice
+    /// is known inside its tensor as for [`Product::always_direct`]: the
+    /// emitter then tests nothing and stages only the other operand.
+    pub always_inside: bool,
     /// The `for` loop (by statement) whose one tile statement is `acc =
     /// dot(a, b, acc)` over the whole of a `var` tile `acc`, Triton's loop
     /// over K ([`carried_loop`]): the subgroups keep the accumulators in
@@ -114,15 +118,16 @@ pub fn plan(k: &Kernel, options: &GpuOptions, block: u32, packed: u32) -> Vec<Pr
             .then(|| tile_block(m / TILE, n / TILE, subgroups))
             .flatten();
         let direct = [direct(a), direct(b)];
+        let inside = direct.iter().any(Option::is_some)
+            && direct.iter().flatten().all(|d| always_inside(k, d.load));
         out.push(Product {
             expr,
             m,
             n,
             not_coop,
             block,
-            always_direct: direct
-                .iter()
-                .all(|d| d.is_some_and(|d| always_inside(k, d.load))),
+            always_direct: direct.iter().all(Option::is_some) && inside,
+            always_inside: inside,
             direct,
             from_tiles: block.is_some() && acc.is_none() && stored_from_tiles(k, expr, [m, n]),
             carried: block.and_then(|_| carried_loop(k, expr, acc?)),
@@ -133,10 +138,14 @@ pub fn plan(k: &Kernel, options: &GpuOptions, block: u32, packed: u32) -> Vec<Pr
 
 /// Whether product `expr` of `[m, n]` is read by one statement only, a
 /// store over a tile of its shape whose value computes no other product or
-/// reduction, draws no Tandem words and does not read its destination:
-/// every element of the store is then a function of the product's element
-/// at the same position, so the store can run tile by tile as the
-/// subgroups finish them (`lower/dot_tiles.rs`).
+/// reduction and draws no Tandem words: every element of the store is then
+/// a function of the product's element at the same position, so the store
+/// can run tile by tile as the subgroups finish them (`lower/dot_tiles.rs`).
+///
+/// The store is to a tensor, reading nothing of it, or to the whole of an
+/// f32 tile, reading the tile at its own positions only (`acc = acc *
+/// alpha + dot(p, V)`); a `let` or `var` of an f32 tile of the product's
+/// shape (`var s = dot(q, trans(k)) * scale`) is such a store too.
 fn stored_from_tiles(k: &Kernel, expr: ExprId, [m, n]: [u32; 2]) -> bool {
     let mut readers = k.body.iter().filter(|s| match s {
         Stmt::Let { value, .. } | Stmt::Var { value, .. } => k.reachable(*value).contains(&expr),
@@ -150,28 +159,45 @@ fn stored_from_tiles(k: &Kernel, expr: ExprId, [m, n]: [u32; 2]) -> bool {
             .any(|root| k.reachable(*root).contains(&expr)),
         Stmt::EndFor => false,
     });
-    let (
-        Some(Stmt::Store {
+    let (Some(reader), None) = (readers.next(), readers.next()) else {
+        return false;
+    };
+    let shape = [Dim::Const(u64::from(m)), Dim::Const(u64::from(n))];
+    let f32_tile = |l: LocalId| k.locals[l].elem == Scalar::F32 && k.locals[l].shape == shape;
+    let (place, index, value) = match reader {
+        Stmt::Store {
             place,
             index,
             value,
-        }),
-        None,
-    ) = (readers.next(), readers.next())
-    else {
-        return false;
+        } => (*place, index.clone(), *value),
+        Stmt::Let { local, value } | Stmt::Var { local, value } if f32_tile(*local) => {
+            (Place::Local(*local), whole_index(&shape), *value)
+        }
+        _ => return false,
     };
-    let tile = phobos_core::ir::analysis::slice_tile(index);
-    let under = k.reachable(*value);
-    tile == [Dim::Const(u64::from(m)), Dim::Const(u64::from(n))]
-        && matches!(place, Place::Param(_))
+    let destination = match place {
+        Place::Param(_) => !phobos_core::ir::analysis::reads_place(k, value, place),
+        Place::Local(l) => {
+            f32_tile(l) && crate::lower::reads_own_element(k, (place, &index, value), &|_| false)
+        }
+    };
+    let under = k.reachable(value);
+    phobos_core::ir::analysis::slice_tile(&index) == shape
+        && destination
         && under.iter().all(|&id| match k.exprs[id].kind {
             ExprKind::Dot { .. } => id == expr,
             ExprKind::Reduce { .. } => false,
             _ => true,
         })
-        && !crate::lower::tandem_draw::staged::has_words(k, *value)
-        && !phobos_core::ir::analysis::reads_place(k, *value, *place)
+        && !crate::lower::tandem_draw::staged::has_words(k, value)
+}
+
+/// The index of the whole of a tile of `shape`.
+pub fn whole_index(shape: &[Dim]) -> Vec<Index> {
+    shape
+        .iter()
+        .map(|&len| Index::Range { start: None, len })
+        .collect()
 }
 
 /// The `for` loop around `acc = dot(a, b, acc)` (product `expr`,
