@@ -358,6 +358,81 @@ fn stepped_draws_cross_chunks_groups_windows_and_2_to_the_32() {
     }
 }
 
+/// Counters of a block of a larger matrix (`(r + iota(0)) * 96 + c +
+/// iota(1)`): each row of the block's tile runs along its counters, the
+/// rows 96 apart, so the GPU stages each row's words in a window of its own
+/// (`lower/tandem_draw/rows.rs`). Blocks of 32 x 48, a ragged last row of
+/// blocks, a `var` tile, two keys (two buffers), windows of fewer rows than
+/// the tile where workgroup memory is short, and counters that cross a
+/// group of chunks inside a row and wrap past 2^32 give the reference's
+/// words everywhere.
+const BLOCKS: &str = "
+@autotune(R in [32], C in [48])
+@grid(cdiv(M, R), 2)
+kernel blocks(Y: tensor<u32>[M, 96], Z: tensor<f32>[M, 96], key: u32, base: u32) {
+  let r = ctx.block.x * R
+  let c = ctx.block.y * C
+  Y[r :+ R, c :+ C] = tandem_u32(key, base + u32((r + iota(0)) * 96 + c + iota(1))) ^ tandem_u32(key + 1, base + u32((r + iota(0)) * 96 + c + iota(1)))
+  var u: tile<f32>[R, C] = tandem_uniform(key, base + u32((r + iota(0)) * 96 + c + iota(1)))
+  Z[r :+ R, c :+ C] = u * 2.0
+}
+";
+
+#[test]
+fn counters_along_the_rows_of_a_block_stage_by_rows() {
+    let k = kernel(BLOCKS, "blocks");
+    for memory in [48 * 1024, 16 * 1024] {
+        let compiled = phobos_gpu::compile(
+            &k,
+            &phobos_gpu::GpuOptions {
+                workgroup_size: 256,
+                workgroup_memory: memory,
+                ..Default::default()
+            },
+        )
+        .expect("it lowers");
+        assert!(
+            compiled.notes.iter().any(|n| n.contains("staged by rows")),
+            "{:?}",
+            compiled.notes
+        );
+    }
+    let m = 37;
+    // 1000: rows cross groups of 1024 words; 2^32 - 1500: wraps.
+    for base in [0u32, 1000, 4_294_965_796] {
+        let key = 9;
+        let inputs = vec![
+            Arg::Tensor(Tensor::zeros(Scalar::U32, &[m, 96])),
+            Arg::Tensor(Tensor::zeros(Scalar::F32, &[m, 96])),
+            Arg::Scalar(Value::U32(key)),
+            Arg::Scalar(Value::U32(base)),
+        ];
+        let mut args = inputs.clone();
+        run_everywhere(&k, &mut args);
+        let (t, t1) = (
+            Tandem::new(Key::from_seed(u64::from(key))),
+            Tandem::new(Key::from_seed(u64::from(key + 1))),
+        );
+        for e in 0..m * 96 {
+            let i = u64::from(base.wrapping_add(e as u32));
+            assert_eq!(
+                out(&args, 0).get(e),
+                Value::U32(t.word(i) ^ t1.word(i)),
+                "base {base} Y {e}"
+            );
+            let u: f32 = one(key, i as u32, Tandem::fill_f32);
+            assert_eq!(
+                out(&args, 1).get(e).bits(),
+                Value::F32(u * 2.0).bits(),
+                "base {base} Z {e}"
+            );
+        }
+        if gpu_available() {
+            assert!(matches_on_gpu(&k, &inputs, &args).unwrap(), "base {base}");
+        }
+    }
+}
+
 /// The 64-bit draws: `tandem_u64` and `tandem_uniform_f64` equal
 /// `fill_u64` and `fill_f64` on the interpreter and the CPU backend; the
 /// GPU, which has no 64-bit integers, refuses the kernel with an error

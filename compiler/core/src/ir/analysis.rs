@@ -182,6 +182,13 @@ pub struct Counter {
     /// `flat`, and that affine form itself (`c + flat`, no mask, shift or
     /// narrowing on the way).
     pub exact: bool,
+    /// Over a tile of two axes, where the counter is an affine form with
+    /// slope 1 along the rows and a positive constant slope down the
+    /// columns, or a non-decreasing function of one (`u32(..)`): that slope
+    /// (`(r0 + iota(0)) * N + c0 + iota(1)`, the counter of a block of a
+    /// larger matrix, has `N`). Each row's counters are then a window of
+    /// the row's length, the windows `N` apart.
+    pub row_stride: Option<u32>,
 }
 
 impl Counter {
@@ -220,6 +227,7 @@ impl<'k> Slopes<'k> {
             flat: false,
             uniform: false,
             exact: false,
+            row_stride: None,
         };
         let Some(s) = self.of(id) else {
             return none;
@@ -236,10 +244,17 @@ impl<'k> Slopes<'k> {
                 _ => None,
             };
         }
+        let row_stride = match (&s.coef[..], tile) {
+            ([down, 1], [_, Dim::Const(len)]) if *len > 1 => {
+                u32::try_from(*down).ok().filter(|d| *d > 0)
+            }
+            _ => None,
+        };
         Counter {
             flat,
             uniform,
             exact: flat && !s.mono,
+            row_stride,
         }
     }
 
@@ -694,6 +709,17 @@ mod tests {
         assert!(c.flat && !c.exact, "{c:?}");
         let c = flat("u32((b + iota(0)) * 8 + iota(1))");
         assert!(c.flat && !c.exact, "{c:?}");
+        assert_eq!(c.row_stride, Some(8), "converted: {c:?}");
+        // Rows of a larger matrix: each row a window of counters, rows
+        // 100 apart; row-major is that with a stride of the row's length.
+        let c = flat("bitcast<u32>((b + iota(0)) * 100 + 7 + iota(1))");
+        assert!(!c.flat && c.row_stride == Some(100), "{c:?}");
+        assert_eq!(
+            flat("bitcast<u32>((b + iota(0)) * 8 + iota(1))").row_stride,
+            Some(8)
+        );
+        assert_eq!(flat("bitcast<u32>(iota(1) * 2)").row_stride, None);
+        assert_eq!(flat("bitcast<u32>(iota(1) - iota(0))").row_stride, None);
         // Column-major, a stride of 2, data: not flat.
         assert!(!flat("bitcast<u32>(iota(0) + iota(1) * 4)").flat);
         assert!(!flat("bitcast<u32>(iota(1) * 2)").contiguous());

@@ -11,11 +11,15 @@
 //!   ([`super::Upfront::words`]), windows of counters are stepped into
 //!   workgroup memory and each element reads its word there; one buffer a
 //!   key, the first keys where there are more keys than buffers.
+//!   Where the counters run along the rows of a 2-D tile but jump between
+//!   rows (a block of a larger matrix), each row gets its own window, where
+//!   the tile gives each invocation enough draws (`rows::rows_pay`).
 //! - **Direct**: otherwise each draw steps its own chunk.
 //!
 //! Every path gives the same bits; they differ in speed.
 
 use super::Upfront;
+use crate::lower::tandem_draw::rows::{RowStaging, row_groups, row_staging, rows_pay};
 use crate::lower::tandem_draw::staged::{has_words, word_groups};
 use crate::lower::tandem_draw::stepped::{StepPlan, stepped_words};
 use phobos_core::ir::{ExprId, Kernel};
@@ -28,6 +32,9 @@ pub(crate) enum Draw {
     Staged {
         groups: Vec<Vec<ExprId>>,
         window: u32,
+        /// Where the counters run along the rows only: a window per row
+        /// (`rows.rs`).
+        rows: Option<RowStaging>,
     },
     /// Each draw steps its own chunk, for this reason (`None`: the value
     /// draws nothing).
@@ -38,7 +45,7 @@ pub(crate) enum Draw {
 /// of `value` (module doc).
 pub(crate) fn strategy(
     k: &Kernel,
-    upfront: &Upfront,
+    (upfront, invocations): (&Upfront, u32),
     (value, tile, group): (ExprId, &[Dim], u32),
 ) -> Draw {
     let quads = group == 4;
@@ -48,13 +55,20 @@ pub(crate) fn strategy(
         return Draw::Stepped(plan);
     }
     let mut groups = word_groups(k, value, tile);
+    let mut rows = None;
+    if groups.is_empty() && rows_pay(tile, invocations) {
+        groups = row_groups(k, value, tile);
+        rows = upfront.words.and_then(|w| row_staging(tile, w.words));
+    }
     let contiguous = !groups.is_empty();
+    let fits = rows.is_some() || word_groups(k, value, tile).len() == groups.len();
     let buffers = upfront.words.map_or(0, |w| w.count as usize);
     groups.truncate(buffers);
     match upfront.words {
-        Some(w) if !groups.is_empty() => Draw::Staged {
+        Some(w) if !groups.is_empty() && fits => Draw::Staged {
             groups,
             window: w.window,
+            rows,
         },
         _ if contiguous => Draw::Direct(Some(
             "no workgroup memory left to stage their words; each draw steps its own chunk",

@@ -88,7 +88,8 @@ pub fn plan(kernel: &Kernel, options: &GpuOptions, subgroups: bool) -> Result<Up
         subgroup_flag: false,
     };
     let room = options.workgroup_memory.saturating_sub(up.bytes());
-    up.words = crate::lower::tandem_draw::staged::word_buffers(kernel, room);
+    up.words =
+        crate::lower::tandem_draw::staged::word_buffers(kernel, room, options.workgroup_size);
     up.subgroup_flag =
         subgroups && !options.subgroup_layout_known && up.bytes() + 4 <= options.workgroup_memory;
     Ok(up)

@@ -24,6 +24,7 @@
 //! A rejected bounded draw runs its retry loop inside an `if`, so only the
 //! rare rejected elements pay for it.
 
+pub(crate) mod rows;
 mod shuffled;
 pub(crate) mod staged;
 pub(crate) mod stepped;

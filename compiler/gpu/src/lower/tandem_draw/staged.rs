@@ -62,20 +62,34 @@ pub(crate) fn row_room(limit: u64, used: u64) -> u64 {
 
 /// Words a buffer holds beyond its window: the first counter rounded down
 /// to its block, and `i | 1` one past the last (`tandem_normal`).
-const SLACK: u32 = 8;
+pub(super) const SLACK: u32 = 8;
 
 /// Where a staged word node reads its word: `buf[i - first]` when
 /// `i - first < count` (wrapping), the direct path otherwise.
 #[derive(Clone, Copy)]
 pub(in crate::lower) struct Window {
-    buf: Handle<GlobalVariable>,
-    first: H,
-    count: H,
+    pub(super) buf: Handle<GlobalVariable>,
+    pub(super) first: H,
+    pub(super) count: H,
+    /// Where the buffer holds a window of each of several rows
+    /// (`rows.rs`): `first` is the first row's first counter.
+    pub(super) rows: Option<super::rows::RowWindow>,
 }
 
 /// The word nodes of `value` whose key is a scalar and whose counter is
 /// contiguous along `tile`, grouped by key (one buffer per group).
 pub(crate) fn word_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<ExprId>> {
+    groups_by(k, value, tile, |c| c.contiguous())
+}
+
+/// The word nodes of `value` whose key is a scalar and whose counter over
+/// `tile` is as `pick` asks, grouped by key.
+pub(super) fn groups_by(
+    k: &Kernel,
+    value: ExprId,
+    tile: &[Dim],
+    pick: impl Fn(analysis::Counter) -> bool,
+) -> Vec<Vec<ExprId>> {
     // Word nodes of one key (the core's classification of key arguments:
     // `_tandem_key(seed, q)` of a parameter or a constant seed is the same
     // value wherever it appears) share a buffer.
@@ -90,7 +104,7 @@ pub(crate) fn word_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<Ex
         let e = &k.exprs[id];
         if let ExprKind::Builtin(Builtin::TandemWord, xs) = &e.kind {
             let scalar_key = xs[..4].iter().all(|x| k.exprs[*x].shape.is_empty());
-            if scalar_key && slopes.counter(xs[4], tile).contiguous() {
+            if scalar_key && pick(slopes.counter(xs[4], tile)) {
                 let key: [KeyOf; 4] = std::array::from_fn(|q| key_of(k, xs[q]));
                 match groups.iter_mut().find(|(g, _)| *g == key) {
                     Some((_, ids)) => ids.push(id),
@@ -176,19 +190,31 @@ fn staging_candidates(k: &Kernel) -> Vec<(Vec<Dim>, ExprId)> {
 /// fit; with less room than one buffer of [`MIN_WINDOW`], words go direct
 /// (`None`). A statement with more keys than buffers stages the first
 /// ones.
-pub(crate) fn word_buffers(k: &Kernel, room: u64) -> Option<crate::plan::WordBuffers> {
+pub(crate) fn word_buffers(
+    k: &Kernel,
+    room: u64,
+    invocations: u32,
+) -> Option<crate::plan::WordBuffers> {
     let mut keys = 0;
     let mut largest: u64 = 0;
     for (tile, value) in staging_candidates(k) {
-        let groups = word_groups(k, value, &tile).len();
-        if groups == 0 {
-            continue;
-        }
-        keys = keys.max(groups);
-        let elements = tile.iter().try_fold(1u64, |n, d| match d {
-            Dim::Const(v) => Some(n.saturating_mul(*v)),
-            Dim::Sym(_) => None,
-        });
+        let flat = word_groups(k, value, &tile).len();
+        let elements = if flat > 0 {
+            keys = keys.max(flat);
+            tile.iter().try_fold(1u64, |n, d| match d {
+                Dim::Const(v) => Some(n.saturating_mul(*v)),
+                Dim::Sym(_) => None,
+            })
+        } else {
+            // Words staged by rows (`rows.rs`): a window per row.
+            let rows = super::rows::row_groups(k, value, &tile).len();
+            let pays = rows > 0 && super::rows::rows_pay(&tile, invocations);
+            let Some(words) = super::rows::tile_row_words(&tile).filter(|_| pays) else {
+                continue;
+            };
+            keys = keys.max(rows);
+            Some(words.saturating_sub(u64::from(SLACK)))
+        };
         largest = largest.max(elements.unwrap_or(u64::MAX));
     }
     if keys == 0 {
@@ -294,29 +320,50 @@ impl Lower<'_> {
     ) -> Result<(), LowerError> {
         let quads = group == 4;
         let upfront = &self.plan.upfront;
-        let (groups, window) =
-            match crate::plan::draws::strategy(self.k, upfront, (value, tile, group)) {
-                Draw::Stepped(plan) => {
-                    let n = tile.iter().map(|d| match d {
-                        Dim::Const(v) => *v,
-                        Dim::Sym(_) => unreachable!("a stepped tile has constant extents"),
-                    });
-                    let n = u32::try_from(n.product::<u64>()).expect("stepped tiles fit in u32");
-                    self.tandem
-                        .note("stepped: one invocation steps one chunk in registers");
-                    return self.stepped_tile_loop(lens, (n, quads), (&plan, value), pre, body);
+        let (groups, window) = match crate::plan::draws::strategy(
+            self.k,
+            (upfront, self.block_invocations),
+            (value, tile, group),
+        ) {
+            Draw::Stepped(plan) => {
+                let n = tile.iter().map(|d| match d {
+                    Dim::Const(v) => *v,
+                    Dim::Sym(_) => unreachable!("a stepped tile has constant extents"),
+                });
+                let n = u32::try_from(n.product::<u64>()).expect("stepped tiles fit in u32");
+                self.tandem
+                    .note("stepped: one invocation steps one chunk in registers");
+                return self.stepped_tile_loop(lens, (n, quads), (&plan, value), pre, body);
+            }
+            Draw::Direct(why) => {
+                if let Some(why) = why {
+                    self.tandem.note(&format!("direct (slower): {why}"));
                 }
-                Draw::Direct(why) => {
-                    if let Some(why) = why {
-                        self.tandem.note(&format!("direct (slower): {why}"));
-                    }
-                    return self.tile_loop_by(lens, group, body);
-                }
-                Draw::Staged { groups, window } => (groups, window),
-            };
-        self.tandem.note(&format!(
-            "staged: windows of {window} counters stepped into workgroup memory"
-        ));
+                return self.tile_loop_by(lens, group, body);
+            }
+            Draw::Staged {
+                groups,
+                window,
+                rows,
+            } => (groups, (window, rows)),
+        };
+        let (window, rows) = window;
+        let window = match rows {
+            Some(r) => {
+                self.tandem.note(&format!(
+                    "staged by rows: their counters run along the rows, so each row's are \
+                     stepped into workgroup memory, {} rows at a time",
+                    r.rows
+                ));
+                r.rows * r.len
+            }
+            None => {
+                self.tandem.note(&format!(
+                    "staged: windows of {window} counters stepped into workgroup memory"
+                ));
+                window
+            }
+        };
         debug_assert!(window.is_multiple_of(group));
         let mut n = self.u32c(1);
         for e in lens {
@@ -337,7 +384,10 @@ impl Lower<'_> {
             let end = lw.binary(B::Add, w0, w);
             let w1 = lw.select(full, end, n);
             let bufs = lw.tandem.bufs.clone();
-            lw.stage_window((&groups, &bufs, window + SLACK), lens, (w0, w1), pre)?;
+            match rows {
+                Some(r) => lw.stage_rows((&groups, &bufs, r), lens, (w0, w1), pre)?,
+                None => lw.stage_window((&groups, &bufs, window + SLACK), lens, (w0, w1), pre)?,
+            }
             let body = body.take().expect("one window loop");
             let r = lw.tile_loop_range(lens, group, Some((w0, w1)), body);
             lw.tandem.staged.clear();
@@ -408,7 +458,15 @@ impl Lower<'_> {
             let buf = bufs[g];
             fills.push((buf, key, first, blocks));
             for id in ids {
-                self.tandem.staged.insert(*id, Window { buf, first, count });
+                self.tandem.staged.insert(
+                    *id,
+                    Window {
+                        buf,
+                        first,
+                        count,
+                        rows: None,
+                    },
+                );
             }
         }
         self.cur.push(barrier.clone());
@@ -474,8 +532,9 @@ impl Lower<'_> {
             let place0 = lw.binary(B::ShiftLeft, go, gs);
             let place0 = lw.binary(B::InclusiveOr, place0, lane);
             let needed = lw.binary(B::Less, place0, lim);
+            let zero = lw.u32c(0);
             let accept =
-                lw.nested(|lw| lw.fill_task(buf, key, [g0, go, lane], [a, lim], place0))?;
+                lw.nested(|lw| lw.fill_task((buf, zero), key, [g0, go, lane], [a, lim], place0))?;
             lw.if_then(needed, accept);
             Ok(())
         })
@@ -483,10 +542,11 @@ impl Lower<'_> {
 
     /// One fill task: chunk `lane` of group `g0 + go` (wrapping at the
     /// 2^22 groups of the 2^32 words counters reach), whose block `j` is
-    /// at place `place0 + 8 j`; stores the blocks at places in `a .. lim`.
-    fn fill_task(
+    /// at place `place0 + 8 j`; stores the blocks at places in `a .. lim`
+    /// into `buf` from word `offset` on.
+    pub(super) fn fill_task(
         &mut self,
-        buf: Handle<GlobalVariable>,
+        (buf, offset): (Handle<GlobalVariable>, H),
         key: [H; 4],
         [g0, go, lane]: [H; 3],
         [a, lim]: [H; 2],
@@ -509,6 +569,7 @@ impl Lower<'_> {
                 let rel = lw.binary(B::Subtract, place, a);
                 let two = lw.u32c(2);
                 let at = lw.binary(B::ShiftLeft, rel, two);
+                let at = lw.binary(B::Add, at, offset);
                 let base = lw.expr(Expression::GlobalVariable(buf));
                 for (q, w) in out.into_iter().enumerate() {
                     let off = lw.u32c(q as u32);
@@ -528,8 +589,13 @@ impl Lower<'_> {
     /// A staged word: `buf[i - first]` inside the window's buffer, the
     /// direct path outside it.
     pub(super) fn staged_word(&mut self, w: Window, key: [H; 4], i: H) -> Result<H, LowerError> {
-        let d = self.binary(B::Subtract, i, w.first);
-        let hit = self.binary(B::Less, d, w.count);
+        let (d, hit) = match w.rows {
+            Some(rows) => self.row_slot(&w, rows, i),
+            None => {
+                let d = self.binary(B::Subtract, i, w.first);
+                (d, self.binary(B::Less, d, w.count))
+            }
+        };
         let result = self.temp(Scalar::U32);
         let accept = self.nested(|lw| {
             let base = lw.expr(Expression::GlobalVariable(w.buf));

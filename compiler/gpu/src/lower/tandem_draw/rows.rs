@@ -1,0 +1,238 @@
+//! Staged Tandem words by rows: where a statement's counters run along
+//! the rows of its 2-D tile but jump between rows (the counter of a block
+//! of a larger matrix, `(r0 + iota(0)) * N + c0 + iota(1)`: attention's
+//! dropout mask, `(bh * S + i) * S + j`), each row's counters are a window
+//! of the row's length, `N` apart (`ir::analysis::Counter::row_stride`).
+//! `staged.rs` needs the whole tile's counters in one window; here the
+//! buffer holds one window per row instead.
+//!
+//! The tile is taken `rows` rows at a time. For each such window, every
+//! invocation runs:
+//! 1. the first row's first counter `base` (the counter at `(r, 0)`);
+//! 2. a barrier, then the fill: row `q` of the window holds the `cap`
+//!    words from `(base + q N) & !3` on, stepped by one task per chunk
+//!    that holds one of its blocks, all rows' tasks spread over the
+//!    workgroup together;
+//! 3. a barrier, then the statement's tile loop over those rows, where a
+//!    word of counter `i` is looked up in row `(i - base) / N`.
+//!
+//! A counter that is not where that says (another word node of the same
+//! key with another counter, counters wrapping past 2^32) takes the direct
+//! path, so staging only moves time, never bits. A row of `L` words costs
+//! about `8 (8 + L / 32 + 16)` steps against `25 L` seeded directly.
+
+use super::staged::{SLACK, groups_by};
+use super::{K_GROUP_BLOCKS, Lower};
+use crate::LowerError;
+use crate::lower::H;
+use naga::{BinaryOperator as B, GlobalVariable, Handle, Statement};
+use phobos_core::ir::analysis::Slopes;
+use phobos_core::ir::{ExprId, ExprKind, Kernel};
+use phobos_core::types::Dim;
+use std::collections::HashMap;
+
+/// How a statement's words are staged by rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RowStaging {
+    /// The row's length `L`, in positions.
+    pub len: u32,
+    /// The words a row's window holds: `L` and the slack, in whole blocks.
+    pub cap: u32,
+    /// The rows a buffer holds, so a window's.
+    pub rows: u32,
+}
+
+/// What a staged word node needs to find its row's window.
+#[derive(Clone, Copy, Debug)]
+pub(in crate::lower) struct RowWindow {
+    /// The counters' step from a row to the next.
+    stride: u32,
+    cap: u32,
+    /// The window's rows (the last window may have fewer).
+    count: H,
+}
+
+/// The word nodes of `value` whose counters run along the rows of `tile`
+/// without being contiguous over the whole tile, grouped by key.
+pub(crate) fn row_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<ExprId>> {
+    groups_by(k, value, tile, |c| {
+        c.row_stride.is_some() && !c.contiguous()
+    })
+}
+
+/// The fewest draws an invocation takes in a statement for staging by rows
+/// to pay: filling a window costs each invocation about one chunk's steps
+/// and two barriers, seeding costs one chunk's steps a draw. On an H100
+/// (bench/RESULTS.md, twenty-seventh session) attention's mask ran 14%
+/// faster staged by rows at 4 draws an invocation, and 4% slower at 2
+/// (8% in exact mode at 1).
+pub(crate) const ROWS_MIN_DRAWS: u64 = 4;
+
+/// Whether a constant 2-D `tile` gives `invocations` invocations at least
+/// [`ROWS_MIN_DRAWS`] draws each.
+pub(crate) fn rows_pay(tile: &[Dim], invocations: u32) -> bool {
+    let [Dim::Const(rows), Dim::Const(len)] = tile[..] else {
+        return false;
+    };
+    rows.saturating_mul(len) >= ROWS_MIN_DRAWS * u64::from(invocations)
+}
+
+/// The words one row's window holds for rows of `len` positions.
+fn row_cap(len: u32) -> u32 {
+    (len + SLACK).next_multiple_of(4)
+}
+
+/// The words a buffer needs to hold every row of the constant 2-D `tile`
+/// (`None` where it has no constant rows).
+pub(crate) fn tile_row_words(tile: &[Dim]) -> Option<u64> {
+    let [Dim::Const(rows), Dim::Const(len)] = tile[..] else {
+        return None;
+    };
+    let cap = u64::from(row_cap(u32::try_from(len).ok()?));
+    rows.checked_mul(cap)
+}
+
+/// The row staging of a 2-D `tile` with buffers of `words` words: as many
+/// rows a window as fit, `None` where not even one does.
+pub(crate) fn row_staging(tile: &[Dim], words: u32) -> Option<RowStaging> {
+    let [Dim::Const(rows), Dim::Const(len)] = tile[..] else {
+        return None;
+    };
+    let len = u32::try_from(len).ok()?;
+    let cap = row_cap(len);
+    let fit = words / cap;
+    let rows = u32::try_from(rows).unwrap_or(u32::MAX).min(fit);
+    (rows > 0 && len % 4 == 0).then_some(RowStaging { len, cap, rows })
+}
+
+impl Lower<'_> {
+    /// Steps the words that rows `ra ..` (flat positions `w0 .. w1`, whole
+    /// rows) of a tile of extents `lens` draw into workgroup memory,
+    /// between two barriers: the word nodes of `groups[g]` into `bufs[g]`,
+    /// `staging.cap` words a row. Each word node then reads its buffer
+    /// ([`Self::row_slot`]) until `self.tandem.staged` is cleared.
+    pub(super) fn stage_rows(
+        &mut self,
+        (groups, bufs, staging): (&[Vec<ExprId>], &[Handle<GlobalVariable>], RowStaging),
+        lens: &[H],
+        (w0, w1): (H, H),
+        pre: &HashMap<ExprId, H>,
+    ) -> Result<(), LowerError> {
+        let zero = self.u32c(0);
+        let len = self.u32c(staging.len);
+        let span = self.binary(B::Subtract, w1, w0);
+        let count = self.binary(B::Divide, span, len);
+        let first_pos = self.flat_position(w0, lens);
+        let tile: Vec<Dim> = [staging.rows, staging.len]
+            .map(|d| Dim::Const(u64::from(d)))
+            .to_vec();
+        let mut slopes = Slopes::new(self.k, 2);
+        let barrier = Statement::ControlBarrier(naga::Barrier::WORK_GROUP);
+        let mut fills = Vec::new();
+        for (g, ids) in groups.iter().enumerate() {
+            let ExprKind::Builtin(_, xs) = &self.k.exprs[ids[0]].kind else {
+                unreachable!("a word node is a builtin")
+            };
+            let stride = slopes
+                .counter(xs[4], &tile)
+                .row_stride
+                .expect("row_groups picked counters with a row stride");
+            let mut cache = pre.clone();
+            let mut key = [zero; 4];
+            for (q, x) in xs[..4].iter().enumerate() {
+                key[q] = self.node(*x, &[], &mut cache)?;
+            }
+            let base = self.node(xs[4], &first_pos, &mut pre.clone())?;
+            let window = RowWindow {
+                stride,
+                cap: staging.cap,
+                count,
+            };
+            fills.push((bufs[g], key, base, window));
+            for id in ids {
+                let w = super::staged::Window {
+                    buf: bufs[g],
+                    first: base,
+                    count: zero,
+                    rows: Some(window),
+                };
+                self.tandem.staged.insert(*id, w);
+            }
+        }
+        self.cur.push(barrier.clone());
+        for (buf, key, base, window) in fills {
+            self.fill_rows(buf, key, base, window)?;
+        }
+        self.cur.push(barrier);
+        Ok(())
+    }
+
+    /// Row `q < w.count` of `buf` from word `q cap` on: words `(base + q
+    /// stride) & !3 ..` of `key`'s stream, `cap` of them. One task per
+    /// chunk holding one of a row's blocks (the groups of eight chunks from
+    /// the row's first block's group, eight tasks a group), all rows'
+    /// tasks over the workgroup together (`fill_task`).
+    fn fill_rows(
+        &mut self,
+        buf: Handle<GlobalVariable>,
+        key: [H; 4],
+        base: H,
+        w: RowWindow,
+    ) -> Result<(), LowerError> {
+        let blocks = w.cap / 4;
+        // A row's blocks start anywhere in a group, so they reach into one
+        // group more than they fill.
+        let row_groups = 1 + blocks.div_ceil(K_GROUP_BLOCKS);
+        let per_row = self.u32c(row_groups);
+        let tasks = self.u32c(8 * row_groups);
+        let tasks = self.binary(B::Multiply, tasks, w.count);
+        self.chunk_tasks(tasks, |lw, t, lane| {
+            let row = lw.binary(B::Divide, t, per_row);
+            let go = lw.binary(B::Modulo, t, per_row);
+            let first = lw.row_first(base, w.stride, row);
+            let two = lw.u32c(2);
+            let b0 = lw.binary(B::ShiftRight, first, two);
+            let in_group = lw.u32c(K_GROUP_BLOCKS - 1);
+            let a = lw.binary(B::And, b0, in_group);
+            let gs = lw.u32c(K_GROUP_BLOCKS.trailing_zeros());
+            let g0 = lw.binary(B::ShiftRight, b0, gs);
+            let n = lw.u32c(blocks);
+            let lim = lw.binary(B::Add, a, n);
+            let place0 = lw.binary(B::ShiftLeft, go, gs);
+            let place0 = lw.binary(B::InclusiveOr, place0, lane);
+            let needed = lw.binary(B::Less, place0, lim);
+            let cap = lw.u32c(w.cap);
+            let offset = lw.binary(B::Multiply, row, cap);
+            let accept =
+                lw.nested(|lw| lw.fill_task((buf, offset), key, [g0, go, lane], [a, lim], place0))?;
+            lw.if_then(needed, accept);
+            Ok(())
+        })
+    }
+
+    /// The first word of row `row`'s window: `(base + row stride) & !3`.
+    fn row_first(&mut self, base: H, stride: u32, row: H) -> H {
+        let stride = self.u32c(stride);
+        let step = self.binary(B::Multiply, row, stride);
+        let first = self.binary(B::Add, base, step);
+        let not3 = self.u32c(!3);
+        self.binary(B::And, first, not3)
+    }
+
+    /// Where the word of counter `i` is in a buffer of row windows, and
+    /// whether it is there: row `(i - base) / stride` of the window, if
+    /// that is one of its rows and `i` is among that row's words.
+    pub(super) fn row_slot(&mut self, w: &super::staged::Window, rows: RowWindow, i: H) -> (H, H) {
+        let d = self.binary(B::Subtract, i, w.first);
+        let stride = self.u32c(rows.stride);
+        let row = self.binary(B::Divide, d, stride);
+        let first = self.row_first(w.first, rows.stride, row);
+        let at = self.binary(B::Subtract, i, first);
+        let cap = self.u32c(rows.cap);
+        let in_rows = self.binary(B::Less, row, rows.count);
+        let in_row = self.binary(B::Less, at, cap);
+        let hit = self.binary(B::LogicalAnd, in_rows, in_row);
+        let offset = self.binary(B::Multiply, row, cap);
+        (self.binary(B::Add, offset, at), hit)
+    }
+}
