@@ -405,4 +405,29 @@ fn attention_products_are_stored_from_tiles_into_var_tiles() {
         "one set of slots for both products: {names:?}"
     );
     spirv_val("attention_bm64", &c);
+    // At the example's 16 rows, the scores' two tiles do not split evenly
+    // over four subgroups: the first two keep one each and the others
+    // idle, and both products are still stored from their tiles, through
+    // one slot for each of the four subgroups that keep a tile.
+    let k = kernel(
+        "attention_dropout.ph",
+        "attention_dropout",
+        &[("BM", 16), ("BN", 32)],
+    );
+    let c = compile(&k, &device(Precision::Fast, true)).unwrap();
+    let stored = c
+        .notes
+        .iter()
+        .filter(|n| n.contains("stored from each subgroup's tiles"))
+        .count();
+    assert_eq!(stored, 2, "{:?}", c.notes);
+    let slots: Vec<u64> = c
+        .budget
+        .items
+        .iter()
+        .filter(|i| i.name.contains("dot_tile"))
+        .map(|i| i.bytes)
+        .collect();
+    assert_eq!(slots, [4 * 16 * 16 * 4], "{:?}", c.budget.items);
+    spirv_val("attention_bm16", &c);
 }

@@ -30,7 +30,7 @@ use std::num::NonZeroU32;
 /// exist, whether it does (the last subgroups may have one fewer), its
 /// first row and column, its first element's index, and its accumulator.
 pub(super) struct CoopTile {
-    inside: Option<H>,
+    pub inside: Option<H>,
     pub row0: H,
     pub col0: H,
     at: H,

@@ -63,7 +63,21 @@ impl Lower<'_> {
         };
         let plan = self.dot_plan(id).expect("the plan has the product");
         let width = self.options.subgroup_width;
-        let slots = self.block_invocations / width * TILE_ELEMENTS;
+        // One slot for each subgroup that keeps a tile of some product
+        // stored this way (all of them where the tiles split evenly).
+        let subgroups = self.block_invocations / width;
+        let keeping = self
+            .plan
+            .products
+            .iter()
+            .filter(|p| p.from_tiles)
+            .map(|p| match p.block {
+                Some(_) => subgroups,
+                None => subgroups.min((p.m / 16) * (p.n / 16)),
+            })
+            .max()
+            .unwrap_or(subgroups);
+        let slots = keeping * TILE_ELEMENTS;
         let new = if self.dot_tile.is_some() { 0 } else { slots };
         if !self.dot_staging_fits(&plan, 4 * u64::from(new)) {
             return Ok(false);
@@ -101,25 +115,63 @@ impl Lower<'_> {
         (place, index, value, product): (Place, &[Index], ExprId, ExprId),
         pre: &HashMap<ExprId, H>,
     ) -> Result<(), LowerError> {
-        let width = self.options.subgroup_width;
         let sg = self.subgroup_id();
-        let lane = self.builtin_argument(naga::BuiltIn::SubgroupInvocationId, "subgroup_lane");
         let elements = self.u32c(TILE_ELEMENTS);
         let slot = self.binary(B::Multiply, sg, elements);
         let sixteen = self.u32c(16);
         let barrier = Statement::ControlBarrier(naga::Barrier::WORK_GROUP);
         for t in &tiles.tiles {
-            let acc = self.var_load(t.acc);
-            let ptr = self.array_ptr(slots, slot);
-            self.cur.push(Statement::CooperativeStore {
-                target: acc,
-                data: CooperativeData {
-                    pointer: ptr,
-                    stride: sixteen,
-                    row_major: true,
-                },
-            });
+            // A subgroup past the last tile (tiles that do not split
+            // evenly, `coop_begin`) stores and computes nothing, but keeps
+            // the barriers, which are the workgroup's.
+            let store = self.nested(|lw| {
+                let acc = lw.var_load(t.acc);
+                let ptr = lw.array_ptr(slots, slot);
+                lw.cur.push(Statement::CooperativeStore {
+                    target: acc,
+                    data: CooperativeData {
+                        pointer: ptr,
+                        stride: sixteen,
+                        row_major: true,
+                    },
+                });
+                Ok(())
+            })?;
+            self.if_inside(t.inside, store);
             self.cur.push(barrier.clone());
+            let positions = self.nested(|lw| {
+                lw.tile_positions(t, slots, slot, (place, index, value, product), pre)
+            })?;
+            self.if_inside(t.inside, positions);
+            // The slot is read before the next tile overwrites it.
+            self.cur.push(barrier.clone());
+        }
+        Ok(())
+    }
+
+    /// `block` where `inside` holds (always where it is `None`).
+    fn if_inside(&mut self, inside: Option<H>, block: naga::Block) {
+        match inside {
+            None => self.cur.push(Statement::Block(block)),
+            Some(c) => self.if_then(c, block),
+        }
+    }
+
+    /// The statement at the 256 positions of tile `t`, this subgroup's
+    /// lanes each taking every `width`-th, the product's element read from
+    /// the subgroup's slot.
+    fn tile_positions(
+        &mut self,
+        t: &super::dot_coop::CoopTile,
+        slots: Handle<GlobalVariable>,
+        slot: H,
+        (place, index, value, product): (Place, &[Index], ExprId, ExprId),
+        pre: &HashMap<ExprId, H>,
+    ) -> Result<(), LowerError> {
+        let width = self.options.subgroup_width;
+        let lane = self.builtin_argument(naga::BuiltIn::SubgroupInvocationId, "subgroup_lane");
+        let sixteen = self.u32c(16);
+        {
             for e in 0..TILE_ELEMENTS / width {
                 let step = self.u32c(e * width);
                 let q = self.binary(B::Add, lane, step);
@@ -143,8 +195,6 @@ impl Lower<'_> {
                 })?;
                 self.if_then(inside, accept);
             }
-            // The slot is read before the next tile overwrites it.
-            self.cur.push(barrier.clone());
         }
         Ok(())
     }

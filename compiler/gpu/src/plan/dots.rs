@@ -129,7 +129,7 @@ pub fn plan(k: &Kernel, options: &GpuOptions, block: u32, packed: u32) -> Vec<Pr
             always_direct: direct.iter().all(Option::is_some) && inside,
             always_inside: inside,
             direct,
-            from_tiles: block.is_some() && acc.is_none() && stored_from_tiles(k, expr, [m, n]),
+            from_tiles: coop && acc.is_none() && stored_from_tiles(k, expr, [m, n]),
             carried: block.and_then(|_| carried_loop(k, expr, acc?)),
         });
     }

@@ -82,14 +82,20 @@ fn row_cap(len: u32) -> u32 {
     (len + SLACK).next_multiple_of(4)
 }
 
-/// The words a buffer needs to hold every row of the constant 2-D `tile`
-/// (`None` where it has no constant rows).
-pub(crate) fn tile_row_words(tile: &[Dim]) -> Option<u64> {
+/// The most rows a window holds: 16 rows of 32 words take 2.5 KiB, and
+/// their fill (about 16 tasks a row) keeps 256 invocations busy; more rows
+/// would take workgroup memory that products and tiles need more.
+pub(crate) const WINDOW_ROWS: u64 = 16;
+
+/// The words a buffer of a window of the constant 2-D `tile` holds (its
+/// rows, at most [`WINDOW_ROWS`]), and a row's (`None` where it has no
+/// constant rows).
+pub(crate) fn window_words(tile: &[Dim]) -> Option<(u64, u64)> {
     let [Dim::Const(rows), Dim::Const(len)] = tile[..] else {
         return None;
     };
     let cap = u64::from(row_cap(u32::try_from(len).ok()?));
-    rows.checked_mul(cap)
+    Some((rows.min(WINDOW_ROWS).checked_mul(cap)?, cap))
 }
 
 /// The row staging of a 2-D `tile` with buffers of `words` words: as many

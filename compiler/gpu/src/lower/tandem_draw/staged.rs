@@ -196,42 +196,56 @@ pub(crate) fn word_buffers(
     invocations: u32,
 ) -> Option<crate::plan::WordBuffers> {
     let mut keys = 0;
-    let mut largest: u64 = 0;
+    let mut largest: Option<u64> = None;
+    // The words of the most rows a window of a statement staged by rows
+    // holds (`rows.rs`), and a row's.
+    let mut row_words: Option<(u64, u64)> = None;
     for (tile, value) in staging_candidates(k) {
         let flat = word_groups(k, value, &tile).len();
-        let elements = if flat > 0 {
+        if flat > 0 {
             keys = keys.max(flat);
-            tile.iter().try_fold(1u64, |n, d| match d {
+            let elements = tile.iter().try_fold(1u64, |n, d| match d {
                 Dim::Const(v) => Some(n.saturating_mul(*v)),
                 Dim::Sym(_) => None,
-            })
-        } else {
-            // Words staged by rows (`rows.rs`): a window per row.
-            let rows = super::rows::row_groups(k, value, &tile).len();
-            let pays = rows > 0 && super::rows::rows_pay(&tile, invocations);
-            let Some(words) = super::rows::tile_row_words(&tile).filter(|_| pays) else {
-                continue;
-            };
+            });
+            largest = largest.max(Some(elements.unwrap_or(u64::MAX)));
+            continue;
+        }
+        let rows = super::rows::row_groups(k, value, &tile).len();
+        if rows > 0
+            && super::rows::rows_pay(&tile, invocations)
+            && let Some(w) = super::rows::window_words(&tile)
+        {
             keys = keys.max(rows);
-            Some(words.saturating_sub(u64::from(SLACK)))
-        };
-        largest = largest.max(elements.unwrap_or(u64::MAX));
+            row_words = row_words.max(Some(w));
+        }
     }
     if keys == 0 {
         return None;
     }
-    let mut window = largest
-        .checked_next_power_of_two()
-        .and_then(|w| u32::try_from(w).ok())
-        .map_or(MAX_WINDOW, |w| w.clamp(MIN_WINDOW, MAX_WINDOW));
-    let bytes = |w: u32| u64::from(w + SLACK) * 4;
-    while window > MIN_WINDOW && bytes(window) * keys as u64 > room {
-        window /= 2;
+    let keys = keys as u64;
+    let mut window = 0;
+    let mut words = 0;
+    if let Some(largest) = largest {
+        window = largest
+            .checked_next_power_of_two()
+            .and_then(|w| u32::try_from(w).ok())
+            .map_or(MAX_WINDOW, |w| w.clamp(MIN_WINDOW, MAX_WINDOW));
+        let bytes = |w: u32| u64::from(w + SLACK) * 4;
+        while window > MIN_WINDOW && bytes(window) * keys > room {
+            window /= 2;
+        }
+        words = window + SLACK;
     }
-    let count = (room / bytes(window)).min(keys as u64) as u32;
-    (count > 0).then_some(crate::plan::WordBuffers {
+    if let Some((most, row)) = row_words {
+        // As many of the rows as fit, none where not even one does.
+        let rows = (room / (keys * row * 4)).min(most / row);
+        words = words.max(u32::try_from(rows * row).unwrap_or(u32::MAX));
+    }
+    let count = (room / (u64::from(words) * 4).max(1)).min(keys) as u32;
+    (count > 0 && words > 0).then_some(crate::plan::WordBuffers {
         window,
-        words: window + SLACK,
+        words,
         count,
     })
 }
