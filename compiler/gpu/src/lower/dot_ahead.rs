@@ -30,7 +30,7 @@ use phobos_core::types::{Scalar, Value};
 use std::collections::HashMap;
 
 /// The K elements staged at a time.
-pub(super) const CHUNK: u32 = 16;
+pub(crate) const CHUNK: u32 = 16;
 
 /// A product computed ahead: its node and operands, the result's extents,
 /// and what the plan decided (`plan::dots`): whether cooperative matrices

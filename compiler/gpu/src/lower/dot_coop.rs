@@ -64,7 +64,7 @@ pub(super) enum Frag {
 }
 
 /// The K elements staged at a time for cooperative matrices.
-pub(super) const COOP_CHUNK: u32 = 32;
+pub(crate) const COOP_CHUNK: u32 = 32;
 /// The side of a cooperative tile.
 const TILE: u32 = crate::plan::dots::TILE;
 

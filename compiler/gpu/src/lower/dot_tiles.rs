@@ -64,19 +64,9 @@ impl Lower<'_> {
         let plan = self.dot_plan(id).expect("the plan has the product");
         let width = self.options.subgroup_width;
         // One slot for each subgroup that keeps a tile of some product
-        // stored this way (all of them where the tiles split evenly).
+        // stored this way.
         let subgroups = self.block_invocations / width;
-        let keeping = self
-            .plan
-            .products
-            .iter()
-            .filter(|p| p.from_tiles)
-            .map(|p| match p.block {
-                Some(_) => subgroups,
-                None => subgroups.min((p.m / 16) * (p.n / 16)),
-            })
-            .max()
-            .unwrap_or(subgroups);
+        let keeping = crate::plan::dots::tile_slots(&self.plan.products, subgroups);
         let slots = keeping * TILE_ELEMENTS;
         let new = if self.dot_tile.is_some() { 0 } else { slots };
         if !self.dot_staging_fits(&plan, 4 * u64::from(new)) {

@@ -33,6 +33,8 @@ mod reduce;
 mod row_cache;
 mod split;
 mod stmt;
+pub(crate) use dot_ahead::CHUNK;
+pub(crate) use dot_coop::COOP_CHUNK;
 pub(crate) use stmt::reads_own_element;
 pub(crate) mod tandem_draw;
 

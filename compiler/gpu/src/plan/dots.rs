@@ -136,6 +136,50 @@ pub fn plan(k: &Kernel, options: &GpuOptions, block: u32, packed: u32) -> Vec<Pr
     out
 }
 
+/// The subgroups that keep a 16 x 16 slot for the products stored from
+/// their tiles (`lower/dot_tiles.rs`, which they share): every subgroup
+/// where some product's tiles split evenly, else those that keep a tile.
+pub fn tile_slots(products: &[Product], subgroups: u32) -> u32 {
+    products
+        .iter()
+        .filter(|p| p.from_tiles)
+        .map(|p| match p.block {
+            Some(_) => subgroups,
+            None => subgroups.min((p.m / TILE) * (p.n / TILE)),
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// The workgroup memory that `products` may take when they are computed
+/// ahead: each one's staging arrays (none for an operand always loaded
+/// straight) and its result's array (none where it is stored from its
+/// tiles or carried in the accumulators), and the subgroups' slots. An
+/// upper bound (the emitter shares arrays of one size between products,
+/// and computes a product named by a `let` into the `let`'s tile): the
+/// memory plan leaves it to them before staged Tandem words take what is
+/// left (`memory::plan`).
+pub fn reserve(products: &[Product], subgroups: u32) -> u64 {
+    let mut bytes = 0u64;
+    for p in products {
+        let (chunk, elem) = match p.coop() {
+            true => (crate::lower::COOP_CHUNK, 2),
+            false => (crate::lower::CHUNK, 4),
+        };
+        for (side, d) in p.direct.iter().enumerate() {
+            if p.always_direct || (p.always_inside && d.is_some()) {
+                continue;
+            }
+            let elements = if side == 0 { p.m * chunk } else { chunk * p.n };
+            bytes += u64::from(elements) * elem;
+        }
+        if !p.from_tiles && p.carried.is_none() {
+            bytes += 4 * u64::from(p.m) * u64::from(p.n);
+        }
+    }
+    bytes + 4 * u64::from(TILE * TILE) * u64::from(tile_slots(products, subgroups))
+}
+
 /// Whether product `expr` of `[m, n]` is read by one statement only, a
 /// store over a tile of its shape whose value computes no other product or
 /// reduction and draws no Tandem words: every element of the store is then

@@ -65,9 +65,16 @@ fn stride(elem: Scalar) -> u64 {
 }
 
 /// The arrays `kernel` declares before its statements, where `subgroups`
-/// says its reductions may take subgroup levels. A staging tile that does
-/// not fit is refused with the sizes (`lower::bindings::staging`).
-pub fn plan(kernel: &Kernel, options: &GpuOptions, subgroups: bool) -> Result<Upfront, LowerError> {
+/// says its reductions may take subgroup levels and its products may take
+/// `reserve` bytes (`dots::reserve`), which staged Tandem words leave them.
+/// A staging tile that does not fit is refused with the sizes
+/// (`lower::bindings::staging`).
+pub fn plan(
+    kernel: &Kernel,
+    options: &GpuOptions,
+    subgroups: bool,
+    reserve: u64,
+) -> Result<Upfront, LowerError> {
     let tiles = kernel
         .locals
         .iter()
@@ -87,7 +94,10 @@ pub fn plan(kernel: &Kernel, options: &GpuOptions, subgroups: bool) -> Result<Up
         words: None,
         subgroup_flag: false,
     };
-    let room = options.workgroup_memory.saturating_sub(up.bytes());
+    let room = options
+        .workgroup_memory
+        .saturating_sub(up.bytes())
+        .saturating_sub(reserve);
     up.words =
         crate::lower::tandem_draw::staged::word_buffers(kernel, room, options.workgroup_size);
     up.subgroup_flag =

@@ -104,7 +104,24 @@ impl Plan {
         let block = options.workgroup_size / packed;
         self.packed = packed;
         self.subgroups = reductions::subgroups(&self.kernel, options, block, packed);
-        self.upfront = memory::plan(&self.kernel, options, self.subgroups)?;
+        self.products = dots::plan(&self.kernel, options, block, packed);
+        let subgroups = match options.subgroup_width {
+            0 => 0,
+            w => block / w,
+        };
+        // The products' arrays, and a reduction's partials (a word an
+        // invocation), come before staged Tandem words.
+        let reduces = self
+            .kernel
+            .exprs
+            .iter()
+            .any(|e| matches!(e.kind, phobos_core::ir::ExprKind::Reduce { .. }));
+        let scratch = if reduces { 4 * u64::from(block) } else { 0 };
+        let reserve = match self.products.is_empty() {
+            true => 0,
+            false => dots::reserve(&self.products, subgroups) + scratch,
+        };
+        self.upfront = memory::plan(&self.kernel, options, self.subgroups, reserve)?;
         // Where the block's check of its subgroups would not fit, they go
         // unused.
         if self.subgroups && !options.subgroup_layout_known && !self.upfront.subgroup_flag {
@@ -112,7 +129,6 @@ impl Plan {
         }
         self.reductions = reductions::plan(&self.kernel, options, block, self.subgroups);
         self.rows = rows::plan(self, options);
-        self.products = dots::plan(&self.kernel, options, block, packed);
         self.native_halves = dots::native_halves(&self.kernel, &self.products);
         Ok(())
     }
