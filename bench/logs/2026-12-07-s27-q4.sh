@@ -1,10 +1,12 @@
 #!/bin/bash
-# Session 27, fourth call (q3 never ran: no machine): phobosc-d stores
+# Session 27, fourth call (q3 never ran: no machine): phobosc-d (373d01a) stores
 # products from their tiles where the tiles do not split evenly over the
 # subgroups too (attention's [16, 32] scores over 4 or 8 subgroups), sizes
 # the slots by the subgroups that keep a tile, stages by rows only at 4
-# draws an invocation or more, at most 16 rows a window; against q1's
-# phobosc-a in the same call. Values (exact against Cranelift, fast d
+# draws an invocation or more, at most 16 rows a window, after the
+# products' arrays; phobosc-e is d with the slots' barriers those of the
+# subgroup (idle subgroups skip them); against q1's phobosc-a in the same
+# call. Values (exact against Cranelift, fast d
 # against a), then the attention forward and backward (B*H = 64, S =
 # 1024), examples/dropout_backward_tandem.ph, and SDPA.
 for f in .gl/*.deb; do dpkg -x $f / >/dev/null; done; ldconfig
@@ -27,12 +29,13 @@ IN="--input Q=$W/Q.npy --input K=$W/K.npy --input V=$W/V.npy"
 E=examples/attention_dropout.ph; BW=examples/attention_dropout_backward.ph; DB=examples/dropout_backward_tandem.ph
 echo "## values ($(el) s)"
 timeout 120 $B/phobosc-d run $E --backend cpu --config BN=32 $ATT $IN --output O=$W/O_cpu.npy --output L=$W/L_cpu.npy >/dev/null 2>$W/err || head -3 $W/err
-for v in d a; do for p in exact fast; do
+for v in e d a; do for p in exact fast; do
   timeout 60 $B/phobosc-$v run $E --backend gpu --precision $p --config BN=32 $ATT $IN --output O=$W/O_${v}_$p.npy --output L=$W/L_${v}_$p.npy >/dev/null 2>$W/err || head -3 $W/err
 done; done
 for o in O L; do
   echo "attention $o exact d vs cpu: $(cmp -s $W/${o}_d_exact.npy $W/${o}_cpu.npy && echo same || echo DIFFER)"
   echo "attention $o fast d vs a: $(cmp -s $W/${o}_d_fast.npy $W/${o}_a_fast.npy && echo same || echo DIFFER)"
+  echo "attention $o fast e vs d: $(cmp -s $W/${o}_e_fast.npy $W/${o}_d_fast.npy && echo same || echo DIFFER)"
 done
 timeout 60 $B/phobosc-d run $DB --backend cpu --arg key=7 --input DY=$W/DY.npy --output DX=$W/DX_cpu.npy >/dev/null 2>$W/err || head -3 $W/err
 timeout 60 $B/phobosc-d run $DB --backend gpu --arg key=7 --input DY=$W/DY.npy --output DX=$W/DX_d.npy >/dev/null 2>$W/err || head -3 $W/err
@@ -44,9 +47,9 @@ row() { # label, binary, precision, then bench arguments
 import json,sys; j=json.load(sys.stdin); print('$label\t%.4f ms\tconfig %s wg %s' % (j['median_ms'], j['config'], j['workgroup_size']))" || echo "$label	failed"
 }
 A="--dim BH=64 --dim S=1024 $ATT"
-for d in 64 128; do for v in d a; do row "attention forward D=$d fast ($v)" $B/phobosc-$v fast $E $A --dim D=$d; done; done
+for d in 64 128; do for v in e d a; do row "attention forward D=$d fast ($v)" $B/phobosc-$v fast $E $A --dim D=$d; done; done
 for v in d a; do row "attention forward D=64 exact ($v)" $B/phobosc-$v exact $E $A --dim D=64; done
-for k in kv q; do for v in d a; do row "attention backward _$k D=64 fast ($v)" $B/phobosc-$v fast $BW --kernel attention_dropout_backward_$k $A --dim D=64; done; done
+for k in kv q; do for v in e d a; do row "attention backward _$k D=64 fast ($v)" $B/phobosc-$v fast $BW --kernel attention_dropout_backward_$k $A --dim D=64; done; done
 for p in exact fast; do for v in d a; do row "dropout_backward_tandem M=262144 $p ($v)" $B/phobosc-$v $p $DB --dim M=262144 --arg key=7; done; done
 echo "## peers ($(el) s)"
 timeout 120 python3 bench/peers/attention.py 2>&1 | grep "S=1024" | head -4

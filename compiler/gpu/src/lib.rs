@@ -536,9 +536,10 @@ pub fn validate(kernel: &Kernel, module: &Module) -> Result<ModuleInfo, LowerErr
     // SHADER_FLOAT16_IN_FLOAT32 admits fast mode's `unpack2x16float` of f16
     // loads (`lower/half_io.rs`), core WGSL and in every Vulkan driver.
     // A module with cooperative matrices (`GpuOptions::cooperative`) has
-    // f16 staging arrays, and its subgroups multiply in control flow
-    // uniform over each subgroup, as Vulkan asks, not over the workgroup,
-    // as naga's check would (`lower/dot_coop.rs`).
+    // f16 staging arrays and subgroup barriers (`lower/dot_tiles.rs`), and
+    // its subgroups multiply in control flow uniform over each subgroup, as
+    // Vulkan asks, not over the workgroup, as naga's check would
+    // (`lower/dot_coop.rs`).
     // Its f16 tensors bound as `array<f16>` (`Plan::native_halves`, planned
     // only for devices with cooperative matrices, which have f16) stay so
     // where the emitter then computes their products another way (their
@@ -547,7 +548,9 @@ pub fn validate(kernel: &Kernel, module: &Module) -> Result<ModuleInfo, LowerErr
     let (flags, mut extra) = match coop {
         true => (
             ValidationFlags::all() - ValidationFlags::CONTROL_FLOW_UNIFORMITY,
-            Capabilities::COOPERATIVE_MATRIX | Capabilities::SHADER_FLOAT16,
+            Capabilities::COOPERATIVE_MATRIX
+                | Capabilities::SHADER_FLOAT16
+                | Capabilities::SUBGROUP_BARRIER,
         ),
         false => (ValidationFlags::all(), Capabilities::empty()),
     };

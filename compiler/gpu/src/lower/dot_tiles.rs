@@ -10,8 +10,9 @@
 //! from the slot where the element-by-element store would read it from
 //! the result array. The values and the operations on them are those of
 //! the store through the array; only where the product's elements wait
-//! changes. Every subgroup keeps the same number of tiles (the plan's
-//! block), so the barriers are uniform over the workgroup.
+//! changes. The slot is the subgroup's own, so a barrier of the subgroup
+//! orders its store and its lanes' reads; a subgroup that keeps no tile
+//! (tiles that do not split evenly) skips it.
 
 use super::dot_coop::CoopTiles;
 use super::{H, LocalHome, Lower};
@@ -109,12 +110,15 @@ impl Lower<'_> {
         let elements = self.u32c(TILE_ELEMENTS);
         let slot = self.binary(B::Multiply, sg, elements);
         let sixteen = self.u32c(16);
-        let barrier = Statement::ControlBarrier(naga::Barrier::WORK_GROUP);
+        // The slot is the subgroup's own: its store and its lanes' reads
+        // are ordered by a barrier of the subgroup, not of the workgroup.
+        let barrier =
+            Statement::ControlBarrier(naga::Barrier::SUB_GROUP | naga::Barrier::WORK_GROUP);
         for t in &tiles.tiles {
             // A subgroup past the last tile (tiles that do not split
-            // evenly, `coop_begin`) stores and computes nothing, but keeps
-            // the barriers, which are the workgroup's.
-            let store = self.nested(|lw| {
+            // evenly, `coop_begin`) skips it; the condition is uniform over
+            // the subgroup, as its barriers and matrix operations need.
+            let body = self.nested(|lw| {
                 let acc = lw.var_load(t.acc);
                 let ptr = lw.array_ptr(slots, slot);
                 lw.cur.push(Statement::CooperativeStore {
@@ -125,16 +129,13 @@ impl Lower<'_> {
                         row_major: true,
                     },
                 });
+                lw.cur.push(barrier.clone());
+                lw.tile_positions(t, slots, slot, (place, index, value, product), pre)?;
+                // The slot is read before the next tile overwrites it.
+                lw.cur.push(barrier.clone());
                 Ok(())
             })?;
-            self.if_inside(t.inside, store);
-            self.cur.push(barrier.clone());
-            let positions = self.nested(|lw| {
-                lw.tile_positions(t, slots, slot, (place, index, value, product), pre)
-            })?;
-            self.if_inside(t.inside, positions);
-            // The slot is read before the next tile overwrites it.
-            self.cur.push(barrier.clone());
+            self.if_inside(t.inside, body);
         }
         Ok(())
     }
