@@ -196,23 +196,11 @@ impl Lower<'_> {
             let row = lw.binary(B::Divide, t, per_row);
             let go = lw.binary(B::Modulo, t, per_row);
             let first = lw.row_first(base, w.stride, row);
-            let two = lw.u32c(2);
-            let b0 = lw.binary(B::ShiftRight, first, two);
-            let in_group = lw.u32c(K_GROUP_BLOCKS - 1);
-            let a = lw.binary(B::And, b0, in_group);
-            let gs = lw.u32c(K_GROUP_BLOCKS.trailing_zeros());
-            let g0 = lw.binary(B::ShiftRight, b0, gs);
             let n = lw.u32c(blocks);
-            let lim = lw.binary(B::Add, a, n);
-            let place0 = lw.binary(B::ShiftLeft, go, gs);
-            let place0 = lw.binary(B::InclusiveOr, place0, lane);
-            let needed = lw.binary(B::Less, place0, lim);
+            let [a, g0, lim] = lw.block_places(first, n);
             let cap = lw.u32c(w.cap);
             let offset = lw.binary(B::Multiply, row, cap);
-            let accept =
-                lw.nested(|lw| lw.fill_task((buf, offset), key, [g0, go, lane], [a, lim], place0))?;
-            lw.if_then(needed, accept);
-            Ok(())
+            lw.block_task((buf, offset), key, [g0, go, lane], [a, lim])
         })
     }
 

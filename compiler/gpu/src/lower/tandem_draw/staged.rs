@@ -528,37 +528,58 @@ impl Lower<'_> {
         first: H,
         blocks: H,
     ) -> Result<(), LowerError> {
-        let group_shift = K_GROUP_BLOCKS.trailing_zeros();
-        let (two, three) = (self.u32c(2), self.u32c(3));
-        let b0 = self.binary(B::ShiftRight, first, two);
+        let [a, g0, lim] = self.block_places(first, blocks);
         let in_group = self.u32c(K_GROUP_BLOCKS - 1);
-        // The first block's place in its group, and the group.
-        let a = self.binary(B::And, b0, in_group);
-        let gs = self.u32c(group_shift);
-        let g0 = self.binary(B::ShiftRight, b0, gs);
-        // Blocks are places `a .. lim` counted from group g0's first block.
-        let lim = self.binary(B::Add, a, blocks);
+        let gs = self.u32c(K_GROUP_BLOCKS.trailing_zeros());
+        let three = self.u32c(3);
         let round = self.binary(B::Add, lim, in_group);
         let groups = self.binary(B::ShiftRight, round, gs);
         let tasks = self.binary(B::ShiftLeft, groups, three);
         self.chunk_tasks(tasks, |lw, go, lane| {
-            let gs = lw.u32c(group_shift);
-            let place0 = lw.binary(B::ShiftLeft, go, gs);
-            let place0 = lw.binary(B::InclusiveOr, place0, lane);
-            let needed = lw.binary(B::Less, place0, lim);
             let zero = lw.u32c(0);
-            let accept =
-                lw.nested(|lw| lw.fill_task((buf, zero), key, [g0, go, lane], [a, lim], place0))?;
-            lw.if_then(needed, accept);
-            Ok(())
+            lw.block_task((buf, zero), key, [g0, go, lane], [a, lim])
         })
+    }
+
+    /// Where blocks `first / 4 ..` (`blocks` of them) lie in the groups of
+    /// eight chunks: the first one's place `a` in its group `g0`, and `lim
+    /// = a + blocks`, places counted from group `g0`'s first block.
+    pub(super) fn block_places(&mut self, first: H, blocks: H) -> [H; 3] {
+        let two = self.u32c(2);
+        let b0 = self.binary(B::ShiftRight, first, two);
+        let in_group = self.u32c(K_GROUP_BLOCKS - 1);
+        let a = self.binary(B::And, b0, in_group);
+        let gs = self.u32c(K_GROUP_BLOCKS.trailing_zeros());
+        let g0 = self.binary(B::ShiftRight, b0, gs);
+        let lim = self.binary(B::Add, a, blocks);
+        [a, g0, lim]
+    }
+
+    /// Task `(go, lane)` of a fill of places `a .. lim` from group `g0`
+    /// (`block_places`) into `buf` from word `offset`: chunk `lane` of
+    /// group `g0 + go`, where it holds one of the places.
+    pub(super) fn block_task(
+        &mut self,
+        (buf, offset): (Handle<GlobalVariable>, H),
+        key: [H; 4],
+        [g0, go, lane]: [H; 3],
+        [a, lim]: [H; 2],
+    ) -> Result<(), LowerError> {
+        let gs = self.u32c(K_GROUP_BLOCKS.trailing_zeros());
+        let place0 = self.binary(B::ShiftLeft, go, gs);
+        let place0 = self.binary(B::InclusiveOr, place0, lane);
+        let needed = self.binary(B::Less, place0, lim);
+        let accept =
+            self.nested(|lw| lw.fill_task((buf, offset), key, [g0, go, lane], [a, lim], place0))?;
+        self.if_then(needed, accept);
+        Ok(())
     }
 
     /// One fill task: chunk `lane` of group `g0 + go` (wrapping at the
     /// 2^22 groups of the 2^32 words counters reach), whose block `j` is
     /// at place `place0 + 8 j`; stores the blocks at places in `a .. lim`
     /// into `buf` from word `offset` on.
-    pub(super) fn fill_task(
+    fn fill_task(
         &mut self,
         (buf, offset): (Handle<GlobalVariable>, H),
         key: [H; 4],
