@@ -69,18 +69,26 @@ impl Lower<'_> {
         let subgroups = self.block_invocations / width;
         let keeping = crate::plan::dots::tile_slots(&self.plan.products, subgroups);
         let slots = keeping * TILE_ELEMENTS;
-        let new = if self.dot_tile.is_some() { 0 } else { slots };
+        // The arrays of products, the slots among them, are made once.
+        let key = ("dot_tile", slots);
+        let new = match self.dot_buffers.contains_key(&key) {
+            true => 0,
+            false => slots,
+        };
         if !self.dot_staging_fits(&plan, 4 * u64::from(new)) {
             return Ok(false);
         }
         let staged = self.dot_staging(&plan);
-        let slots = match self.dot_tile {
-            Some(g) => g,
-            None => self
-                .workgroup_array("dot_tile", Scalar::F32, slots)
-                .expect("checked to fit"),
+        let slots = match self.dot_buffers.get(&key) {
+            Some(g) => *g,
+            None => {
+                let g = self
+                    .workgroup_array("dot_tile", Scalar::F32, slots)
+                    .expect("checked to fit");
+                self.dot_buffers.insert(key, g);
+                g
+            }
         };
-        self.dot_tile = Some(slots);
         let a = self.k.exprs[id].kind.operands()[0];
         let len = self.extent(self.k.exprs[a].shape[1]);
         let tiles = self.coop_begin(&plan, None);

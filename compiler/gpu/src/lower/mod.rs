@@ -107,7 +107,8 @@ struct Lower<'k> {
     /// it (`coop_reduce.rs`, `dot_ahead.rs`).
     coop: HashMap<ExprId, coop_reduce::Computed>,
     /// The workgroup arrays that products computed ahead stage their
-    /// operands' K chunks in, by name and length (`dot_ahead.rs`).
+    /// operands' K chunks in, and the subgroups' slots of the stores from
+    /// their tiles, by name and length (`dot_ahead.rs`, `dot_tiles.rs`).
     dot_buffers: HashMap<(&'static str, u32), Handle<GlobalVariable>>,
     /// The entry point's `SubgroupId`, once a product on cooperative
     /// matrices asked for it (`dot_coop.rs`).
@@ -115,9 +116,6 @@ struct Lower<'k> {
     /// The accumulators of a product that the open loop carries
     /// (`dot_carried.rs`), between its `for` and its end.
     carried: Option<dot_carried::Carried>,
-    /// The subgroups' 16 x 16 slots that stores from a product's tiles
-    /// share (`dot_tiles.rs`), made by the first.
-    dot_tile: Option<naga::Handle<naga::GlobalVariable>>,
     /// Whether this block's subgroups are laid out as `subgroup_width`
     /// needs (`Lower::subgroup_check`), uniform over the workgroup; `None`
     /// where reductions use no subgroup operations.
@@ -515,7 +513,6 @@ fn lower_packed(
         dot_buffers: HashMap::new(),
         subgroup_id: None,
         carried: None,
-        dot_tile: None,
         subgroup_ok: None,
         lane: None,
         tandem: Default::default(),
