@@ -142,15 +142,20 @@ pub struct GpuOptions {
     /// 26-step loop for `sqrt`; the module then needs the `Float64`
     /// capability, wgpu's `SHADER_F64`). Same bits either way.
     pub wide_div: bool,
-    /// Whether a store by groups of 4 keeps its groups where an element
-    /// computes more than one exact `/` or `sqrt` (each then appears four
-    /// times in the group's code). Native drivers compile that quickly and
-    /// run it fastest: a softmax that divides each element by its row's
-    /// sum keeps its row in registers and its 16-byte stores. Chromium's
-    /// SwiftShader takes minutes to create such a pipeline
-    /// (docs/playground.md), so modules for WebGPU (`phobosc build`, the
-    /// playground) leave it off and store those values element by element.
-    /// Same bits either way.
+    /// Whether the module may hold code that native drivers compile
+    /// quickly and run fastest but Chromium's SwiftShader takes minutes to
+    /// create a pipeline for (docs/playground.md):
+    /// - a store by groups of 4 keeps its groups where an element computes
+    ///   more than one exact `/` or `sqrt` (each then appears four times in
+    ///   the group's code): a softmax that divides each element by its
+    ///   row's sum keeps its row in registers and its 16-byte stores;
+    /// - Tandem words whose counters run along the rows of a block are
+    ///   staged by rows (`lower/tandem_draw/rows.rs`): exact
+    ///   `dropout_backward_tandem` took SwiftShader over 120 s so.
+    ///
+    /// Modules for WebGPU (`phobosc build`, the playground) leave it off:
+    /// those values are stored element by element, and those words drawn
+    /// directly. Same bits either way.
     pub heavy_groups: bool,
     /// Whether the Tandem fills form 32 x 32 -> 64-bit products (Lemire's
     /// bounded integers, the alias table's column) with one 64-bit

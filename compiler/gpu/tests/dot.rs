@@ -35,6 +35,7 @@ fn device(precision: Precision, coop: bool) -> GpuOptions {
         subgroup_width: 32,
         workgroup_memory: 48 * 1024,
         cooperative: coop,
+        heavy_groups: true,
         ..Default::default()
     }
 }

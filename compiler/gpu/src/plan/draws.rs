@@ -13,7 +13,8 @@
 //!   key, the first keys where there are more keys than buffers.
 //!   Where the counters run along the rows of a 2-D tile but jump between
 //!   rows (a block of a larger matrix), each row gets its own window, where
-//!   the tile gives each invocation enough draws (`rows::rows_pay`).
+//!   the tile gives each invocation enough draws (`rows::rows_pay`) and the
+//!   module is for a native driver (`GpuOptions::heavy_groups`).
 //! - **Direct**: otherwise each draw steps its own chunk.
 //!
 //! Every path gives the same bits; they differ in speed.
@@ -45,7 +46,7 @@ pub(crate) enum Draw {
 /// of `value` (module doc).
 pub(crate) fn strategy(
     k: &Kernel,
-    (upfront, invocations): (&Upfront, u32),
+    (upfront, invocations, heavy): (&Upfront, u32, bool),
     (value, tile, group): (ExprId, &[Dim], u32),
 ) -> Draw {
     let quads = group == 4;
@@ -56,7 +57,7 @@ pub(crate) fn strategy(
     }
     let mut groups = word_groups(k, value, tile);
     let mut rows = None;
-    if groups.is_empty() && rows_pay(tile, invocations) {
+    if groups.is_empty() && heavy && rows_pay(tile, invocations) {
         groups = row_groups(k, value, tile);
         rows = upfront.words.and_then(|w| row_staging(tile, w.words));
     }

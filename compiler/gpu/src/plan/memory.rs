@@ -98,8 +98,11 @@ pub fn plan(
         .workgroup_memory
         .saturating_sub(up.bytes())
         .saturating_sub(reserve);
-    up.words =
-        crate::lower::tandem_draw::staged::word_buffers(kernel, room, options.workgroup_size);
+    up.words = crate::lower::tandem_draw::staged::word_buffers(
+        kernel,
+        room,
+        (options.workgroup_size, options.heavy_groups),
+    );
     up.subgroup_flag =
         subgroups && !options.subgroup_layout_known && up.bytes() + 4 <= options.workgroup_memory;
     Ok(up)

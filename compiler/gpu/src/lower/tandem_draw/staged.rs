@@ -193,7 +193,7 @@ fn staging_candidates(k: &Kernel) -> Vec<(Vec<Dim>, ExprId)> {
 pub(crate) fn word_buffers(
     k: &Kernel,
     room: u64,
-    invocations: u32,
+    (invocations, heavy): (u32, bool),
 ) -> Option<crate::plan::WordBuffers> {
     let mut keys = 0;
     let mut largest: Option<u64> = None;
@@ -213,6 +213,7 @@ pub(crate) fn word_buffers(
         }
         let rows = super::rows::row_groups(k, value, &tile).len();
         if rows > 0
+            && heavy
             && super::rows::rows_pay(&tile, invocations)
             && let Some(w) = super::rows::window_words(&tile)
         {
@@ -336,7 +337,7 @@ impl Lower<'_> {
         let upfront = &self.plan.upfront;
         let (groups, window) = match crate::plan::draws::strategy(
             self.k,
-            (upfront, self.block_invocations),
+            (upfront, self.block_invocations, self.options.heavy_groups),
             (value, tile, group),
         ) {
             Draw::Stepped(plan) => {
