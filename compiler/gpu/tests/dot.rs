@@ -311,7 +311,7 @@ fn the_plan_knows_when_every_block_loads_straight() {
     let options = device(Precision::Fast, true);
     let square = phobos_gpu::specialize(&k, &[2048, 2048, 2048]);
     let c = compile(&square, &options).expect("it lowers");
-    assert!(c.plan.products[0].always_direct, "{:?}", c.plan.products);
+    assert!(c.plan.products[0].always_direct(), "{:?}", c.plan.products);
     assert!(
         c.budget.items.iter().all(|i| !i.name.contains("dot_a16")),
         "{:?}",
@@ -323,13 +323,13 @@ fn the_plan_knows_when_every_block_loads_straight() {
     for dims in [[200, 72, 136], [2048, 2040, 2048], [2048, 2048, 2040]] {
         let ragged = phobos_gpu::specialize(&k, &dims);
         let c = compile(&ragged, &options).expect("it lowers");
-        assert!(!c.plan.products[0].always_direct, "{dims:?}");
+        assert!(!c.plan.products[0].always_direct(), "{dims:?}");
         assert!(c.wgsl().contains("dot_a16"), "{dims:?}");
         assert!(c.wgsl().contains("% 8u)"), "{dims:?}");
     }
     // Symbolic dims: not known.
     let c = compile(&k, &options).expect("it lowers");
-    assert!(!c.plan.products[0].always_direct);
+    assert!(!c.plan.products[0].always_direct());
 
     // Triton's loop over K: `k = kb * 32` for `kb` below `K / 32` stays
     // inside, so the carried loop has no test and no staging either.
@@ -341,7 +341,7 @@ fn the_plan_knows_when_every_block_loads_straight() {
     for dims in [[2048, 2048, 2048], [2048, 2040, 2048]] {
         let c = compile(&phobos_gpu::specialize(&k, &dims), &options).expect("it lowers");
         let p = &c.plan.products[0];
-        assert!(p.always_direct && p.carried.is_some(), "{dims:?}: {p:?}");
+        assert!(p.always_direct() && p.carried.is_some(), "{dims:?}: {p:?}");
         assert!(!c.wgsl().contains("dot_a16"), "{dims:?}");
     }
     // One chunk past the end: not known.
@@ -356,7 +356,7 @@ fn the_plan_knows_when_every_block_loads_straight() {
     let config = vec![("BM".to_string(), 64), ("BN".to_string(), 64)];
     let k = program.kernel("matmul_loop", &config).expect("it checks");
     let c = compile(&phobos_gpu::specialize(&k, &[2048, 2048, 2048]), &options).expect("it lowers");
-    assert!(!c.plan.products[0].always_direct);
+    assert!(!c.plan.products[0].always_direct());
 }
 
 /// The attention forward with 64 query rows a block, at a launch's dims:

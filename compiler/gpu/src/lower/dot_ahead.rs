@@ -47,11 +47,15 @@ pub(super) struct DotPlan {
     pub coop: bool,
     pub block: Option<[u32; 2]>,
     pub direct: [Option<crate::plan::Direct>; 2],
-    pub always_direct: bool,
     pub always_inside: bool,
 }
 
 impl DotPlan {
+    /// Both operands load straight, with no test (`Product::always_direct`).
+    pub fn always_direct(&self) -> bool {
+        crate::plan::dots::always_direct(&self.direct, self.always_inside)
+    }
+
     /// The K elements staged at a time.
     fn chunk(&self) -> u32 {
         if self.coop {
@@ -85,7 +89,6 @@ impl Lower<'_> {
             coop: p.coop(),
             block: p.block,
             direct: p.direct,
-            always_direct: p.always_direct,
             always_inside: p.always_inside,
         })
     }
@@ -210,7 +213,7 @@ impl Lower<'_> {
     /// other workgroup memory.
     pub(super) fn dot_staging_fits(&self, plan: &DotPlan, extra: u64) -> bool {
         let mut need = extra;
-        if plan.always_direct {
+        if plan.always_direct() {
             return self.workgroup_used() + need <= self.options.workgroup_memory;
         }
         for key in Self::staged_keys(plan) {
@@ -225,7 +228,7 @@ impl Lower<'_> {
     /// [`Self::dot_staging_fits`]); `None` where its operands always load
     /// straight.
     pub(super) fn dot_staging(&mut self, plan: &DotPlan) -> Option<[Handle<GlobalVariable>; 2]> {
-        if plan.always_direct {
+        if plan.always_direct() {
             return None;
         }
         let arrays: Vec<_> = Self::staged_keys(plan)

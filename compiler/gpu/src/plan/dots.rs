@@ -48,14 +48,11 @@ pub struct Product {
     /// its tile that takes each subgroup's tiles as they are, one at a time
     /// ([`stored_from_tiles`]), so that no array holds the whole result.
     pub from_tiles: bool,
-    /// Whether every block's direct slices are known to lie inside their
-    /// tensors with rows 16-byte aligned, and K to be a multiple of 16
-    /// ([`always_inside`]): the emitter then loads straight with no test,
-    /// no staging arrays and no staged path.
-    pub always_direct: bool,
     /// Whether some operand loads straight and every such operand's slice
-    /// is known inside its tensor as for [`Product::always_direct`]: the
-    /// emitter then tests nothing and stages only the other operand.
+    /// is known to lie inside its tensor at every block and iteration,
+    /// with rows 16-byte aligned and K a multiple of 16
+    /// ([`always_inside`]): the emitter then tests nothing and stages only
+    /// the other operand, if any ([`Product::always_direct`]).
     pub always_inside: bool,
     /// The `for` loop (by statement) whose one tile statement is `acc =
     /// dot(a, b, acc)` over the whole of a `var` tile `acc`, Triton's loop
@@ -68,6 +65,18 @@ impl Product {
     pub fn coop(&self) -> bool {
         self.not_coop.is_none()
     }
+
+    /// Whether both operands load straight and are [`Product::always_inside`]:
+    /// the emitter then has no test, no staging arrays and no staged path.
+    pub fn always_direct(&self) -> bool {
+        always_direct(&self.direct, self.always_inside)
+    }
+}
+
+/// Whether a product with operands loaded straight as `direct` says, all
+/// of them known inside where `inside`, loads both straight with no test.
+pub fn always_direct(direct: &[Option<Direct>; 2], inside: bool) -> bool {
+    inside && direct.iter().all(Option::is_some)
 }
 
 /// An operand that cooperative loads take from its tensor.
@@ -126,7 +135,6 @@ pub fn plan(k: &Kernel, options: &GpuOptions, block: u32, packed: u32) -> Vec<Pr
             n,
             not_coop,
             block,
-            always_direct: direct.iter().all(Option::is_some) && inside,
             always_inside: inside,
             direct,
             from_tiles: coop && acc.is_none() && stored_from_tiles(k, expr, [m, n]),
@@ -167,7 +175,7 @@ pub fn reserve(products: &[Product], subgroups: u32) -> u64 {
             false => (crate::lower::CHUNK, 4),
         };
         for (side, d) in p.direct.iter().enumerate() {
-            if p.always_direct || (p.always_inside && d.is_some()) {
+            if p.always_inside && d.is_some() {
                 continue;
             }
             let elements = if side == 0 { p.m * chunk } else { chunk * p.n };

@@ -55,14 +55,16 @@ pub(crate) fn strategy(
     {
         return Draw::Stepped(plan);
     }
-    let mut groups = word_groups(k, value, tile);
-    let mut rows = None;
-    if groups.is_empty() && heavy && rows_pay(tile, invocations) {
-        groups = row_groups(k, value, tile);
-        rows = upfront.words.and_then(|w| row_staging(tile, w.words));
-    }
+    let flat = word_groups(k, value, tile);
+    // Staged whole where the counters run along the whole tile, by rows
+    // where only along its rows (and the buffers hold a row).
+    let (mut groups, rows, fits) = if flat.is_empty() && heavy && rows_pay(tile, invocations) {
+        let rows = upfront.words.and_then(|w| row_staging(tile, w.words));
+        (row_groups(k, value, tile), rows, rows.is_some())
+    } else {
+        (flat, None, true)
+    };
     let contiguous = !groups.is_empty();
-    let fits = rows.is_some() || word_groups(k, value, tile).len() == groups.len();
     let buffers = upfront.words.map_or(0, |w| w.count as usize);
     groups.truncate(buffers);
     match upfront.words {
