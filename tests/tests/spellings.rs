@@ -214,3 +214,50 @@ fn a_division_by_a_shared_divisor_takes_its_reciprocal_once() {
     assert!(c.plan.divisors.is_empty(), "{}", c.explain());
     assert!(!c.wgsl().contains("exact_recip"));
 }
+
+/// The attention forward spelled with `let` tiles and Triton's loop
+/// (`tests/spellings/attention.ph`) gives the bits of
+/// `examples/attention_dropout.ph` on every backend, O and L, at both of
+/// the example's BN and a sequence length that leaves a ragged last block.
+#[test]
+fn attention_spellings_give_the_examples_bits_on_every_backend() {
+    let example =
+        std::fs::read_to_string(root().join("examples/attention_dropout.ph")).expect("readable");
+    let example = program("attention_dropout.ph", &example);
+    let (p, names) = spellings("attention.ph");
+    let dims = [
+        ("BH".to_string(), 2),
+        ("S".to_string(), 40),
+        ("D".to_string(), 16),
+    ];
+    let scalars = [
+        ("scale", Value::F32(0.25)),
+        ("p", Value::F32(0.2)),
+        ("key", Value::U32(29)),
+    ];
+    for bn in [16, 32] {
+        let config = [("BM".to_string(), 16), ("BN".to_string(), bn)];
+        let run = |p: &Program, name: &str| {
+            let k = p
+                .kernel(name, &config)
+                .unwrap_or_else(|d| panic!("{name}: {d:?}"));
+            let inputs = make_args(&k, &dims, &scalars);
+            let what = format!("attention `{name}` BN={bn}");
+            let out = run_on_every_backend(&k, &inputs, &what);
+            ["O", "L"].map(|o| {
+                let at = k.params.iter().position(|q| q.name == o).expect("O and L");
+                let t = tensor(&out[at]);
+                (0..t.len()).map(|j| t.get(j).bits()).collect::<Vec<u64>>()
+            })
+        };
+        let want = run(&example, "attention_dropout");
+        assert!(want[0].iter().any(|&b| b != 0), "O is all zeros");
+        for name in &names {
+            assert_eq!(
+                run(&p, name),
+                want,
+                "`{name}` BN={bn} differs from the example"
+            );
+        }
+    }
+}

@@ -15,10 +15,16 @@ use std::path::Path;
 type Case<'a> = (&'a str, &'a str, &'a [(&'a str, i64)]);
 
 fn kernel(file: &str, name: &str, config: &[(&str, i64)]) -> phobos_core::ir::Kernel {
+    kernel_at(&format!("examples/{file}"), name, config)
+}
+
+/// [`kernel`] from the file at `path` under the repository's root.
+fn kernel_at(path: &str, name: &str, config: &[(&str, i64)]) -> phobos_core::ir::Kernel {
+    let file = Path::new(path).file_name().unwrap().to_str().unwrap();
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples")
-        .join(file);
-    let text = std::fs::read_to_string(&path).expect("the example exists");
+        .join("../..")
+        .join(path);
+    let text = std::fs::read_to_string(&path).expect("the file exists");
     let (program, diags) = Program::parse(file, &text);
     assert!(diags.is_empty(), "{file}: {diags:?}");
     let config: Vec<(String, i64)> = config.iter().map(|(k, v)| (k.to_string(), *v)).collect();
@@ -431,4 +437,31 @@ fn attention_products_are_stored_from_tiles_into_var_tiles() {
         .collect();
     assert_eq!(slots, [4 * 16 * 16 * 4], "{:?}", c.budget.items);
     spirv_val("attention_bm16", &c);
+}
+
+/// `let` tiles and `dot`'s accumulator plan as the example's `var`s
+/// (`tests/spellings/attention.ph`): each product is computed once, not
+/// in every statement that reads a `let` of it, and stored from the
+/// subgroups' tiles; Triton's `acc = dot(p, V, acc)` starts the
+/// accumulators from `acc`'s tile. The workgroup memory is the example's.
+#[test]
+fn attention_spellings_plan_as_the_example() {
+    let options = device(Precision::Fast, true);
+    let config = [("BM", 16), ("BN", 32)];
+    let example = kernel("attention_dropout.ph", "attention_dropout", &config);
+    let want = compile(&example, &options).unwrap().budget.total();
+    for name in ["att_let", "att_triton"] {
+        let k = kernel_at("tests/spellings/attention.ph", name, &config);
+        let c = compile(&k, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let products: Vec<&String> = c.notes.iter().filter(|n| n.contains("`dot`")).collect();
+        assert_eq!(products.len(), 2, "{name}: {products:?}");
+        assert!(
+            products
+                .iter()
+                .all(|n| n.contains("stored from each subgroup's tiles")),
+            "{name}: {products:?}"
+        );
+        assert_eq!(c.budget.total(), want, "{name}: {}", c.budget.list());
+        spirv_val(name, &c);
+    }
 }

@@ -41,7 +41,7 @@ pub(super) struct DotPlan {
     pub id: ExprId,
     a: ExprId,
     b: ExprId,
-    acc: Option<ExprId>,
+    pub(super) acc: Option<ExprId>,
     pub m: u32,
     pub n: u32,
     pub coop: bool,

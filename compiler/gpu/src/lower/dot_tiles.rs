@@ -2,7 +2,8 @@
 //! (`plan::dots::Product::from_tiles`): `C[i :+ BM, j :+ BN] = f(dot(a,
 //! b))` with no `[BM, BN]` array of the result in workgroup memory.
 //!
-//! Each subgroup's accumulators start at 0 and take the whole of K
+//! Each subgroup's accumulators start at 0, or from the accumulator's tile
+//! (`acc = dot(p, V, acc)`, `plan::dots::accumulator_tile`), and take the whole of K
 //! (`dot_direct.rs`). Then, one tile at a time, the subgroup stores the
 //! accumulator into its own 16 x 16 slot of workgroup memory
 //! (`CooperativeStore`), and after a barrier its lanes compute the
@@ -91,7 +92,20 @@ impl Lower<'_> {
         };
         let a = self.k.exprs[id].kind.operands()[0];
         let len = self.extent(self.k.exprs[a].shape[1]);
-        let tiles = self.coop_begin(&plan, None);
+        // The accumulators start from the accumulator's tile where there
+        // is one (`acc = dot(p, V, acc)`; the statement's barrier ordered
+        // its last writes), else at 0.
+        let start = match plan
+            .acc
+            .and_then(|c| crate::plan::dots::accumulator_tile(self.k, c))
+        {
+            Some(l) => match self.locals[l] {
+                LocalHome::Workgroup(g) => Some(g),
+                LocalHome::Private(_) => unreachable!("the plan took a tile"),
+            },
+            None => None,
+        };
+        let tiles = self.coop_begin(&plan, start);
         self.coop_loop(&plan, pre, &tiles, staged, len, false)?;
         self.store_tiles(&tiles, slots, (place, index, value, id), pre)?;
         let note = self.coop_note(&plan);

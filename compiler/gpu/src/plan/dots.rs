@@ -129,6 +129,8 @@ pub fn plan(k: &Kernel, options: &GpuOptions, block: u32, packed: u32) -> Vec<Pr
         let direct = [direct(a), direct(b)];
         let inside = direct.iter().any(Option::is_some)
             && direct.iter().flatten().all(|d| always_inside(k, d.load));
+        // A loop that carries the accumulators stores them once after it.
+        let carried = block.and_then(|_| carried_loop(k, expr, acc?));
         out.push(Product {
             expr,
             m,
@@ -137,8 +139,8 @@ pub fn plan(k: &Kernel, options: &GpuOptions, block: u32, packed: u32) -> Vec<Pr
             block,
             always_inside: inside,
             direct,
-            from_tiles: coop && acc.is_none() && stored_from_tiles(k, expr, [m, n]),
-            carried: block.and_then(|_| carried_loop(k, expr, acc?)),
+            from_tiles: coop && carried.is_none() && stored_from_tiles(k, expr, acc, [m, n]),
+            carried,
         });
     }
     out
@@ -198,7 +200,12 @@ pub fn reserve(products: &[Product], subgroups: u32) -> u64 {
 /// f32 tile, reading the tile at its own positions only (`acc = acc *
 /// alpha + dot(p, V)`); a `let` or `var` of an f32 tile of the product's
 /// shape (`var s = dot(q, trans(k)) * scale`) is such a store too.
-fn stored_from_tiles(k: &Kernel, expr: ExprId, [m, n]: [u32; 2]) -> bool {
+///
+/// An accumulator (`dot(a, b, acc)`) must be an f32 tile of the product's
+/// shape held whole in workgroup memory (`acc = dot(p, V, acc)`): the
+/// subgroups load their tiles' accumulators from it, as the product
+/// through the result array loads them from the array.
+fn stored_from_tiles(k: &Kernel, expr: ExprId, acc: Option<ExprId>, [m, n]: [u32; 2]) -> bool {
     let mut readers = k.body.iter().filter(|s| match s {
         Stmt::Let { value, .. } | Stmt::Var { value, .. } => k.reachable(*value).contains(&expr),
         Stmt::Store { index, value, .. } => index
@@ -216,6 +223,11 @@ fn stored_from_tiles(k: &Kernel, expr: ExprId, [m, n]: [u32; 2]) -> bool {
     };
     let shape = [Dim::Const(u64::from(m)), Dim::Const(u64::from(n))];
     let f32_tile = |l: LocalId| k.locals[l].elem == Scalar::F32 && k.locals[l].shape == shape;
+    if let Some(c) = acc
+        && accumulator_tile(k, c).is_none_or(|l| !f32_tile(l))
+    {
+        return false;
+    }
     let (place, index, value) = match reader {
         Stmt::Store {
             place,
@@ -242,6 +254,16 @@ fn stored_from_tiles(k: &Kernel, expr: ExprId, [m, n]: [u32; 2]) -> bool {
             _ => true,
         })
         && !crate::lower::tandem_draw::staged::has_words(k, value)
+}
+
+/// The tile an accumulator operand reads whole (`Local(l)` of a tile:
+/// after `values::inline`, a local still read as a tile is in workgroup
+/// memory).
+pub fn accumulator_tile(k: &Kernel, acc: ExprId) -> Option<LocalId> {
+    match k.exprs[acc].kind {
+        ExprKind::Local(l) if !k.locals[l].shape.is_empty() => Some(l),
+        _ => None,
+    }
 }
 
 /// The index of the whole of a tile of `shape`.

@@ -67,7 +67,7 @@ pub fn place(k: &Kernel) -> (Vec<ValuePlan>, IdVec<LocalId, bool>) {
     let mut plans = Vec::new();
     let mut inline = IdVec::<LocalId, bool>::from_elem(false, k.locals.len());
     for (l, local) in k.locals.iter_enumerated() {
-        let (home, why) = decide(k, &uses, l);
+        let (home, why) = decide(k, &uses, &inline, l);
         inline[l] = home == Home::Inline;
         plans.push(ValuePlan {
             name: local.name.clone(),
@@ -92,7 +92,31 @@ fn workgroup(k: &Kernel, l: LocalId) -> Home {
     Home::Workgroup(bytes)
 }
 
-fn decide(k: &Kernel, uses: &Uses, l: LocalId) -> (Home, String) {
+/// The nodes `value` computes where it is inlined: those it reaches, and
+/// those of the `let`s and `var`s it reads that are already planned
+/// inline (`inline`, decided in declaration order), which it then
+/// computes too.
+fn computed(k: &Kernel, uses: &Uses, inline: &IdVec<LocalId, bool>, value: ExprId) -> Vec<ExprId> {
+    let mut out = Vec::new();
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        for n in k.reachable(v) {
+            if out.contains(&n) {
+                continue;
+            }
+            if let ExprKind::Local(l) = k.exprs[n].kind
+                && inline[l]
+                && let Some((_, d)) = uses.defs[l]
+            {
+                stack.push(d);
+            }
+            out.push(n);
+        }
+    }
+    out
+}
+
+fn decide(k: &Kernel, uses: &Uses, inline: &IdVec<LocalId, bool>, l: LocalId) -> (Home, String) {
     let local = &k.locals[l];
     if local.kind == LocalKind::Loop {
         return (Home::Registers, "a loop variable".into());
@@ -117,12 +141,14 @@ fn decide(k: &Kernel, uses: &Uses, l: LocalId) -> (Home, String) {
         return keep("a `var` declared by broadcasting a smaller value");
     }
     let nodes = k.reachable(value);
+    let computed = computed(k, uses, inline, value);
     // A `var` never assigned after its declaration names a value as a
     // `let` does, but it may name `iota`, whose value is the position it
     // is computed at: it moves only to readers at its own positions.
     // A product computes its operands at positions of their own, and the
-    // IR keeps `iota` out of them.
-    if nodes
+    // IR keeps `iota` out of them. A `let` holds `iota` through the
+    // `var`s it reads inline.
+    if computed
         .iter()
         .any(|&n| matches!(k.exprs[n].kind, ExprKind::Iota(_)))
     {
@@ -160,11 +186,10 @@ fn decide(k: &Kernel, uses: &Uses, l: LocalId) -> (Home, String) {
         );
     }
     // Where several statements read a product, inlining would compute it
-    // in each of them: a `var` keeps it in workgroup memory, as before the
-    // plan moved `var`s.
-    if local.kind == LocalKind::Var
-        && stmts.len() > 1
-        && nodes
+    // in each of them, whether the product is the value's own or that of
+    // a `let` it reads, itself inline.
+    if stmts.len() > 1
+        && computed
             .iter()
             .any(|&n| matches!(k.exprs[n].kind, ExprKind::Dot { .. }))
     {
@@ -175,9 +200,12 @@ fn decide(k: &Kernel, uses: &Uses, l: LocalId) -> (Home, String) {
             .iter()
             .all(|&n| !matches!(k.exprs[n].kind, ExprKind::Builtin(..)));
     if !cheap && uses.broadcast[l] {
-        return keep("broadcast over a larger tile: computed once per row, not once per element");
+        return keep(match uses.product_operand[l] {
+            true => "an operand of a product: computed once, not once per tile of the result",
+            false => "broadcast over a larger tile: computed once per row, not once per element",
+        });
     }
-    let draws = nodes
+    let draws = computed
         .iter()
         .any(|&n| matches!(k.exprs[n].kind, ExprKind::Builtin(Builtin::TandemWord, _)));
     if draws && stmts.len() > 1 {
@@ -226,6 +254,9 @@ struct Uses {
     broadcast: IdVec<LocalId, bool>,
     /// Whether it is read through a slice (`Load` of the local).
     sliced: IdVec<LocalId, bool>,
+    /// Whether a product reads it as an operand (a reader of another
+    /// shape, so [`Uses::broadcast`] too).
+    product_operand: IdVec<LocalId, bool>,
     /// The innermost `for` around each statement.
     scope: Vec<Option<usize>>,
 }
@@ -240,6 +271,7 @@ impl Uses {
             readers: IdVec::from_elem(Vec::new(), n),
             broadcast: IdVec::from_elem(false, n),
             sliced: IdVec::from_elem(false, n),
+            product_operand: IdVec::from_elem(false, n),
             scope: k.scopes(),
         };
         for (id, e) in k.exprs.iter_enumerated() {
@@ -264,6 +296,9 @@ impl Uses {
                     };
                     if *over != k.locals[l].shape {
                         u.broadcast[l] = true;
+                    }
+                    if matches!(e.kind, ExprKind::Dot { .. }) {
+                        u.product_operand[l] = true;
                     }
                 }
             }
