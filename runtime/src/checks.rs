@@ -236,6 +236,8 @@ fn run_check(
         threads: on.threads,
         // A check kernel is not the kernel tuned: the heuristic's size.
         workgroup_size: None,
+        // A check the GPU refuses runs on the CPU backend.
+        gpu_only: false,
     };
     let ran = launch(ck, args, &options);
     let Some(Arg::Tensor(t)) = args.pop() else {

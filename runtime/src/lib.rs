@@ -82,6 +82,11 @@ pub struct Options {
     /// for the launch heuristic's ([`gpu::Gpu::heuristic_workgroup_size`]).
     /// Ignored by the other backends. Never changes the bits.
     pub workgroup_size: Option<u32>,
+    /// With [`Backend::Gpu`]: fail where the GPU refuses the kernel (too
+    /// little workgroup memory) instead of running it on the CPU backend
+    /// with the same bits, as a launch does by default. `phobosc bench
+    /// --backend gpu` times the GPU or nothing.
+    pub gpu_only: bool,
 }
 
 /// How a result was produced.
@@ -371,7 +376,9 @@ pub fn launch_streaming(
                 }
                 // Refused before anything was uploaded: the same bits from
                 // the CPU backend, slower, and the provenance says why.
-                Err(RuntimeError::Gpu(gpu::GpuError::WorkgroupMemory(why))) => {
+                Err(RuntimeError::Gpu(gpu::GpuError::WorkgroupMemory(why)))
+                    if !options.gpu_only =>
+                {
                     generate_on_host(args, &generated);
                     let cpu = Options {
                         backend: Backend::Cpu,

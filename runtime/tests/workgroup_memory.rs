@@ -3,7 +3,8 @@
 //! names the tiles and the limit (SPIR-V passthrough skips wgpu's own
 //! check, and lavapipe then runs out of memory instead of failing); a
 //! launch through `phobos_runtime::launch` runs it on the CPU instead and
-//! says so in the provenance.
+//! says so in the provenance, unless `Options::gpu_only` asks for the GPU
+//! or nothing.
 
 use phobos_core::Program;
 use phobos_core::launch::Arg;
@@ -80,4 +81,16 @@ fn a_launch_the_gpu_refuses_runs_on_the_cpu_and_says_so() {
     let mut want = vec![Arg::Tensor(Tensor::zeros(Scalar::F32, &[4]))];
     phobos_core::interp::run(&k, &mut want).unwrap();
     assert_eq!(got, want, "the interpreter's bits");
+    // `gpu_only` (`phobosc bench --backend gpu`) refuses instead.
+    let options = Options {
+        gpu_only: true,
+        ..options
+    };
+    let mut args = vec![Arg::Tensor(Tensor::zeros(Scalar::F32, &[4]))];
+    let e = launch(&k, &mut args, &options).expect_err("the GPU only");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("workgroup memory") && msg.contains("`var t"),
+        "{msg}"
+    );
 }

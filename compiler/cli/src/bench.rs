@@ -5,6 +5,9 @@
 //! tensor it reads plus every tensor it writes, once. On the GPU the time is
 //! the device's own (timestamps around each dispatch, after half a second of
 //! warm-up launches), not the uploads and readbacks a wall clock would see.
+//! With `--backend gpu`, a configuration the GPU refuses (too little
+//! workgroup memory) is an error, where `run` would run it on the CPU
+//! backend: the time is the GPU's or none.
 
 use crate::run::{Prepared, RunArgs, prepare};
 use anyhow::Result;
@@ -61,6 +64,12 @@ pub fn bench(a: &BenchArgs) -> Result<ExitCode> {
             bytes += t.len() * elem.size() * (usize::from(*read) + usize::from(*written));
         }
     }
+    // `--backend gpu` times the GPU: a configuration it refuses is an
+    // error here, not a launch on the CPU backend timed in its place.
+    let options = phobos_runtime::Options {
+        gpu_only: options.backend == Backend::Gpu,
+        ..options
+    };
     if let Some(devices) = devices {
         return bench_split(
             a, &program, &name, kernel, &mut args, &options, &devices, bytes,

@@ -182,6 +182,7 @@ fn prepare_generating(
         precision: a.precision.into(),
         threads: a.threads,
         workgroup_size: None,
+        gpu_only: false,
     };
     Ok(Ok((
         Prepared {

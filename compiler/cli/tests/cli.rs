@@ -569,6 +569,52 @@ fn a_workgroup_size_out_of_range_warns() {
     assert!(!err.contains("PHOBOS_WORKGROUP_SIZE"), "no warning:\n{err}");
 }
 
+/// `phobosc bench --backend gpu` on a kernel whose tiles the device cannot
+/// hold fails at a fixed configuration, naming the tile, where `run` runs
+/// it on the CPU backend: a bench of the GPU never times the CPU in its
+/// place.
+#[test]
+fn bench_on_the_gpu_refuses_a_kernel_the_gpu_cannot_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("big.ph");
+    // 16 MiB of workgroup memory: more than any device has.
+    std::fs::write(
+        &src,
+        "kernel big(Y: tensor<f32>[N]) {\n  var t: tile<f32>[4194304] = f32(iota(0))\n  Y[0 :+ 4] = t[0 :+ 4]\n}\n",
+    )
+    .unwrap();
+    let path = src.to_str().unwrap();
+    let args = |cmd: &str| {
+        // A fixed configuration, as `--config` gives: the tuner would
+        // refuse a kernel no configuration of which fits.
+        let o = phobosc(&[
+            cmd,
+            path,
+            "--dim",
+            "N=4",
+            "--backend",
+            "gpu",
+            "--no-tune",
+            "--json",
+        ]);
+        let (out, err) = text(&o);
+        (o.status.success(), out, err)
+    };
+    let (ok, out, err) = args("run");
+    if !ok {
+        skip_gpu(&err);
+        return;
+    }
+    let run: serde_json::Value = serde_json::from_str(&out).expect("stdout is JSON");
+    assert_eq!(run["provenance"]["backend"], "cpu", "{run}");
+    let (ok, _, err) = args("bench");
+    assert!(!ok, "bench timed something: {err}");
+    assert!(
+        err.contains("workgroup memory") && err.contains("`var t: tile<f32>[4194304]`"),
+        "{err}"
+    );
+}
+
 /// `phobosc bench --json` says how the kernel was lowered, as `run
 /// --json`'s provenance does (the plan's notes: reductions, kept rows,
 /// stores). Skips without an adapter, unless `PHOBOS_REQUIRE_GPU=1`.
