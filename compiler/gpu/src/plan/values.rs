@@ -20,8 +20,9 @@
 //!   per row rather than once per element), one read through a slice or
 //!   from inside a loop it was not bound in (recomputed at every
 //!   iteration otherwise), one whose reads are overwritten before its last
-//!   use, and a Tandem draw used by several statements (each would step its
-//!   chunks again).
+//!   use, a product several statements read (each would compute it again;
+//!   through the `let`s it reads inline too), and a Tandem draw used by
+//!   several statements (each would step its chunks again).
 //! - **registers**: scalars; each invocation computes and keeps its own.
 //!
 //! A `var` assigned after its declaration (one that `versions.rs` does not
