@@ -28,6 +28,31 @@ fn skip_gpu(err: &str) {
     eprintln!("skipping the GPU: {err}");
 }
 
+/// `phobosc run` then `phobosc bench` with `args`, on the GPU with
+/// `--json`: `run`'s JSON and what `bench` did, or `None` where `run`
+/// found no GPU (a skip, unless `PHOBOS_REQUIRE_GPU=1`).
+fn run_then_bench(args: &[&str]) -> Option<(serde_json::Value, (bool, String, String))> {
+    let with = |cmd: &str| {
+        let mut all = vec![cmd];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--backend", "gpu", "--json"]);
+        outcome(&phobosc(&all))
+    };
+    let (ok, out, err) = with("run");
+    if !ok {
+        skip_gpu(&err);
+        return None;
+    }
+    let run = serde_json::from_str(&out).expect("stdout is JSON");
+    Some((run, with("bench")))
+}
+
+/// Whether a command succeeded, with its stdout and stderr.
+fn outcome(o: &Output) -> (bool, String, String) {
+    let (out, err) = text(o);
+    (o.status.success(), out, err)
+}
+
 fn text(o: &Output) -> (String, String) {
     (
         String::from_utf8_lossy(&o.stdout).into_owned(),
@@ -169,8 +194,7 @@ fn checks_run_on_the_gpu_while_the_output_is_saved() {
             "--output",
             &format!("Y={}", y.display()),
         ]);
-        let (out, err) = text(&o);
-        (o.status.success(), out, err)
+        outcome(&o)
     };
     let (ok, out, err) = run("gpu");
     if !ok {
@@ -550,8 +574,7 @@ fn a_workgroup_size_out_of_range_warns() {
             .env("PHOBOS_CACHE_DIR", "off")
             .output()
             .expect("phobosc runs");
-        let (out, err) = text(&o);
-        (o.status.success(), out, err)
+        outcome(&o)
     };
     let (ok, _, err) = run("4096");
     if !ok {
@@ -584,30 +607,12 @@ fn bench_on_the_gpu_refuses_a_kernel_the_gpu_cannot_hold() {
     )
     .unwrap();
     let path = src.to_str().unwrap();
-    let args = |cmd: &str| {
-        // A fixed configuration, as `--config` gives: the tuner would
-        // refuse a kernel no configuration of which fits.
-        let o = phobosc(&[
-            cmd,
-            path,
-            "--dim",
-            "N=4",
-            "--backend",
-            "gpu",
-            "--no-tune",
-            "--json",
-        ]);
-        let (out, err) = text(&o);
-        (o.status.success(), out, err)
-    };
-    let (ok, out, err) = args("run");
-    if !ok {
-        skip_gpu(&err);
+    // A fixed configuration, as `--config` gives: the tuner would refuse
+    // a kernel no configuration of which fits.
+    let Some((run, (ok, _, err))) = run_then_bench(&[path, "--dim", "N=4", "--no-tune"]) else {
         return;
-    }
-    let run: serde_json::Value = serde_json::from_str(&out).expect("stdout is JSON");
+    };
     assert_eq!(run["provenance"]["backend"], "cpu", "{run}");
-    let (ok, _, err) = args("bench");
     assert!(!ok, "bench timed something: {err}");
     assert!(
         err.contains("workgroup memory") && err.contains("`var t: tile<f32>[4194304]`"),
@@ -620,32 +625,19 @@ fn bench_on_the_gpu_refuses_a_kernel_the_gpu_cannot_hold() {
 /// stores). Skips without an adapter, unless `PHOBOS_REQUIRE_GPU=1`.
 #[test]
 fn bench_reports_the_lowering_as_run_does() {
-    let args = |cmd: &str| {
-        let o = phobosc(&[
-            cmd,
-            "examples/softmax_dropout.ph",
-            "--dim",
-            "M=8",
-            "--dim",
-            "N=1024",
-            "--arg",
-            "seed=1",
-            "--config",
-            "R=1",
-            "--backend",
-            "gpu",
-            "--json",
-        ]);
-        let (out, err) = text(&o);
-        (o.status.success(), out, err)
-    };
-    let (ok, out, err) = args("run");
-    if !ok {
-        skip_gpu(&err);
+    let Some((run, (ok, out, err))) = run_then_bench(&[
+        "examples/softmax_dropout.ph",
+        "--dim",
+        "M=8",
+        "--dim",
+        "N=1024",
+        "--arg",
+        "seed=1",
+        "--config",
+        "R=1",
+    ]) else {
         return;
-    }
-    let run: serde_json::Value = serde_json::from_str(&out).expect("stdout is JSON");
-    let (ok, out, err) = args("bench");
+    };
     assert!(ok, "{err}");
     let bench: serde_json::Value = serde_json::from_str(&out).expect("stdout is JSON");
     let lowering = bench["lowering"].as_array().expect("a lowering key");
