@@ -436,6 +436,79 @@ fn counters_along_the_rows_of_a_block_stage_by_rows() {
     }
 }
 
+/// Row-staged draws in loops (`lower/tandem_draw/carried.rs`): each
+/// task keeps its chunk's state from one iteration to the next where the
+/// counters walk forward (`Y`), seeds afresh where they walk backward
+/// (`Z`) or the key changes between iterations (`W`).
+const WALKS: &str = "
+@autotune(R in [16])
+@grid(cdiv(M, R), 1)
+kernel walks(Y: tensor<u32>[M, 256], Z: tensor<u32>[M, 256], W: tensor<u32>[M, 256], key: u32,
+             base: u32) {
+  let r = ctx.block.x * R
+  for jb in 0 .. 8 {
+    let j = jb * 32
+    Y[r :+ R, j :+ 32] = tandem_u32(key, base + u32((r + iota(0)) * 256 + j + iota(1)))
+  }
+  for jb in 0 .. 8 {
+    let j = (7 - jb) * 32
+    Z[r :+ R, j :+ 32] = tandem_u32(key, base + u32((r + iota(0)) * 256 + j + iota(1)))
+  }
+  for jb in 0 .. 8 {
+    let j = jb * 32
+    W[r :+ R, j :+ 32] = tandem_u32(key + u32(jb & 1), base + u32((r + iota(0)) * 256 + j + iota(1)))
+  }
+}
+";
+
+#[test]
+fn row_staged_draws_in_loops_carry_their_chunks_and_keep_the_bits() {
+    let k = kernel(WALKS, "walks");
+    let compiled = phobos_gpu::compile(
+        &k,
+        &phobos_gpu::GpuOptions {
+            workgroup_size: 128,
+            heavy_groups: true,
+            ..Default::default()
+        },
+    )
+    .expect("it lowers");
+    let by_rows = compiled
+        .notes
+        .iter()
+        .filter(|n| n.contains("staged by rows"))
+        .count();
+    assert_eq!(by_rows, 3, "{:?}", compiled.notes);
+    assert!(compiled.wgsl().contains("carried_t"), "no carried state");
+    let m = 37;
+    // 1001: rows start inside a block; 2^32 - 3000: the counters wrap.
+    for base in [0u32, 1001, 4_294_964_296] {
+        let key = 5;
+        let inputs = vec![
+            Arg::Tensor(Tensor::zeros(Scalar::U32, &[m, 256])),
+            Arg::Tensor(Tensor::zeros(Scalar::U32, &[m, 256])),
+            Arg::Tensor(Tensor::zeros(Scalar::U32, &[m, 256])),
+            Arg::Scalar(Value::U32(key)),
+            Arg::Scalar(Value::U32(base)),
+        ];
+        let mut args = inputs.clone();
+        run_everywhere(&k, &mut args);
+        let streams = [0, 1].map(|d| Tandem::new(Key::from_seed(u64::from(key + d))));
+        for e in 0..m * 256 {
+            let i = u64::from(base.wrapping_add(e as u32));
+            let want = Value::U32(streams[0].word(i));
+            assert_eq!(out(&args, 0).get(e), want, "base {base} Y {e}");
+            assert_eq!(out(&args, 1).get(e), want, "base {base} Z {e}");
+            let odd = (e % 256 / 32) % 2;
+            let want = Value::U32(streams[odd].word(i));
+            assert_eq!(out(&args, 2).get(e), want, "base {base} W {e}");
+        }
+        if gpu_available() {
+            assert!(matches_on_gpu(&k, &inputs, &args).unwrap(), "base {base}");
+        }
+    }
+}
+
 /// The 64-bit draws: `tandem_u64` and `tandem_uniform_f64` equal
 /// `fill_u64` and `fill_f64` on the interpreter and the CPU backend; the
 /// GPU, which has no 64-bit integers, refuses the kernel with an error

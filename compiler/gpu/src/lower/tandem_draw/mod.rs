@@ -24,6 +24,7 @@
 //! A rejected bounded draw runs its retry loop inside an `if`, so only the
 //! rare rejected elements pay for it.
 
+mod carried;
 pub(crate) mod rows;
 mod shuffled;
 pub(crate) mod staged;
@@ -178,14 +179,19 @@ impl Lower<'_> {
     /// `K = TANDEM_K` before its warm-up (SPEC 3.2: `[k0, k1 ^ K, k2 ^ c_lo,
     /// k3 ^ c_hi]`, `c_hi = 0`), in variables, and its step counter at 0.
     fn seed_chunk(&mut self, key: [H; 4], chunk: H) -> ([H; 4], H) {
+        let init = self.chunk_seed(key, chunk);
+        self.chunk_vars(init)
+    }
+
+    /// The words [`Self::seed_chunk`] starts chunk `chunk` of `key` from.
+    fn chunk_seed(&mut self, key: [H; 4], chunk: H) -> [H; 4] {
         let k_tag = self.u32c(TANDEM_K);
-        let init = [
+        [
             key[0],
             self.binary(B::ExclusiveOr, key[1], k_tag),
             self.binary(B::ExclusiveOr, key[2], chunk),
             key[3],
-        ];
-        self.chunk_vars(init)
+        ]
     }
 
     /// Four u32 variables holding `init`, and a step counter at 0.

@@ -9,10 +9,12 @@
 //! The tile is taken `rows` rows at a time. For each such window, every
 //! invocation runs:
 //! 1. the first row's first counter `base` (the counter at `(r, 0)`);
-//! 2. a barrier, then the fill: row `q` of the window holds the `cap`
-//!    words from `(base + q N) & !3` on, stepped by one task per chunk
-//!    that holds one of its blocks, all rows' tasks spread over the
-//!    workgroup together;
+//! 2. a barrier, then the fill: row `q` of the window holds the blocks
+//!    from word `(base + q N) & !3` on that hold its `L` words (room for
+//!    `cap`), stepped by one task per chunk that holds one of them, all
+//!    rows' tasks spread over the workgroup together; inside a loop each
+//!    task resumes from the chunk it stepped at the last iteration where
+//!    it may (`carried.rs`);
 //! 3. a barrier, then the statement's tile loop over those rows, where a
 //!    word of counter `i` is looked up in row `(i - base) / N`.
 //!
@@ -21,6 +23,7 @@
 //! path, so staging only moves time, never bits. A row of `L` words costs
 //! about `8 (8 + L / 32 + 16)` steps against `25 L` seeded directly.
 
+use super::carried::Carry;
 use super::staged::{SLACK, groups_by};
 use super::{K_GROUP_BLOCKS, Lower};
 use crate::LowerError;
@@ -47,9 +50,13 @@ pub(crate) struct RowStaging {
 pub(in crate::lower) struct RowWindow {
     /// The counters' step from a row to the next.
     stride: u32,
+    /// A row's positions, and the words its window has room for.
+    len: u32,
     cap: u32,
-    /// The window's rows (the last window may have fewer).
+    /// The window's rows (the last window may have fewer), and the most
+    /// a window has.
     count: H,
+    most: u32,
 }
 
 /// The word nodes of `value` whose counters run along the rows of `tile`
@@ -151,8 +158,10 @@ impl Lower<'_> {
             let base = self.node(xs[4], &first_pos, &mut pre.clone())?;
             let window = RowWindow {
                 stride,
+                len: staging.len,
                 cap: staging.cap,
                 count,
+                most: staging.rows,
             };
             fills.push((bufs[g], key, base, window));
             for id in ids {
@@ -173,11 +182,14 @@ impl Lower<'_> {
         Ok(())
     }
 
-    /// Row `q < w.count` of `buf` from word `q cap` on: words `(base + q
-    /// stride) & !3 ..` of `key`'s stream, `cap` of them. One task per
-    /// chunk holding one of a row's blocks (the groups of eight chunks from
-    /// the row's first block's group, eight tasks a group), all rows'
-    /// tasks over the workgroup together (`fill_task`).
+    /// Row `q < w.count` of `buf` from word `q cap` on: the blocks that
+    /// hold words `base + q stride ..` of `key`'s stream, `len` of them
+    /// ([`Self::row_blocks`]). One task per chunk holding one of a row's
+    /// blocks (the groups of eight chunks from the row's first block's
+    /// group, eight tasks a group), all rows' tasks over the workgroup
+    /// together (`fill_task`), the rows' first groups first. Inside a
+    /// loop, each task carries its chunk's state to the next fill
+    /// (`carried.rs`), where its slots fit.
     fn fill_rows(
         &mut self,
         buf: Handle<GlobalVariable>,
@@ -185,47 +197,62 @@ impl Lower<'_> {
         base: H,
         w: RowWindow,
     ) -> Result<(), LowerError> {
-        let blocks = w.cap / 4;
         // A row's blocks start anywhere in a group, so they reach into one
         // group more than they fill.
-        let row_groups = 1 + blocks.div_ceil(K_GROUP_BLOCKS);
-        let per_row = self.u32c(row_groups);
-        let tasks = self.u32c(8 * row_groups);
-        let tasks = self.binary(B::Multiply, tasks, w.count);
-        self.chunk_tasks(tasks, |lw, t, lane| {
-            let row = lw.binary(B::Divide, t, per_row);
-            let go = lw.binary(B::Modulo, t, per_row);
-            let first = lw.row_first(base, w.stride, row);
-            let n = lw.u32c(blocks);
+        let row_groups = 1 + (w.cap / 4).div_ceil(K_GROUP_BLOCKS);
+        let per_row = self.u32c(8 * row_groups);
+        let tasks = self.binary(B::Multiply, per_row, w.count);
+        let task = |lw: &mut Self, t: H, lane: H, carry: Option<&Carry>| {
+            let row = lw.binary(B::Modulo, t, w.count);
+            let go = lw.binary(B::Divide, t, w.count);
+            let (first, n) = lw.row_blocks(base, w, row);
             let [a, g0, lim] = lw.block_places(first, n);
             let cap = lw.u32c(w.cap);
             let offset = lw.binary(B::Multiply, row, cap);
-            lw.block_task((buf, offset), key, [g0, go, lane], [a, lim])
-        })
+            lw.block_task((buf, offset), key, [g0, go, lane], [a, lim], carry)
+        };
+        let slots = (8 * row_groups * w.most).div_ceil(self.block_invocations);
+        if self.in_loop() && slots <= super::carried::MOST_SLOTS {
+            let carries: Vec<Carry> = (0..slots).map(|_| self.carry_vars()).collect();
+            return self.chunk_task_slots(tasks, slots, |lw, t, lane, s| {
+                task(lw, t, lane, Some(&carries[s as usize]))
+            });
+        }
+        self.chunk_tasks(tasks, |lw, t, lane| task(lw, t, lane, None))
     }
 
-    /// The first word of row `row`'s window: `(base + row stride) & !3`.
-    fn row_first(&mut self, base: H, stride: u32, row: H) -> H {
-        let stride = self.u32c(stride);
+    /// Row `row`'s first word, `(base + row stride) & !3`, and the blocks
+    /// from it that hold the row's `len` words.
+    fn row_blocks(&mut self, base: H, w: RowWindow, row: H) -> (H, H) {
+        let stride = self.u32c(w.stride);
         let step = self.binary(B::Multiply, row, stride);
-        let first = self.binary(B::Add, base, step);
+        let exact = self.binary(B::Add, base, step);
         let not3 = self.u32c(!3);
-        self.binary(B::And, first, not3)
+        let first = self.binary(B::And, exact, not3);
+        let three = self.u32c(3);
+        let lead = self.binary(B::And, exact, three);
+        let end = self.u32c(w.len + 3);
+        let words = self.binary(B::Add, lead, end);
+        let two = self.u32c(2);
+        (first, self.binary(B::ShiftRight, words, two))
     }
 
     /// Where the word of counter `i` is in a buffer of row windows, and
     /// whether it is there: row `(i - base) / stride` of the window, if
-    /// that is one of its rows and `i` is among that row's words.
+    /// that is one of its rows and `i` is in one of the blocks filled for
+    /// that row ([`Self::row_blocks`]).
     pub(super) fn row_slot(&mut self, w: &super::staged::Window, rows: RowWindow, i: H) -> (H, H) {
         let d = self.binary(B::Subtract, i, w.first);
         let stride = self.u32c(rows.stride);
         let row = self.binary(B::Divide, d, stride);
-        let first = self.row_first(w.first, rows.stride, row);
+        let (first, blocks) = self.row_blocks(w.first, rows, row);
         let at = self.binary(B::Subtract, i, first);
-        let cap = self.u32c(rows.cap);
+        let two = self.u32c(2);
+        let filled = self.binary(B::ShiftLeft, blocks, two);
         let in_rows = self.binary(B::Less, row, rows.count);
-        let in_row = self.binary(B::Less, at, cap);
+        let in_row = self.binary(B::Less, at, filled);
         let hit = self.binary(B::LogicalAnd, in_rows, in_row);
+        let cap = self.u32c(rows.cap);
         let offset = self.binary(B::Multiply, row, cap);
         (self.binary(B::Add, offset, at), hit)
     }

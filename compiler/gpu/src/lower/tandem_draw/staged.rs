@@ -538,7 +538,7 @@ impl Lower<'_> {
         let tasks = self.binary(B::ShiftLeft, groups, three);
         self.chunk_tasks(tasks, |lw, go, lane| {
             let zero = lw.u32c(0);
-            lw.block_task((buf, zero), key, [g0, go, lane], [a, lim])
+            lw.block_task((buf, zero), key, [g0, go, lane], [a, lim], None)
         })
     }
 
@@ -558,20 +558,29 @@ impl Lower<'_> {
 
     /// Task `(go, lane)` of a fill of places `a .. lim` from group `g0`
     /// (`block_places`) into `buf` from word `offset`: chunk `lane` of
-    /// group `g0 + go`, where it holds one of the places.
+    /// group `g0 + go`, where it holds one of the places; resuming from
+    /// `carry`'s state where it may (`carried.rs`).
     pub(super) fn block_task(
         &mut self,
         (buf, offset): (Handle<GlobalVariable>, H),
         key: [H; 4],
         [g0, go, lane]: [H; 3],
         [a, lim]: [H; 2],
+        carry: Option<&super::carried::Carry>,
     ) -> Result<(), LowerError> {
         let gs = self.u32c(K_GROUP_BLOCKS.trailing_zeros());
         let place0 = self.binary(B::ShiftLeft, go, gs);
         let place0 = self.binary(B::InclusiveOr, place0, lane);
         let needed = self.binary(B::Less, place0, lim);
-        let accept =
-            self.nested(|lw| lw.fill_task((buf, offset), key, [g0, go, lane], [a, lim], place0))?;
+        let accept = self.nested(|lw| {
+            lw.fill_task(
+                (buf, offset),
+                key,
+                [g0, go, lane],
+                [a, lim],
+                (place0, carry),
+            )
+        })?;
         self.if_then(needed, accept);
         Ok(())
     }
@@ -586,7 +595,7 @@ impl Lower<'_> {
         key: [H; 4],
         [g0, go, lane]: [H; 3],
         [a, lim]: [H; 2],
-        place0: H,
+        (place0, carry): (H, Option<&super::carried::Carry>),
     ) -> Result<(), LowerError> {
         let three = self.u32c(3);
         let group = self.binary(B::Add, g0, go);
@@ -594,9 +603,18 @@ impl Lower<'_> {
         let group = self.binary(B::And, group, groups_mask);
         let chunk = self.binary(B::ShiftLeft, group, three);
         let chunk = self.binary(B::InclusiveOr, chunk, lane);
-        let (vars, t) = self.seed_chunk(key, chunk);
-        let warm = self.u32c(WARM_UP);
-        self.steps_until(vars, t, warm)?;
+        let (vars, t) = match carry {
+            Some(c) => {
+                self.resume_or_seed(c, key, chunk, (place0, a))?;
+                (c.vars, c.t)
+            }
+            None => {
+                let (vars, t) = self.seed_chunk(key, chunk);
+                let warm = self.u32c(WARM_UP);
+                self.steps_until(vars, t, warm)?;
+                (vars, t)
+            }
+        };
         let body = self.nested(|lw| {
             let place = lw.next_block_or_break(t, place0, lim);
             let out = lw.step(vars, t);
