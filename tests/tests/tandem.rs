@@ -436,8 +436,9 @@ fn counters_along_the_rows_of_a_block_stage_by_rows() {
     }
 }
 
-/// Row-staged draws in loops (`lower/tandem_draw/carried.rs`): each
-/// task keeps its chunk's state from one iteration to the next where the
+/// Staged draws in loops (`lower/tandem_draw/carried.rs`), by rows
+/// (`walks`) and in windows of contiguous counters (`chunks`): each task
+/// keeps its chunk's state from one iteration to the next where the
 /// counters walk forward (`Y`), seeds afresh where they walk backward
 /// (`Z`) or the key changes between iterations (`W`).
 const WALKS: &str = "
@@ -457,6 +458,17 @@ kernel walks(Y: tensor<u32>[M, 256], Z: tensor<u32>[M, 256], W: tensor<u32>[M, 2
   for jb in 0 .. 8 {
     let j = jb * 32
     W[r :+ R, j :+ 32] = tandem_u32(key + u32(jb & 1), base + u32((r + iota(0)) * 256 + j + iota(1)))
+  }
+}
+
+@grid(M)
+kernel chunks(Y: tensor<u32>[M, 4, C], Z: tensor<u32>[M, 4, C], key: u32, base: u32) {
+  let r = ctx.block.x
+  for jb in 0 .. 4 {
+    Y[r, jb, :] = tandem_u32(key, base + u32((r * 4 + jb) * C + iota(0)))
+  }
+  for jb in 0 .. 4 {
+    Z[r, 3 - jb, :] = tandem_u32(key, base + u32((r * 4 + 3 - jb) * C + iota(0)))
   }
 }
 ";
@@ -502,6 +514,32 @@ fn row_staged_draws_in_loops_carry_their_chunks_and_keep_the_bits() {
             let odd = (e % 256 / 32) % 2;
             let want = Value::U32(streams[odd].word(i));
             assert_eq!(out(&args, 2).get(e), want, "base {base} W {e}");
+        }
+        if gpu_available() {
+            assert!(matches_on_gpu(&k, &inputs, &args).unwrap(), "base {base}");
+        }
+    }
+    // Windows of contiguous counters (`staged.rs`) carry their chunks too.
+    let k = kernel(WALKS, "chunks");
+    let compiled =
+        phobos_gpu::compile(&k, &phobos_gpu::GpuOptions::for_kernel(&k)).expect("it lowers");
+    assert!(compiled.wgsl().contains("carried_t"), "no carried state");
+    // C = 100: chunks start inside blocks; 3000: two windows a chunk.
+    for (base, c) in [(0u32, 256), (1001, 100), (4_294_964_296, 3000)] {
+        let (m, key) = (3, 6);
+        let inputs = vec![
+            Arg::Tensor(Tensor::zeros(Scalar::U32, &[m, 4, c])),
+            Arg::Tensor(Tensor::zeros(Scalar::U32, &[m, 4, c])),
+            Arg::Scalar(Value::U32(key)),
+            Arg::Scalar(Value::U32(base)),
+        ];
+        let mut args = inputs.clone();
+        run_everywhere(&k, &mut args);
+        let stream = Tandem::new(Key::from_seed(u64::from(key)));
+        for e in 0..m * 4 * c {
+            let want = Value::U32(stream.word(u64::from(base.wrapping_add(e as u32))));
+            assert_eq!(out(&args, 0).get(e), want, "base {base} chunks Y {e}");
+            assert_eq!(out(&args, 1).get(e), want, "base {base} chunks Z {e}");
         }
         if gpu_available() {
             assert!(matches_on_gpu(&k, &inputs, &args).unwrap(), "base {base}");

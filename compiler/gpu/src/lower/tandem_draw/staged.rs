@@ -486,7 +486,7 @@ impl Lower<'_> {
         }
         self.cur.push(barrier.clone());
         for (buf, key, first, blocks) in fills {
-            self.fill_window(buf, key, first, blocks)?;
+            self.fill_window(buf, key, (first, blocks), cap / 4)?;
         }
         self.cur.push(barrier);
         Ok(())
@@ -521,13 +521,15 @@ impl Lower<'_> {
     /// (groups of eight chunks from the first block's group, eight tasks a
     /// group), tasks `i, i + n, ...` on invocation `i`. A task seeds its
     /// chunk, warms it up, and steps it from block 0 to its last block in
-    /// the range, storing the blocks in the range.
+    /// the range, storing the blocks in the range. Inside a loop, each task
+    /// carries its chunk's state to the next fill (`carried.rs`) where the
+    /// slots for windows of up to `most` blocks fit.
     fn fill_window(
         &mut self,
         buf: Handle<GlobalVariable>,
         key: [H; 4],
-        first: H,
-        blocks: H,
+        (first, blocks): (H, H),
+        most: u32,
     ) -> Result<(), LowerError> {
         let [a, g0, lim] = self.block_places(first, blocks);
         let in_group = self.u32c(K_GROUP_BLOCKS - 1);
@@ -536,10 +538,19 @@ impl Lower<'_> {
         let round = self.binary(B::Add, lim, in_group);
         let groups = self.binary(B::ShiftRight, round, gs);
         let tasks = self.binary(B::ShiftLeft, groups, three);
-        self.chunk_tasks(tasks, |lw, go, lane| {
+        let task = |lw: &mut Self, go: H, lane: H, carry: Option<&super::carried::Carry>| {
             let zero = lw.u32c(0);
-            lw.block_task((buf, zero), key, [g0, go, lane], [a, lim], None)
-        })
+            lw.block_task((buf, zero), key, [g0, go, lane], [a, lim], carry)
+        };
+        // The window's blocks start anywhere in a group.
+        let slots = (8 * (1 + most.div_ceil(K_GROUP_BLOCKS))).div_ceil(self.block_invocations);
+        if self.in_loop() && slots <= super::carried::MOST_SLOTS {
+            let carries: Vec<_> = (0..slots).map(|_| self.carry_vars()).collect();
+            return self.chunk_task_slots(tasks, slots, |lw, go, lane, s| {
+                task(lw, go, lane, Some(&carries[s as usize]))
+            });
+        }
+        self.chunk_tasks(tasks, |lw, go, lane| task(lw, go, lane, None))
     }
 
     /// Where blocks `first / 4 ..` (`blocks` of them) lie in the groups of
