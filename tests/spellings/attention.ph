@@ -1,14 +1,17 @@
 // The attention forward of examples/attention_dropout.ph spelled as users
-// of other tile languages write it (issues 28 and 29). Both compute the
-// example's bits: tests/tests/spellings.rs checks that on every backend,
-// and compiler/gpu/tests/dot.rs that the GPU plans them as the example
-// (each product computed once, stored from the subgroups' tiles); bench/
-// times them against the example.
+// of other tile languages write it (issues 28 and 29). tests/tests/
+// spellings.rs runs both on every backend; compiler/gpu/tests/dot.rs checks
+// that the GPU plans them as the example (each product computed once,
+// stored from the subgroups' tiles); bench/ times them against the
+// example.
 //
 // att_triton: Triton's tutorial loop: `let` tiles for the scores and the
 // probabilities, the rescale of `acc` as its own statement, and the
-// product added through dot's accumulator argument.
-// att_let: the example's maths with `let` tiles in place of its `var`s.
+// product added through dot's accumulator argument, which starts each sum
+// from `acc * alpha` (the example adds it to the finished sum): the same
+// L, another rounding of O.
+// att_let: the example's maths with `let` tiles in place of its `var`s,
+// the example's bits.
 // `iota` may appear only in a tile with positions (a `var` or a store), so
 // both hold their offsets in `var` tiles, as Triton's `offs_n` and its
 // counters are tensors.
