@@ -30,6 +30,9 @@ timeout 120 $B/phobosc-g run $E --backend cpu --config BN=32 $ATT $IN --output O
 for v in g f; do for p in exact fast; do
   timeout 60 $B/phobosc-$v run $E --backend gpu --precision $p --config BN=32 $ATT $IN --output O=$W/O_${v}_$p.npy --output L=$W/L_${v}_$p.npy >/dev/null 2>$W/err || head -3 $W/err
 done; done
+timeout 120 $B/phobosc-g run $SP --kernel att_triton --backend cpu --config BN=32 $ATT $IN --output O=$W/Ot_cpu.npy --output L=$W/Lt_cpu.npy >/dev/null 2>$W/err || head -3 $W/err
+timeout 60 $B/phobosc-g run $SP --kernel att_triton --backend gpu --config BN=32 $ATT $IN --output O=$W/Ot_g.npy --output L=$W/Lt_g.npy >/dev/null 2>$W/err || head -3 $W/err
+echo "att_triton exact O g vs cpu: $(same $W/Ot_g.npy $W/Ot_cpu.npy); L: $(same $W/Lt_g.npy $W/Lt_cpu.npy); O vs the example's: $(same $W/Ot_cpu.npy $W/O_cpu.npy)"
 for o in O L; do
   echo "forward $o exact g vs cpu: $(same $W/${o}_g_exact.npy $W/${o}_cpu.npy); fast g vs f: $(same $W/${o}_g_fast.npy $W/${o}_f_fast.npy)"
 done
