@@ -41,6 +41,7 @@
 
 use super::{H, LocalHome, Lower};
 use crate::LowerError;
+use crate::plan::reductions::LEAF;
 use naga::{
     AddressSpace, BinaryOperator as B, Block, Expression, GatherMode, GlobalVariable, Handle, Span,
     Statement,
@@ -343,16 +344,46 @@ impl Lower<'_> {
         let start_i = self.bitcast(start, naga::ScalarKind::Sint);
         if plan.block <= UNROLL {
             // Straight-line: the block's tree over its present elements
-            // (positions past the row read its last element instead).
+            // (positions past the row read its last element instead). Where
+            // the row and the block are whole groups of 4 along the last
+            // axis, each group is computed lane by lane from one 16-byte
+            // load a load node, as `coop_warp.rs`'s leaves are: a group is
+            // inside the row or past it as a whole, and one past it reads
+            // the row's last group instead.
+            let quads = plan.block.is_multiple_of(LEAF) && self.quad_leaves(plan);
+            let last_quad = self.u32c(plan.len.saturating_sub(LEAF));
             let mut items = Vec::new();
             for k in 0..plan.block {
                 let kc = self.u32c(k);
                 let at = self.binary(B::Add, start, kc);
                 let present = self.binary(B::LessEqual, at, last);
-                let safe = self.min_u32(at, last);
                 let mut p = pos.to_vec();
-                p[axis] = safe;
-                let x = self.node(arg, &p, &mut outer.clone())?;
+                let (x, safe) = if quads {
+                    let q0 = self.u32c(k - k % LEAF);
+                    let q0 = self.binary(B::Add, start, q0);
+                    let q0 = self.min_u32(q0, last_quad);
+                    if k % LEAF == 0 {
+                        let mut p0 = pos.to_vec();
+                        p0[axis] = q0;
+                        self.lane = Some(super::Lane {
+                            lane: 0,
+                            pos0: p0,
+                            loads: HashMap::new(),
+                        });
+                    }
+                    self.lane.as_mut().expect("set at the group's first").lane = k % LEAF;
+                    let d = self.u32c(k % LEAF);
+                    p[axis] = self.binary(B::Add, q0, d);
+                    let x = self.node(arg, &p, &mut outer.clone());
+                    if k % LEAF == LEAF - 1 || x.is_err() {
+                        self.lane = None;
+                    }
+                    (x?, p[axis])
+                } else {
+                    let safe = self.min_u32(at, last);
+                    p[axis] = safe;
+                    (self.node(arg, &p, &mut outer.clone())?, safe)
+                };
                 let i = self.bitcast(safe, naga::ScalarKind::Sint);
                 items.push(((x, i), present));
             }
