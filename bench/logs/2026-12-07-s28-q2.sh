@@ -1,7 +1,8 @@
 #!/bin/bash
 # Session 28, second call. phobosc-g (69ec817) carries Tandem chunk states
 # across loop iterations (staged by rows and staged windows) and fills a
-# row's exact blocks; phobosc-f (50f5c41) is q1's. Values: exact O and L
+# row's exact blocks; phobosc-h (ad5cf03) also reads a reduction's block of
+# whole groups of 4 with one 16-byte load; phobosc-f (50f5c41) is q1's. Values: exact O and L
 # and the backward's dK, dV, dQ against Cranelift; fast g against f (same
 # bytes: the carry never changes a bit). Then the attention forward (the
 # example and tests/spellings/attention.ph), the backward kernels, and
@@ -27,14 +28,14 @@ E=examples/attention_dropout.ph; SP=tests/spellings/attention.ph; BW=examples/at
 same() { cmp -s $1 $2 && echo same || echo DIFFER; }
 echo "## values ($(el) s)"
 timeout 120 $B/phobosc-g run $E --backend cpu --config BN=32 $ATT $IN --output O=$W/O_cpu.npy --output L=$W/L_cpu.npy >/dev/null 2>$W/err || head -3 $W/err
-for v in g f; do for p in exact fast; do
+for v in h g f; do for p in exact fast; do
   timeout 60 $B/phobosc-$v run $E --backend gpu --precision $p --config BN=32 $ATT $IN --output O=$W/O_${v}_$p.npy --output L=$W/L_${v}_$p.npy >/dev/null 2>$W/err || head -3 $W/err
 done; done
 timeout 120 $B/phobosc-g run $SP --kernel att_triton --backend cpu --config BN=32 $ATT $IN --output O=$W/Ot_cpu.npy --output L=$W/Lt_cpu.npy >/dev/null 2>$W/err || head -3 $W/err
 timeout 60 $B/phobosc-g run $SP --kernel att_triton --backend gpu --config BN=32 $ATT $IN --output O=$W/Ot_g.npy --output L=$W/Lt_g.npy >/dev/null 2>$W/err || head -3 $W/err
 echo "att_triton exact O g vs cpu: $(same $W/Ot_g.npy $W/Ot_cpu.npy); L: $(same $W/Lt_g.npy $W/Lt_cpu.npy); O vs the example's: $(same $W/Ot_cpu.npy $W/O_cpu.npy)"
 for o in O L; do
-  echo "forward $o exact g vs cpu: $(same $W/${o}_g_exact.npy $W/${o}_cpu.npy); fast g vs f: $(same $W/${o}_g_fast.npy $W/${o}_f_fast.npy)"
+  echo "forward $o exact g vs cpu: $(same $W/${o}_g_exact.npy $W/${o}_cpu.npy); h: $(same $W/${o}_h_exact.npy $W/${o}_cpu.npy); fast g vs f: $(same $W/${o}_g_fast.npy $W/${o}_f_fast.npy); h vs f: $(same $W/${o}_h_fast.npy $W/${o}_f_fast.npy)"
 done
 # The backward kernels on the forward's O and L (Cranelift's).
 BIN="$IN --input O=$W/O_cpu.npy --input L=$W/L_cpu.npy --input dO=$W/DO.npy"
@@ -59,7 +60,9 @@ row() { # label, binary, precision, then bench arguments
 import json,sys; j=json.load(sys.stdin); print('$label\t%.4f ms\t%.0f GiB/s\tconfig %s wg %s' % (j['median_ms'], j.get('median_gib_s', 0), j['config'], j['workgroup_size']))" || echo "$label	failed"
 }
 A="--dim BH=64 --dim S=1024 $ATT"
-for v in g f; do
+row "forward example D=64 fast (f)" $B/phobosc-f fast $E $A --dim D=64
+row "backward _kv D=64 fast (f)" $B/phobosc-f fast $BW --kernel attention_dropout_backward_kv $A --dim D=64
+for v in h g; do
   for d in 64 128; do row "forward example D=$d fast ($v)" $B/phobosc-$v fast $E $A --dim D=$d; done
   row "forward att_let D=64 fast ($v)" $B/phobosc-$v fast $SP --kernel att_let $A --dim D=64
   row "forward att_triton D=64 fast ($v)" $B/phobosc-$v fast $SP --kernel att_triton $A --dim D=64
