@@ -75,7 +75,13 @@ const sources = () => process.env.PHOBOS_MODULES?.split(',') ?? [
 // machine. They are left out unless PHOBOS_SLOW_SOURCES=1, which creates
 // that reduced set; `tests/webgpu_limits.rs` checks every configuration of
 // them against WebGPU's default limits, and tests/wgsl_valid.rs runs Tint.
-const SLOW = new Set(['examples/matmul.ph', 'examples/attention_dropout.ph', 'examples/attention_dropout_backward.ph']);
+const SLOW = new Set([
+  'examples/matmul.ph',
+  'examples/attention_dropout.ph',
+  'examples/attention_dropout_backward.ph',
+  // The attention forward spelled as users write it: the example's kernel.
+  'tests/spellings/attention.ph',
+]);
 const withSlow = process.env.PHOBOS_SLOW_SOURCES === '1';
 
 // `phobosc build` of every source in both precisions, with its dims
