@@ -476,22 +476,25 @@ kernel chunks(Y: tensor<u32>[M, 4, C], Z: tensor<u32>[M, 4, C], key: u32, base: 
 #[test]
 fn row_staged_draws_in_loops_carry_their_chunks_and_keep_the_bits() {
     let k = kernel(WALKS, "walks");
-    let compiled = phobos_gpu::compile(
-        &k,
-        &phobos_gpu::GpuOptions {
-            workgroup_size: 128,
-            heavy_groups: true,
-            ..Default::default()
-        },
-    )
-    .expect("it lowers");
-    let by_rows = compiled
-        .notes
-        .iter()
-        .filter(|n| n.contains("staged by rows"))
-        .count();
-    assert_eq!(by_rows, 3, "{:?}", compiled.notes);
-    assert!(compiled.wgsl().contains("carried_t"), "no carried state");
+    // 4 draws an invocation, and 2: in a loop, 2 are enough to stage.
+    for invocations in [128, 256] {
+        let compiled = phobos_gpu::compile(
+            &k,
+            &phobos_gpu::GpuOptions {
+                workgroup_size: invocations,
+                heavy_groups: true,
+                ..Default::default()
+            },
+        )
+        .expect("it lowers");
+        let by_rows = compiled
+            .notes
+            .iter()
+            .filter(|n| n.contains("staged by rows"))
+            .count();
+        assert_eq!(by_rows, 3, "{invocations}: {:?}", compiled.notes);
+        assert!(compiled.wgsl().contains("carried_t"), "no carried state");
+    }
     let m = 37;
     // 1001: rows start inside a block; 2^32 - 3000: the counters wrap.
     for base in [0u32, 1001, 4_294_964_296] {

@@ -122,6 +122,7 @@ impl<'k> Lower<'k> {
             let sync = crate::plan::loops::conflicts(&pending, &acc, |p| self.is_private(p));
             self.sync(sync, &mut pending);
             let noted = self.tandem.notes.len();
+            self.tandem.looped = !open.is_empty();
             match fold {
                 Some(f) => self.accumulate(f)?,
                 None => self.stmt(s)?,

@@ -13,7 +13,8 @@
 //!   key, the first keys where there are more keys than buffers.
 //!   Where the counters run along the rows of a 2-D tile but jump between
 //!   rows (a block of a larger matrix), each row gets its own window, where
-//!   the tile gives each invocation enough draws (`rows::rows_pay`) and the
+//!   the tile gives each invocation enough draws (`rows::rows_pay`: fewer
+//!   inside a `for` loop, where the fills carry their chunks) and the
 //!   module is for a native driver (`GpuOptions::heavy_groups`).
 //! - **Direct**: otherwise each draw steps its own chunk.
 //!
@@ -43,11 +44,12 @@ pub(crate) enum Draw {
 }
 
 /// How a loop over `tile` by groups of `group` positions takes the draws
-/// of `value` (module doc).
+/// of `value`, in a statement inside a `for` loop where `looped` (module
+/// doc).
 pub(crate) fn strategy(
     k: &Kernel,
     (upfront, invocations, heavy): (&Upfront, u32, bool),
-    (value, tile, group): (ExprId, &[Dim], u32),
+    (value, tile, group, looped): (ExprId, &[Dim], u32, bool),
 ) -> Draw {
     let quads = group == 4;
     if (quads || group == 1)
@@ -58,12 +60,13 @@ pub(crate) fn strategy(
     let flat = word_groups(k, value, tile);
     // Staged whole where the counters run along the whole tile, by rows
     // where only along its rows (and the buffers hold a row).
-    let (mut groups, rows, fits) = if flat.is_empty() && heavy && rows_pay(tile, invocations) {
-        let rows = upfront.words.and_then(|w| row_staging(tile, w.words));
-        (row_groups(k, value, tile), rows, rows.is_some())
-    } else {
-        (flat, None, true)
-    };
+    let (mut groups, rows, fits) =
+        if flat.is_empty() && heavy && rows_pay(tile, invocations, looped) {
+            let rows = upfront.words.and_then(|w| row_staging(tile, w.words));
+            (row_groups(k, value, tile), rows, rows.is_some())
+        } else {
+            (flat, None, true)
+        };
     let contiguous = !groups.is_empty();
     let buffers = upfront.words.map_or(0, |w| w.count as usize);
     groups.truncate(buffers);

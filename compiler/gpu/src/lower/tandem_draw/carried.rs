@@ -60,7 +60,7 @@ impl Lower<'_> {
     /// Whether this code runs inside a `for` loop of the kernel, where a
     /// carry can pay.
     pub(super) fn in_loop(&self) -> bool {
-        self.k.scopes()[self.tandem.stmt].is_some()
+        self.tandem.looped
     }
 
     /// Tasks `0 .. tasks` over the workgroup's invocations as

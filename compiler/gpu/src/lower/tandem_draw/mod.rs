@@ -85,6 +85,8 @@ pub(super) struct DrawState {
     /// (`crate::Compiled::notes`).
     pub(super) stmt: usize,
     pub(super) notes: Vec<String>,
+    /// Whether the statement being lowered is inside a `for` loop.
+    pub(super) looped: bool,
 }
 
 impl DrawState {

@@ -147,16 +147,17 @@ pub(crate) fn has_words(k: &Kernel, value: ExprId) -> bool {
 }
 
 /// The statements whose tile loops may stage words, with their tile and value.
-fn staging_candidates(k: &Kernel) -> Vec<(Vec<Dim>, ExprId)> {
+fn staging_candidates(k: &Kernel) -> Vec<(Vec<Dim>, ExprId, bool)> {
     let private = |p| crate::lower::bindings::private(k, p);
+    let scopes = k.scopes();
     let mut out = Vec::new();
-    // A statement whose draws are stepped needs no buffer.
-    let mut push = |tile: Vec<Dim>, value: ExprId, quads: bool| {
-        if super::stepped::stepped_words(k, value, &tile, quads).is_none() {
-            out.push((tile, value));
-        }
-    };
-    for s in &k.body {
+    for (i, s) in k.body.iter().enumerate() {
+        // A statement whose draws are stepped needs no buffer.
+        let mut push = |tile: Vec<Dim>, value: ExprId, quads: bool| {
+            if super::stepped::stepped_words(k, value, &tile, quads).is_none() {
+                out.push((tile, value, scopes[i].is_some()));
+            }
+        };
         match s {
             Stmt::For { .. } | Stmt::EndFor => {}
             Stmt::Let { local, value } | Stmt::Var { local, value } => {
@@ -200,7 +201,7 @@ pub(crate) fn word_buffers(
     // The words of the most rows a window of a statement staged by rows
     // holds (`rows.rs`), and a row's.
     let mut row_words: Option<(u64, u64)> = None;
-    for (tile, value) in staging_candidates(k) {
+    for (tile, value, looped) in staging_candidates(k) {
         let flat = word_groups(k, value, &tile).len();
         if flat > 0 {
             keys = keys.max(flat);
@@ -214,7 +215,7 @@ pub(crate) fn word_buffers(
         let rows = super::rows::row_groups(k, value, &tile).len();
         if rows > 0
             && heavy
-            && super::rows::rows_pay(&tile, invocations)
+            && super::rows::rows_pay(&tile, invocations, looped)
             && let Some(w) = super::rows::window_words(&tile)
         {
             keys = keys.max(rows);
@@ -335,10 +336,11 @@ impl Lower<'_> {
     ) -> Result<(), LowerError> {
         let quads = group == 4;
         let upfront = &self.plan.upfront;
+        let looped = self.in_loop();
         let (groups, window) = match crate::plan::draws::strategy(
             self.k,
             (upfront, self.block_invocations, self.options.heavy_groups),
-            (value, tile, group),
+            (value, tile, group, looped),
         ) {
             Draw::Stepped(plan) => {
                 let n = tile.iter().map(|d| match d {
