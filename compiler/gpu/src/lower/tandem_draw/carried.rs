@@ -63,11 +63,30 @@ impl Lower<'_> {
         self.tandem.looped
     }
 
+    /// A fill's tasks `0 .. tasks`, at most `most` of them: each with a
+    /// carry of its own (in `slots` unrolled slots) inside a loop where the
+    /// slots fit, else without (`chunk_tasks`). `task` gets each task's
+    /// group (`task / 8`), lane (`task % 8`) and carry.
+    pub(super) fn fill_tasks(
+        &mut self,
+        (tasks, most): (H, u32),
+        task: impl Fn(&mut Self, H, H, Option<&Carry>) -> Result<(), LowerError>,
+    ) -> Result<(), LowerError> {
+        let slots = most.div_ceil(self.block_invocations);
+        if self.in_loop() && slots <= MOST_SLOTS {
+            let carries: Vec<Carry> = (0..slots).map(|_| self.carry_vars()).collect();
+            return self.chunk_task_slots(tasks, slots, |lw, group, lane, s| {
+                task(lw, group, lane, Some(&carries[s as usize]))
+            });
+        }
+        self.chunk_tasks(tasks, |lw, group, lane| task(lw, group, lane, None))
+    }
+
     /// Tasks `0 .. tasks` over the workgroup's invocations as
     /// `chunk_tasks` lays them out (task `i + s n` on invocation `i`), in
     /// `slots` unrolled slots: `body` gets each task's group (`task / 8`),
     /// lane (`task % 8`) and slot `s`.
-    pub(super) fn chunk_task_slots(
+    fn chunk_task_slots(
         &mut self,
         tasks: H,
         slots: u32,

@@ -221,14 +221,7 @@ impl Lower<'_> {
             let offset = lw.binary(B::Multiply, row, cap);
             lw.block_task((buf, offset), key, [g0, go, lane], [a, lim], carry)
         };
-        let slots = (8 * row_groups * w.most).div_ceil(self.block_invocations);
-        if self.in_loop() && slots <= super::carried::MOST_SLOTS {
-            let carries: Vec<Carry> = (0..slots).map(|_| self.carry_vars()).collect();
-            return self.chunk_task_slots(tasks, slots, |lw, t, lane, s| {
-                task(lw, t, lane, Some(&carries[s as usize]))
-            });
-        }
-        self.chunk_tasks(tasks, |lw, t, lane| task(lw, t, lane, None))
+        self.fill_tasks((tasks, 8 * row_groups * w.most), task)
     }
 
     /// Row `row`'s first word, `(base + row stride) & !3`, and the blocks

@@ -545,14 +545,7 @@ impl Lower<'_> {
             lw.block_task((buf, zero), key, [g0, go, lane], [a, lim], carry)
         };
         // The window's blocks start anywhere in a group.
-        let slots = (8 * (1 + most.div_ceil(K_GROUP_BLOCKS))).div_ceil(self.block_invocations);
-        if self.in_loop() && slots <= super::carried::MOST_SLOTS {
-            let carries: Vec<_> = (0..slots).map(|_| self.carry_vars()).collect();
-            return self.chunk_task_slots(tasks, slots, |lw, go, lane, s| {
-                task(lw, go, lane, Some(&carries[s as usize]))
-            });
-        }
-        self.chunk_tasks(tasks, |lw, go, lane| task(lw, go, lane, None))
+        self.fill_tasks((tasks, 8 * (1 + most.div_ceil(K_GROUP_BLOCKS))), task)
     }
 
     /// Where blocks `first / 4 ..` (`blocks` of them) lie in the groups of
