@@ -99,10 +99,11 @@ fn workgroup(k: &Kernel, l: LocalId) -> Home {
 /// computes too.
 fn computed(k: &Kernel, uses: &Uses, inline: &IdVec<LocalId, bool>, value: ExprId) -> Vec<ExprId> {
     let mut out = Vec::new();
+    let mut seen = IdVec::<ExprId, bool>::from_elem(false, k.exprs.len());
     let mut stack = vec![value];
     while let Some(v) = stack.pop() {
         for n in k.reachable(v) {
-            if out.contains(&n) {
+            if std::mem::replace(&mut seen[n], true) {
                 continue;
             }
             if let ExprKind::Local(l) = k.exprs[n].kind
