@@ -261,11 +261,6 @@ pub struct Knobs {
     /// at once, to measure what fewer rows in flight do to re-reads from
     /// L2. Same bits either way.
     pub workgroup_pad: u32,
-    /// Whether a loop's reductions load their next chunk while they reduce
-    /// this one (`plan/ahead.rs`); `PHOBOS_LOADS_AHEAD=0` loads each chunk
-    /// when its iteration reads it, to measure what loading ahead gains.
-    /// Same bits either way.
-    pub loads_ahead: bool,
 }
 
 /// The checks of exact `/` on devices with f64 ([`GpuOptions::wide_div`]).
@@ -322,7 +317,6 @@ impl Knobs {
             ablate_fallback: std::env::var("PHOBOS_ABLATE_FALLBACK").as_deref() == Ok("1"),
             div_check: DivCheck::from_env(),
             workgroup_pad: number("PHOBOS_WORKGROUP_PAD", 0),
-            loads_ahead: std::env::var("PHOBOS_LOADS_AHEAD").as_deref() != Ok("0"),
         }
     }
 }

@@ -248,10 +248,7 @@ impl Lower<'_> {
         let level = |lw: &mut Self, shuffled: u32| -> Result<(), LowerError> {
             let block = lw.u32c(plan.block);
             let start = lw.binary(B::Multiply, item, block);
-            // Computed once a statement, in straight-line code: its leaves
-            // may read ahead (`ahead.rs`).
-            let (mut v, mut iv) =
-                lw.leaves_ahead(true, |lw| lw.own_block(plan, pre, &pos, start))?;
+            let (mut v, mut iv) = lw.own_block(plan, pre, &pos, start)?;
             let mut s = 1;
             while s < shuffled {
                 let (pv, piv) = lw.shuffle_pair(plan, v, iv, s);
@@ -355,44 +352,41 @@ impl Lower<'_> {
             // the row's last group instead.
             let quads = plan.block.is_multiple_of(LEAF) && self.quad_leaves(plan);
             let last_quad = self.u32c(plan.len.saturating_sub(LEAF));
-            let mut items = self.leaves_ahead(self.ahead_leaf, |lw| {
-                let mut items = Vec::new();
-                for k in 0..plan.block {
-                    let kc = lw.u32c(k);
-                    let at = lw.binary(B::Add, start, kc);
-                    let present = lw.binary(B::LessEqual, at, last);
-                    let mut p = pos.to_vec();
-                    let (x, safe) = if quads {
-                        let q0 = lw.u32c(k - k % LEAF);
-                        let q0 = lw.binary(B::Add, start, q0);
-                        let q0 = lw.min_u32(q0, last_quad);
-                        if k % LEAF == 0 {
-                            let mut p0 = pos.to_vec();
-                            p0[axis] = q0;
-                            lw.lane = Some(super::Lane {
-                                lane: 0,
-                                pos0: p0,
-                                loads: HashMap::new(),
-                            });
-                        }
-                        lw.lane.as_mut().expect("set at the group's first").lane = k % LEAF;
-                        let d = lw.u32c(k % LEAF);
-                        p[axis] = lw.binary(B::Add, q0, d);
-                        let x = lw.node(arg, &p, &mut outer.clone());
-                        if k % LEAF == LEAF - 1 || x.is_err() {
-                            lw.lane = None;
-                        }
-                        (x?, p[axis])
-                    } else {
-                        let safe = lw.min_u32(at, last);
-                        p[axis] = safe;
-                        (lw.node(arg, &p, &mut outer.clone())?, safe)
-                    };
-                    let i = lw.bitcast(safe, naga::ScalarKind::Sint);
-                    items.push(((x, i), present));
-                }
-                Ok(items)
-            })?;
+            let mut items = Vec::new();
+            for k in 0..plan.block {
+                let kc = self.u32c(k);
+                let at = self.binary(B::Add, start, kc);
+                let present = self.binary(B::LessEqual, at, last);
+                let mut p = pos.to_vec();
+                let (x, safe) = if quads {
+                    let q0 = self.u32c(k - k % LEAF);
+                    let q0 = self.binary(B::Add, start, q0);
+                    let q0 = self.min_u32(q0, last_quad);
+                    if k % LEAF == 0 {
+                        let mut p0 = pos.to_vec();
+                        p0[axis] = q0;
+                        self.lane = Some(super::Lane {
+                            lane: 0,
+                            pos0: p0,
+                            loads: HashMap::new(),
+                        });
+                    }
+                    self.lane.as_mut().expect("set at the group's first").lane = k % LEAF;
+                    let d = self.u32c(k % LEAF);
+                    p[axis] = self.binary(B::Add, q0, d);
+                    let x = self.node(arg, &p, &mut outer.clone());
+                    if k % LEAF == LEAF - 1 || x.is_err() {
+                        self.lane = None;
+                    }
+                    (x?, p[axis])
+                } else {
+                    let safe = self.min_u32(at, last);
+                    p[axis] = safe;
+                    (self.node(arg, &p, &mut outer.clone())?, safe)
+                };
+                let i = self.bitcast(safe, naga::ScalarKind::Sint);
+                items.push(((x, i), present));
+            }
             while items.len() > 1 {
                 let mut next = Vec::new();
                 for pair in items.chunks(2) {
@@ -416,11 +410,11 @@ impl Lower<'_> {
         let n = self.min_u32(left, block);
         let zero = self.u32c(0);
         let n = self.select(inside, n, zero);
-        // A loop over the block's elements: none reads ahead.
-        let v = self.leaves_ahead(false, |lw| match plan.op {
-            ReduceOp::Sum => lw.tree_sum(plan.elem, n, element),
-            _ => lw.fold(plan.op, plan.elem, n, element),
-        })?;
+        let v = if plan.op == ReduceOp::Sum {
+            self.tree_sum(plan.elem, n, element)?
+        } else {
+            self.fold(plan.op, plan.elem, n, element)?
+        };
         let iv = if plan.op.is_index() {
             // `fold` gives the index in the block.
             self.binary(B::Add, v, start_i)
@@ -436,7 +430,7 @@ impl Lower<'_> {
                 p[axis] = at;
                 lw.node(arg, &p, &mut outer.clone())
             };
-            self.leaves_ahead(false, |lw| lw.fold(value_op, plan.elem, n, element))?
+            self.fold(value_op, plan.elem, n, element)?
         } else {
             v
         };

@@ -200,21 +200,6 @@ impl Lower<'_> {
         leaf: H,
         (seg, fixed): (H, Option<u32>),
     ) -> Result<(H, H), LowerError> {
-        // A leaf of an unrolled segment is computed once a statement: it
-        // may read ahead (`ahead.rs`); one in a loop over segments may not.
-        self.leaves_ahead(fixed.is_some(), |lw| {
-            lw.leaf_in(plan, pre, pos, leaf, (seg, fixed))
-        })
-    }
-
-    fn leaf_in(
-        &mut self,
-        plan: &Plan,
-        pre: &HashMap<ExprId, H>,
-        pos: &[H],
-        leaf: H,
-        (seg, fixed): (H, Option<u32>),
-    ) -> Result<(H, H), LowerError> {
         let lc = self.u32c(LEAF);
         let start = self.binary(B::Multiply, leaf, lc);
         if !self.quad_leaves(plan) {

@@ -126,39 +126,17 @@ impl<'k> Lower<'k> {
         pos: &[H],
         cache: &mut HashMap<ExprId, H>,
     ) -> Result<(H, H), LowerError> {
-        self.locate_moved(place, index, pos, cache, None)
-    }
-
-    /// [`Lower::locate`] with each start of `index` moved by its `step`
-    /// (wrapping, as 32-bit integers do): where the slice will be an
-    /// iteration later (`ahead.rs`).
-    pub(super) fn locate_moved(
-        &mut self,
-        place: Place,
-        index: &[Index],
-        pos: &[H],
-        cache: &mut HashMap<ExprId, H>,
-        step: Option<&[i64]>,
-    ) -> Result<(H, H), LowerError> {
         let shape = self.place_shape(place);
         let mut inside = self.lit(Value::Bool(true));
         let mut flat = self.u32c(0);
         let mut p = pos.iter();
-        for (n, (ix, d)) in index.iter().zip(&shape).enumerate() {
+        for (ix, d) in index.iter().zip(&shape) {
             let ext = self.extent(*d);
             let (start, ok_wrap) = match ix {
                 Index::Range { start: None, .. } => (None, None),
                 Index::Range { start: Some(s), .. } | Index::Single(s) => {
-                    let mut v = self.node(*s, &[], cache)?;
-                    let ty = self.k.exprs[*s].ty;
-                    if let Some(d) = step.map(|st| st[n]).filter(|d| *d != 0) {
-                        let d = match ty {
-                            Scalar::I32 => self.lit(Value::I32(d as u32 as i32)),
-                            _ => self.u32c(d as u32),
-                        };
-                        v = self.binary(BinaryOperator::Add, v, d);
-                    }
-                    match ty {
+                    let v = self.node(*s, &[], cache)?;
+                    match self.k.exprs[*s].ty {
                         Scalar::I32 => (Some(self.bitcast(v, ScalarKind::Uint)), None),
                         _ => (Some(v), Some(v)),
                     }
@@ -284,14 +262,7 @@ impl<'k> Lower<'k> {
                     self.quad_load(id, *place, index, &shape, cache)?
                 } else {
                     let q = self.aligned(&shape, pos);
-                    let elem = self.place_elem(*place).value_type();
-                    let ty = self.types[&elem];
-                    let zero = self.lit(elem.zero());
-                    let load = |lw: &mut Self, flat: H| lw.load_at(*place, flat);
-                    match self.ahead_load(id, (*place, index, &q), cache, ty, zero, &load)? {
-                        Some(v) => v,
-                        None => self.load(*place, index, &q, cache)?,
-                    }
+                    self.load(*place, index, &q, cache)?
                 }
             }
             ExprKind::Unary(op, a) => {
@@ -351,14 +322,11 @@ impl<'k> Lower<'k> {
             }
             ExprKind::Reduce { op, arg, axis } => match self.coop.get(&id) {
                 Some(c) => self.coop_value(id, *c, pos),
-                // A loop over the reduced elements: none reads ahead.
-                None => self.leaves_ahead(false, |lw| {
-                    lw.reduce(id, *op, *arg, *axis as usize, pos, cache)
-                })?,
+                None => self.reduce(id, *op, *arg, *axis as usize, pos, cache)?,
             },
             ExprKind::Dot { a, b, acc } => match self.coop.get(&id) {
                 Some(c) => self.coop_value(id, *c, pos),
-                None => self.leaves_ahead(false, |lw| lw.dot(id, (*a, *b, *acc), pos, cache))?,
+                None => self.dot(id, (*a, *b, *acc), pos, cache)?,
             },
             ExprKind::Transpose(x) => self.transpose(id, *x, pos, cache)?,
         };
@@ -386,29 +354,31 @@ impl<'k> Lower<'k> {
             None => {
                 let pos0 = lane.pos0.clone();
                 let q = self.aligned(shape, &pos0);
+                let (inside, flat) = self.locate(place, index, &q, cache)?;
                 let elem = self.place_elem(place);
                 let ty = super::bindings::vec4_type(&mut self.m, elem);
+                let var = self.f.local_variables.append(
+                    naga::LocalVariable {
+                        name: None,
+                        ty,
+                        init: None,
+                    },
+                    naga::Span::UNDEFINED,
+                );
+                let tmp = self.expr(Expression::LocalVariable(var));
                 let zero = self.lit(elem.zero());
                 let zeros = self.expr(Expression::Splat {
                     size: naga::VectorSize::Quad,
                     value: zero,
                 });
-                let load = |lw: &mut Self, flat: H| lw.load_quad(place, flat);
-                let v4 = match self.ahead_load(id, (place, index, &q), cache, ty, zeros, &load)? {
-                    Some(v4) => v4,
-                    None => {
-                        let (inside, flat) = self.locate(place, index, &q, cache)?;
-                        let tmp = self.local_var(ty, "");
-                        self.var_store(tmp, zeros);
-                        let accept = self.nested(|lw| {
-                            let v = lw.load_quad(place, flat);
-                            lw.var_store(tmp, v);
-                            Ok(())
-                        })?;
-                        self.if_then(inside, accept);
-                        self.var_load(tmp)
-                    }
-                };
+                self.var_store(tmp, zeros);
+                let accept = self.nested(|lw| {
+                    let v = lw.load_quad(place, flat);
+                    lw.var_store(tmp, v);
+                    Ok(())
+                })?;
+                self.if_then(inside, accept);
+                let v4 = self.var_load(tmp);
                 self.lane.as_mut().expect("in a group").loads.insert(id, v4);
                 v4
             }

@@ -12,7 +12,6 @@
 //! are set by hand.
 
 mod accumulate;
-mod ahead;
 pub(crate) mod bindings;
 mod builder;
 mod cast;
@@ -130,12 +129,6 @@ struct Lower<'k> {
     /// Values of a row kept in registers across statements
     /// (`row_cache.rs`).
     rows: Option<row_cache::RowCache>,
-    /// The `for` loops open where the emitter is, innermost last
-    /// (`ahead.rs`).
-    open_loops: Vec<ahead::OpenLoop>,
-    /// Whether the leaf being computed may read its loads ahead
-    /// (`ahead.rs`).
-    ahead_leaf: bool,
 }
 
 /// The lane of a group of 4 consecutive elements being computed, and the
@@ -525,8 +518,6 @@ fn lower_packed(
         tandem: Default::default(),
         consts: fold::constants(kernel),
         rows: None,
-        open_loops: Vec::new(),
-        ahead_leaf: false,
     };
     for &(elem, count) in &planned.upfront.staging {
         let g = bindings::staging_tile(&mut lw.m, &lw.types, elem, count);

@@ -49,7 +49,6 @@ impl<'k> Lower<'k> {
                     let var = Place::Local(*local);
                     let ptr = self.element_ptr(var, None);
                     self.var_store(ptr, first);
-                    self.ahead_open(l, ptr, end);
                     open.push((std::mem::take(&mut self.cur), var, l));
                     let ptr = self.element_ptr(var, None);
                     let i = self.var_load(ptr);
@@ -97,7 +96,6 @@ impl<'k> Lower<'k> {
                         lw.var_store(ptr, next);
                         Ok(())
                     })?;
-                    self.ahead_close();
                     self.push_loop(Block::from_vec(body), continuing);
                     self.carry_end(self.plan.loops[l].start);
                     continue;

@@ -60,9 +60,6 @@ pub struct LoopPlan {
     pub back: Sync,
     /// Why, as `phobosc build --explain` prints it.
     pub why: String,
-    /// The loads its reductions issue one iteration ahead
-    /// ([`super::ahead`]).
-    pub ahead: Vec<super::ahead::Ahead>,
 }
 
 /// The barrier that orders accesses `later` after `earlier`:
@@ -194,6 +191,5 @@ fn one(k: &Kernel, folds: &[super::Fold], start: usize, end: usize) -> LoopPlan 
         body,
         back,
         why,
-        ahead: Vec::new(),
     }
 }

@@ -17,7 +17,6 @@
 //! is computed, and a `var` that names it moves only to readers at its own
 //! positions (`values.rs`).
 
-pub mod ahead;
 pub mod divisors;
 pub mod dots;
 pub(crate) mod draws;
@@ -48,7 +47,7 @@ pub use values::{Home, ValuePlan};
 /// The plan's revision: bumped whenever a plan may emit other code for
 /// the same IR, so that the runtime's tuning cache (keyed by the IR) does
 /// not reuse times measured under another plan.
-pub const REVISION: u32 = 13;
+pub const REVISION: u32 = 12;
 
 /// What the lowering decided before emitting.
 #[derive(Clone, Debug)]
@@ -129,13 +128,6 @@ impl Plan {
             self.subgroups = false;
         }
         self.reductions = reductions::plan(&self.kernel, options, block, self.subgroups);
-        let consts = phobos_core::ir::analysis::constant_values(&self.kernel);
-        for l in &mut self.loops {
-            l.ahead = match options.knobs.loads_ahead {
-                true => ahead::plan(&self.kernel, l, &self.reductions, &consts),
-                false => Vec::new(),
-            };
-        }
         self.rows = rows::plan(self, options);
         self.native_halves = dots::native_halves(&self.kernel, &self.products);
         Ok(())
@@ -557,27 +549,7 @@ pub fn explain(compiled: &crate::Compiled) -> String {
                 phobos_core::ir::Stmt::For { local, .. } => k.locals[*local].name.as_str(),
                 _ => "?",
             };
-            let mut ahead: Vec<String> = Vec::new();
-            for a in &l.ahead {
-                if let phobos_core::ir::ExprKind::Load {
-                    place: phobos_core::ir::Place::Param(p),
-                    ..
-                } = k.exprs[a.load].kind
-                {
-                    let name = format!("`{}`", k.params[p].name);
-                    if !ahead.contains(&name) {
-                        ahead.push(name);
-                    }
-                }
-            }
-            let ahead = match ahead.is_empty() {
-                true => String::new(),
-                false => format!(
-                    "; its reductions load {} one iteration ahead",
-                    ahead.join(", ")
-                ),
-            };
-            let _ = writeln!(out, "  loop {} (`for {var}`): {}{ahead}", n + 1, l.why);
+            let _ = writeln!(out, "  loop {} (`for {var}`): {}", n + 1, l.why);
         }
     }
     let _ = writeln!(
