@@ -436,6 +436,88 @@ fn counters_along_the_rows_of_a_block_stage_by_rows() {
     }
 }
 
+/// Counters of a transposed block (`(r + iota(1)) * 96 + c + iota(0)`, as
+/// a backward pass reads its forward's mask): each column of the tile runs
+/// along its counters, the columns 96 apart, so the GPU stages each
+/// column's words in a window of its own, all columns at once
+/// (`lower/tandem_draw/rows.rs`). Blocks of 16 x 32 in a loop over the row
+/// blocks (the fills carry their chunks), a ragged last block, two keys, a
+/// `var` tile and counters that cross a group of chunks and wrap past 2^32
+/// give the reference's words everywhere.
+const COLUMNS: &str = "
+@autotune(C in [16], R in [32])
+@grid(cdiv(96, C), 1)
+kernel columns(Y: tensor<u32>[96, M], Z: tensor<f32>[96, M], key: u32, base: u32) {
+  let c = ctx.block.x * C
+  for ib in 0 .. (M + R - 1) / R {
+    let r = ib * R
+    Y[c :+ C, r :+ R] = tandem_u32(key, base + u32((r + iota(1)) * 96 + c + iota(0))) ^ tandem_u32(key + 1, base + u32((r + iota(1)) * 96 + c + iota(0)))
+    var u: tile<f32>[C, R] = tandem_uniform(key, base + u32((r + iota(1)) * 96 + c + iota(0)))
+    Z[c :+ C, r :+ R] = u * 2.0
+  }
+}
+";
+
+#[test]
+fn counters_down_the_columns_of_a_block_stage_by_columns() {
+    let k = kernel(COLUMNS, "columns");
+    for invocations in [128, 256] {
+        let compiled = phobos_gpu::compile(
+            &phobos_gpu::specialize(&k, &[37]),
+            &phobos_gpu::GpuOptions {
+                workgroup_size: invocations,
+                workgroup_memory: 48 * 1024,
+                heavy_groups: true,
+                ..Default::default()
+            },
+        )
+        .expect("it lowers");
+        let staged = compiled
+            .notes
+            .iter()
+            .filter(|n| n.contains("staged by columns"))
+            .count();
+        assert_eq!(staged, 2, "{invocations}: {:?}", compiled.notes);
+    }
+    let m = 37;
+    // 1000: columns cross groups of 1024 words; 2^32 - 1500: wraps.
+    for base in [0u32, 1000, 4_294_965_796] {
+        let key = 11;
+        let inputs = vec![
+            Arg::Tensor(Tensor::zeros(Scalar::U32, &[96, m])),
+            Arg::Tensor(Tensor::zeros(Scalar::F32, &[96, m])),
+            Arg::Scalar(Value::U32(key)),
+            Arg::Scalar(Value::U32(base)),
+        ];
+        let mut args = inputs.clone();
+        run_everywhere(&k, &mut args);
+        let (t, t1) = (
+            Tandem::new(Key::from_seed(u64::from(key))),
+            Tandem::new(Key::from_seed(u64::from(key + 1))),
+        );
+        for a in 0..96 {
+            for b in 0..m {
+                let (e, i) = (a * m + b, base.wrapping_add((b * 96 + a) as u32));
+                let want = t.word(u64::from(i)) ^ t1.word(u64::from(i));
+                assert_eq!(
+                    out(&args, 0).get(e),
+                    Value::U32(want),
+                    "base {base} Y {a} {b}"
+                );
+                let u: f32 = one(key, i, Tandem::fill_f32);
+                assert_eq!(
+                    out(&args, 1).get(e).bits(),
+                    Value::F32(u * 2.0).bits(),
+                    "base {base} Z {a} {b}"
+                );
+            }
+        }
+        if gpu_available() {
+            assert!(matches_on_gpu(&k, &inputs, &args).unwrap(), "base {base}");
+        }
+    }
+}
+
 /// Staged draws in loops (`lower/tandem_draw/carried.rs`), by rows
 /// (`walks`) and in windows of contiguous counters (`chunks`): each task
 /// keeps its chunk's state from one iteration to the next where the

@@ -189,6 +189,12 @@ pub struct Counter {
     /// larger matrix, has `N`). Each row's counters are then a window of
     /// the row's length, the windows `N` apart.
     pub row_stride: Option<u32>,
+    /// The same down the columns: over a tile of two axes, where the
+    /// counter has slope 1 down the columns and a positive constant slope
+    /// along the rows (`(c0 + iota(1)) * N + r0 + iota(0)`: a transposed
+    /// block, as a backward pass reads a mask), that slope. Each column's
+    /// counters are then a window of the column's length, `N` apart.
+    pub col_stride: Option<u32>,
 }
 
 impl Counter {
@@ -228,6 +234,7 @@ impl<'k> Slopes<'k> {
             uniform: false,
             exact: false,
             row_stride: None,
+            col_stride: None,
         };
         let Some(s) = self.of(id) else {
             return none;
@@ -250,11 +257,18 @@ impl<'k> Slopes<'k> {
             }
             _ => None,
         };
+        let col_stride = match (&s.coef[..], tile) {
+            ([1, across], [Dim::Const(len), _]) if *len > 1 => {
+                u32::try_from(*across).ok().filter(|a| *a > 0)
+            }
+            _ => None,
+        };
         Counter {
             flat,
             uniform,
             exact: flat && !s.mono,
             row_stride,
+            col_stride,
         }
     }
 
@@ -720,6 +734,18 @@ mod tests {
         );
         assert_eq!(flat("bitcast<u32>(iota(1) * 2)").row_stride, None);
         assert_eq!(flat("bitcast<u32>(iota(1) - iota(0))").row_stride, None);
+        // Transposed: each column a window of counters, columns 100 apart.
+        let c = flat("bitcast<u32>((b + iota(1)) * 100 + 7 + iota(0))");
+        assert!(
+            !c.flat && c.row_stride.is_none() && c.col_stride == Some(100),
+            "{c:?}"
+        );
+        assert_eq!(
+            flat("u32((b + iota(1)) * 100 + iota(0))").col_stride,
+            Some(100)
+        );
+        assert_eq!(flat("bitcast<u32>(iota(0) * 2 + iota(1))").col_stride, None);
+        assert_eq!(flat("bitcast<u32>(iota(0) - iota(1))").col_stride, None);
         // Column-major, a stride of 2, data: not flat.
         assert!(!flat("bitcast<u32>(iota(0) + iota(1) * 4)").flat);
         assert!(!flat("bitcast<u32>(iota(1) * 2)").contiguous());

@@ -42,6 +42,7 @@ impl<'k> Lower<'k> {
                             self.is_private(p)
                         });
                     self.sync(sync, &mut pending);
+                    self.tandem.forget_fills(None);
                     self.carry_begin(i);
                     let mut pre = HashMap::new();
                     let first = self.node(*start, &[], &mut pre)?;
@@ -97,6 +98,7 @@ impl<'k> Lower<'k> {
                         Ok(())
                     })?;
                     self.push_loop(Block::from_vec(body), continuing);
+                    self.tandem.forget_fills(None);
                     self.carry_end(self.plan.loops[l].start);
                     continue;
                 }
@@ -137,6 +139,7 @@ impl<'k> Lower<'k> {
                 );
             }
             self.tandem.stmt += 1;
+            self.tandem.forget_fills(Some(&acc.writes));
             for p in acc.reads.into_iter().filter(|p| !self.is_private(*p)) {
                 push_place(&mut pending.reads, p);
             }

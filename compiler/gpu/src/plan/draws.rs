@@ -12,7 +12,8 @@
 //!   workgroup memory and each element reads its word there; one buffer a
 //!   key, the first keys where there are more keys than buffers.
 //!   Where the counters run along the rows of a 2-D tile but jump between
-//!   rows (a block of a larger matrix), each row gets its own window, where
+//!   rows (a block of a larger matrix), each row gets its own window (each
+//!   column, where they run down the columns: a transposed block), where
 //!   the tile gives each invocation enough draws (`rows::rows_pay`: fewer
 //!   inside a `for` loop, where the fills carry their chunks) and the
 //!   module is for a native driver (`GpuOptions::heavy_groups`).
@@ -21,7 +22,9 @@
 //! Every path gives the same bits; they differ in speed.
 
 use super::Upfront;
-use crate::lower::tandem_draw::rows::{RowStaging, row_groups, row_staging, rows_pay};
+use crate::lower::tandem_draw::rows::{
+    RowStaging, column_groups, row_groups, row_staging, rows_pay,
+};
 use crate::lower::tandem_draw::staged::{has_words, word_groups};
 use crate::lower::tandem_draw::stepped::{StepPlan, stepped_words};
 use phobos_core::ir::{ExprId, Kernel};
@@ -62,8 +65,15 @@ pub(crate) fn strategy(
     // where only along its rows (and the buffers hold a row).
     let (mut groups, rows, fits) =
         if flat.is_empty() && heavy && rows_pay(tile, invocations, looped) {
-            let rows = upfront.words.and_then(|w| row_staging(tile, w.words));
-            (row_groups(k, value, tile), rows, rows.is_some())
+            let mut groups = row_groups(k, value, tile);
+            let columns = groups.is_empty();
+            if columns {
+                groups = column_groups(k, value, tile);
+            }
+            let rows = upfront
+                .words
+                .and_then(|w| row_staging(tile, w.words, columns));
+            (groups, rows, rows.is_some())
         } else {
             (flat, None, true)
         };

@@ -87,6 +87,13 @@ pub(super) struct DrawState {
     pub(super) notes: Vec<String>,
     /// Whether the statement being lowered is inside a `for` loop.
     pub(super) looped: bool,
+    /// The whole-tile fills by rows or columns whose words each buffer
+    /// still holds (`rows.rs`): a later statement of the same iteration
+    /// that draws the same words reads them there without filling again.
+    pub(super) filled: Vec<rows::Filled>,
+    /// The kernel's value numbers (`analysis::value_numbers`), made on
+    /// first use.
+    pub(super) numbers: Option<phobos_core::ir::IdVec<ExprId, ExprId>>,
 }
 
 impl DrawState {
@@ -101,6 +108,18 @@ impl DrawState {
     pub(super) fn note(&mut self, path: &str) {
         self.notes
             .push(format!("statement {}: Tandem draws {path}", self.stmt + 1));
+    }
+
+    /// Forgets the fills whose words a statement that writes `writes`
+    /// may change (it writes a place their keys or counters read), or all
+    /// of them (`None`: a loop's bracket, where a new iteration starts).
+    pub(super) fn forget_fills(&mut self, writes: Option<&[phobos_core::ir::Place]>) {
+        match writes {
+            None => self.filled.clear(),
+            Some(w) => self
+                .filled
+                .retain(|f| !f.reads.iter().any(|p| w.contains(p))),
+        }
     }
 
     pub(super) fn host_key(&mut self, seed: (usize, SeedOf), word: u8, v: H) {

@@ -30,7 +30,7 @@ use crate::LowerError;
 use crate::lower::H;
 use naga::{BinaryOperator as B, GlobalVariable, Handle, Statement};
 use phobos_core::ir::analysis::Slopes;
-use phobos_core::ir::{ExprId, ExprKind, Kernel};
+use phobos_core::ir::{ExprId, ExprKind, Kernel, Place, analysis};
 use phobos_core::types::Dim;
 use std::collections::HashMap;
 
@@ -43,6 +43,41 @@ pub(crate) struct RowStaging {
     pub cap: u32,
     /// The rows a buffer holds, so a window's.
     pub rows: u32,
+    /// Whether the counters run down the columns instead
+    /// (`Counter::col_stride`): each of the tile's columns is a "row" of
+    /// the buffer, `L` is the tile's first extent, and one window holds
+    /// every column (the statement's tile loop runs in row-major order, so
+    /// a window of whole columns is the whole tile).
+    pub columns: bool,
+}
+
+/// A fill of a whole tile's words by rows or columns that a buffer holds:
+/// the value numbers of its key and counter nodes, its staging and stride,
+/// and the places those nodes read.
+#[derive(Clone, Debug)]
+pub(in crate::lower) struct Filled {
+    pub(in crate::lower) buf: Handle<GlobalVariable>,
+    key: [ExprId; 4],
+    counter: ExprId,
+    staging: RowStaging,
+    stride: u32,
+    pub(in crate::lower) reads: Vec<Place>,
+    /// The statement that filled it (its index in the body).
+    stmt: usize,
+}
+
+impl Filled {
+    /// Whether `other` fills `self`'s buffer with the same words.
+    fn same(&self, other: &Filled) -> bool {
+        (self.buf, self.key, self.counter, self.staging, self.stride)
+            == (
+                other.buf,
+                other.key,
+                other.counter,
+                other.staging,
+                other.stride,
+            )
+    }
 }
 
 /// What a staged word node needs to find its row's window.
@@ -64,6 +99,14 @@ pub(in crate::lower) struct RowWindow {
 pub(crate) fn row_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<ExprId>> {
     groups_by(k, value, tile, |c| {
         c.row_stride.is_some() && !c.contiguous()
+    })
+}
+
+/// The same for counters that run down the columns of `tile`
+/// (`Counter::col_stride`), as a transposed block's do.
+pub(crate) fn column_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<ExprId>> {
+    groups_by(k, value, tile, |c| {
+        c.col_stride.is_some() && c.row_stride.is_none() && !c.contiguous()
     })
 }
 
@@ -104,28 +147,52 @@ fn row_cap(len: u32) -> u32 {
 /// would take workgroup memory that products and tiles need more.
 pub(crate) const WINDOW_ROWS: u64 = 16;
 
+/// The most columns a window staged by columns holds: all of the tile's,
+/// since its window is the whole tile.
+pub(crate) const WINDOW_COLUMNS: u64 = 64;
+
 /// The words a buffer of a window of the constant 2-D `tile` holds (its
-/// rows, at most [`WINDOW_ROWS`]), and a row's (`None` where it has no
-/// constant rows).
-pub(crate) fn window_words(tile: &[Dim]) -> Option<(u64, u64)> {
+/// rows, at most [`WINDOW_ROWS`]; or, by `columns`, all its columns, at
+/// most [`WINDOW_COLUMNS`]), and a row's (`None` where it has no constant
+/// rows, or too many columns).
+pub(crate) fn window_words(tile: &[Dim], columns: bool) -> Option<(u64, u64)> {
     let [Dim::Const(rows), Dim::Const(len)] = tile[..] else {
         return None;
     };
+    let (rows, len) = match columns {
+        false => (rows.min(WINDOW_ROWS), len),
+        true => (len, rows),
+    };
+    if columns && rows > WINDOW_COLUMNS {
+        return None;
+    }
     let cap = u64::from(row_cap(u32::try_from(len).ok()?));
-    Some((rows.min(WINDOW_ROWS).checked_mul(cap)?, cap))
+    Some((rows.checked_mul(cap)?, cap))
 }
 
 /// The row staging of a 2-D `tile` with buffers of `words` words: as many
-/// rows a window as fit, `None` where not even one does.
-pub(crate) fn row_staging(tile: &[Dim], words: u32) -> Option<RowStaging> {
+/// rows a window as fit, `None` where not even one does; by `columns`, all
+/// its columns in one window, `None` where they do not fit.
+pub(crate) fn row_staging(tile: &[Dim], words: u32, columns: bool) -> Option<RowStaging> {
     let [Dim::Const(rows), Dim::Const(len)] = tile[..] else {
         return None;
+    };
+    let (rows, len) = match columns {
+        false => (rows, len),
+        true => (len, rows),
     };
     let len = u32::try_from(len).ok()?;
     let cap = row_cap(len);
     let fit = words / cap;
-    let rows = u32::try_from(rows).unwrap_or(u32::MAX).min(fit);
-    (rows > 0 && len % 4 == 0).then_some(RowStaging { len, cap, rows })
+    let all = u32::try_from(rows).unwrap_or(u32::MAX);
+    let rows = all.min(fit);
+    let whole = !columns || rows == all;
+    (rows > 0 && len % 4 == 0 && whole).then_some(RowStaging {
+        len,
+        cap,
+        rows,
+        columns,
+    })
 }
 
 impl Lower<'_> {
@@ -134,11 +201,16 @@ impl Lower<'_> {
     /// between two barriers: the word nodes of `groups[g]` into `bufs[g]`,
     /// `staging.cap` words a row. Each word node then reads its buffer
     /// ([`Self::row_slot`]) until `self.tandem.staged` is cleared.
+    ///
+    /// Where the window is the whole tile (`whole`), a buffer that an
+    /// earlier statement of the same iteration filled with the same words
+    /// (the same key and counter nodes by value number, no place they read
+    /// written since: [`super::DrawState::forget_fills`]) is read as it is.
     pub(super) fn stage_rows(
         &mut self,
         (groups, bufs, staging): (&[Vec<ExprId>], &[Handle<GlobalVariable>], RowStaging),
         lens: &[H],
-        (w0, w1): (H, H),
+        (w0, w1, whole): (H, H, bool),
         pre: &HashMap<ExprId, H>,
     ) -> Result<(), LowerError> {
         let zero = self.u32c(0);
@@ -146,20 +218,27 @@ impl Lower<'_> {
         let span = self.binary(B::Subtract, w1, w0);
         let count = self.binary(B::Divide, span, len);
         let first_pos = self.flat_position(w0, lens);
-        let tile: Vec<Dim> = [staging.rows, staging.len]
-            .map(|d| Dim::Const(u64::from(d)))
-            .to_vec();
+        // A window of whole rows has `count` rows of `len`; one of whole
+        // columns is the whole tile, `count` columns of `len`.
+        let shape = match staging.columns {
+            false => [staging.rows, staging.len],
+            true => [staging.len, staging.rows],
+        };
+        let tile: Vec<Dim> = shape.map(|d| Dim::Const(u64::from(d))).to_vec();
         let mut slopes = Slopes::new(self.k, 2);
         let barrier = Statement::ControlBarrier(naga::Barrier::WORK_GROUP);
         let mut fills = Vec::new();
+        let mut reused = None;
         for (g, ids) in groups.iter().enumerate() {
             let ExprKind::Builtin(_, xs) = &self.k.exprs[ids[0]].kind else {
                 unreachable!("a word node is a builtin")
             };
-            let stride = slopes
-                .counter(xs[4], &tile)
-                .row_stride
-                .expect("row_groups picked counters with a row stride");
+            let c = slopes.counter(xs[4], &tile);
+            let stride = match staging.columns {
+                false => c.row_stride,
+                true => c.col_stride,
+            }
+            .expect("row_groups and column_groups picked counters with a stride");
             let mut cache = pre.clone();
             let mut key = [zero; 4];
             for (q, x) in xs[..4].iter().enumerate() {
@@ -173,7 +252,18 @@ impl Lower<'_> {
                 count,
                 most: staging.rows,
             };
-            fills.push((bufs[g], key, base, window));
+            let filled = whole.then(|| self.filled(bufs[g], xs, staging, stride));
+            let held = filled
+                .as_ref()
+                .and_then(|f| self.tandem.filled.iter().find(|h| h.same(f)))
+                .map(|h| h.stmt);
+            if let Some(s) = held {
+                reused = Some(s);
+            } else {
+                self.tandem.filled.retain(|f| f.buf != bufs[g]);
+                self.tandem.filled.extend(filled);
+                fills.push((bufs[g], key, base, window));
+            }
             for id in ids {
                 let w = super::staged::Window {
                     buf: bufs[g],
@@ -184,12 +274,58 @@ impl Lower<'_> {
                 self.tandem.staged.insert(*id, w);
             }
         }
+        if fills.is_empty() {
+            if let Some(s) = reused {
+                let how = if staging.columns { "columns" } else { "rows" };
+                self.tandem.renote(&format!(
+                    "staged by {how}: the words statement {} of this iteration stepped into \
+                     workgroup memory, read again",
+                    s + 1
+                ));
+            }
+            return Ok(());
+        }
         self.cur.push(barrier.clone());
         for (buf, key, base, window) in fills {
             self.fill_rows(buf, key, base, window)?;
         }
         self.cur.push(barrier);
         Ok(())
+    }
+
+    /// The record of a whole-tile fill of `buf` by the word node arguments
+    /// `xs` (key words, then the counter).
+    fn filled(
+        &mut self,
+        buf: Handle<GlobalVariable>,
+        xs: &[ExprId],
+        staging: RowStaging,
+        stride: u32,
+    ) -> Filled {
+        let k = self.k;
+        let numbers = self
+            .tandem
+            .numbers
+            .get_or_insert_with(|| analysis::value_numbers(k));
+        let key = std::array::from_fn(|q| numbers[xs[q]]);
+        let counter = numbers[xs[4]];
+        let mut reads = Vec::new();
+        for x in &xs[..5] {
+            for p in analysis::reads(k, *x) {
+                if !reads.contains(&p) {
+                    reads.push(p);
+                }
+            }
+        }
+        Filled {
+            buf,
+            key,
+            counter,
+            staging,
+            stride,
+            reads,
+            stmt: self.tandem.stmt,
+        }
     }
 
     /// Row `q < w.count` of `buf` from word `q cap` on: the blocks that

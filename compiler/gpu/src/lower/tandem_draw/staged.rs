@@ -212,11 +212,16 @@ pub(crate) fn word_buffers(
             largest = largest.max(Some(elements.unwrap_or(u64::MAX)));
             continue;
         }
-        let rows = super::rows::row_groups(k, value, &tile).len();
+        let by_rows = super::rows::row_groups(k, value, &tile).len();
+        let columns = by_rows == 0;
+        let rows = match columns {
+            false => by_rows,
+            true => super::rows::column_groups(k, value, &tile).len(),
+        };
         if rows > 0
             && heavy
             && super::rows::rows_pay(&tile, invocations, looped)
-            && let Some(w) = super::rows::window_words(&tile)
+            && let Some(w) = super::rows::window_words(&tile, columns)
         {
             keys = keys.max(rows);
             row_words = row_words.max(Some(w));
@@ -365,7 +370,19 @@ impl Lower<'_> {
             } => (groups, (window, rows)),
         };
         let (window, rows) = window;
+        // One window holds the whole tile: every column, or every row.
+        let whole = rows.is_some_and(|r| {
+            r.columns || matches!(tile.first(), Some(Dim::Const(n)) if *n <= u64::from(r.rows))
+        });
         let window = match rows {
+            Some(r) if r.columns => {
+                self.tandem.note(&format!(
+                    "staged by columns: their counters run down the columns, so each \
+                     column's are stepped into workgroup memory, all {} at once",
+                    r.rows
+                ));
+                r.rows * r.len
+            }
             Some(r) => {
                 self.tandem.note(&format!(
                     "staged by rows: their counters run along the rows, so each row's are \
@@ -402,7 +419,7 @@ impl Lower<'_> {
             let w1 = lw.select(full, end, n);
             let bufs = lw.tandem.bufs.clone();
             match rows {
-                Some(r) => lw.stage_rows((&groups, &bufs, r), lens, (w0, w1), pre)?,
+                Some(r) => lw.stage_rows((&groups, &bufs, r), lens, (w0, w1, whole), pre)?,
                 None => lw.stage_window((&groups, &bufs, window + SLACK), lens, (w0, w1), pre)?,
             }
             let body = body.take().expect("one window loop");
@@ -433,6 +450,9 @@ impl Lower<'_> {
         (w0, w1): (H, H),
         pre: &HashMap<ExprId, H>,
     ) -> Result<(), LowerError> {
+        for b in bufs {
+            self.tandem.filled.retain(|f| f.buf != *b);
+        }
         let zero = self.u32c(0);
         let one = self.u32c(1);
         let last = self.binary(B::Subtract, w1, one);
