@@ -47,7 +47,7 @@ pub use values::{Home, ValuePlan};
 /// The plan's revision: bumped whenever a plan may emit other code for
 /// the same IR, so that the runtime's tuning cache (keyed by the IR) does
 /// not reuse times measured under another plan.
-pub const REVISION: u32 = 12;
+pub const REVISION: u32 = 13;
 
 /// What the lowering decided before emitting.
 #[derive(Clone, Debug)]
