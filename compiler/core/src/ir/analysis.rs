@@ -475,6 +475,58 @@ pub fn block_affine(
     }
 }
 
+/// How the integer node `id` moves from one iteration of a `for` loop to
+/// the next: `Some(d)` where its value at iteration `j + 1` is its value at
+/// `j` plus `d` (in 32-bit wrapping arithmetic, as every backend computes
+/// integers), `None` where that is not known. `var` is the loop's variable;
+/// `lets` the value of a scalar `let` its body binds (a local it reads that
+/// the body assigns otherwise is unknown); `varies` whether a place is
+/// written inside the loop (its variable included): a node that reads none
+/// of those is the same at every iteration, `Some(0)`. `consts` are
+/// [`constant_values`]. Sums, differences, products by a constant and
+/// bitcasts between i32 and u32 of such forms are such forms.
+pub fn loop_slope(
+    k: &Kernel,
+    id: ExprId,
+    var: super::LocalId,
+    lets: &dyn Fn(super::LocalId) -> Option<ExprId>,
+    varies: &dyn Fn(Place) -> bool,
+    consts: &IdVec<ExprId, Option<Value>>,
+) -> Option<i64> {
+    if !reads(k, id).into_iter().any(varies) {
+        return Some(0);
+    }
+    let int = |v: Value| match v {
+        Value::I32(x) => Some(i64::from(x)),
+        Value::U32(x) => Some(i64::from(x)),
+        _ => None,
+    };
+    let slope = |x: ExprId| loop_slope(k, x, var, lets, varies, consts);
+    let wrap = |d: i64| i64::from(d as u32);
+    match &k.exprs[id].kind {
+        ExprKind::Local(l) if *l == var => Some(1),
+        ExprKind::Local(l) => slope(lets(*l)?),
+        ExprKind::Binary(op, a, b) => {
+            let (sa, sb) = (slope(*a)?, slope(*b)?);
+            match op {
+                BinOp::Add => Some(wrap(sa.wrapping_add(sb))),
+                BinOp::Sub => Some(wrap(sa.wrapping_sub(sb))),
+                BinOp::Mul if sa == 0 && sb == 0 => Some(0),
+                BinOp::Mul if sa == 0 => Some(wrap(sb.wrapping_mul(int(consts[*a]?)?))),
+                BinOp::Mul if sb == 0 => Some(wrap(sa.wrapping_mul(int(consts[*b]?)?))),
+                _ => None,
+            }
+        }
+        ExprKind::Bitcast(a)
+            if matches!(k.exprs[*a].ty, Scalar::I32 | Scalar::U32)
+                && matches!(k.exprs[id].ty, Scalar::I32 | Scalar::U32) =>
+        {
+            slope(*a)
+        }
+        _ => None,
+    }
+}
+
 /// Value numbering: for each node, the first node with the same kind, type
 /// and shape whose operands have the same numbers. Two nodes with one
 /// number compute the same value at the same position of tiles of one

@@ -125,6 +125,7 @@ impl<'k> Lower<'k> {
             self.sync(sync, &mut pending);
             let noted = self.tandem.notes.len();
             self.tandem.looped = !open.is_empty();
+            self.tandem.resumes = !self.plan.fresh_fills.contains(&i);
             match fold {
                 Some(f) => self.accumulate(f)?,
                 None => self.stmt(s)?,

@@ -27,7 +27,7 @@ use crate::lower::tandem_draw::rows::{
 };
 use crate::lower::tandem_draw::staged::{has_words, word_groups};
 use crate::lower::tandem_draw::stepped::{StepPlan, stepped_words};
-use phobos_core::ir::{ExprId, Kernel};
+use phobos_core::ir::{Builtin, ExprId, ExprKind, Kernel, LocalId, Place, Stmt, analysis};
 use phobos_core::types::Dim;
 
 /// How a tile loop of a statement takes its draws (module doc).
@@ -94,4 +94,66 @@ pub(crate) fn strategy(
         )),
         _ => Draw::Direct(None),
     }
+}
+
+/// The statements inside a `for` loop whose staged fills can never resume
+/// a chunk the last iteration stepped (`lower/tandem_draw/carried.rs`),
+/// by index in `k`'s body: every word they draw has a counter that moves
+/// by a constant from one iteration of the innermost loop to the next
+/// ([`analysis::loop_slope`]), and none forward by less than a group of
+/// eight chunks (`8 K` blocks of 4 words), so each iteration's words lie
+/// in chunks the last one did not step, or behind them. The backward over
+/// keys walks its queries so: its mask moves `BM * S` words an iteration.
+/// Their fills seed every chunk, as they would anyway, without carrying
+/// states they never use. Anything not known to move so keeps its carry.
+pub(crate) fn fresh_fills(k: &Kernel, loops: &[super::LoopPlan]) -> Vec<usize> {
+    let group_words = 4 * i64::from(crate::lower::tandem_draw::K_GROUP_BLOCKS);
+    let consts = analysis::constant_values(k);
+    let mut out = Vec::new();
+    for l in loops {
+        let Stmt::For { local: var, .. } = k.body[l.start] else {
+            continue;
+        };
+        let mut written = vec![Place::Local(var)];
+        for s in &k.body[l.start + 1..l.end] {
+            written.extend(analysis::access(k, s).writes);
+        }
+        let varies = |p: Place| written.contains(&p);
+        let mut lets: Vec<(LocalId, ExprId)> = Vec::new();
+        let mut depth = 0;
+        for (i, s) in k.body.iter().enumerate().take(l.end).skip(l.start + 1) {
+            match s {
+                Stmt::For { .. } => depth += 1,
+                Stmt::EndFor => depth -= 1,
+                _ if depth > 0 => {}
+                _ => {
+                    let value = s.value().expect("not a loop bracket");
+                    let scalar_let =
+                        |x: LocalId| lets.iter().find(|(l, _)| *l == x).map(|(_, v)| *v);
+                    let words: Vec<ExprId> = k
+                        .reachable(value)
+                        .into_iter()
+                        .filter_map(|id| match &k.exprs[id].kind {
+                            ExprKind::Builtin(Builtin::TandemWord, xs) => Some(xs[4]),
+                            _ => None,
+                        })
+                        .collect();
+                    let fresh = !words.is_empty()
+                        && words.iter().all(|c| {
+                            analysis::loop_slope(k, *c, var, &scalar_let, &varies, &consts)
+                                .is_some_and(|d| d == 0 || d >= group_words)
+                        });
+                    if fresh {
+                        out.push(i);
+                    }
+                    if let Stmt::Let { local, value } = s
+                        && k.locals[*local].shape.is_empty()
+                    {
+                        lets.push((*local, *value));
+                    }
+                }
+            }
+        }
+    }
+    out
 }

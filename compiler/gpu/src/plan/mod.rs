@@ -69,6 +69,10 @@ pub struct Plan {
     /// Every `for` loop of `kernel` and the barrier between its iterations
     /// ([`loops`]).
     pub loops: Vec<LoopPlan>,
+    /// The statements inside loops whose staged Tandem fills never resume
+    /// the last iteration's chunks, so carry none ([`draws::fresh_fills`]),
+    /// by index in `kernel`'s body.
+    pub fresh_fills: Vec<usize>,
     /// The tensors (by parameter index) bound as `array<vec4<T>>`, moved
     /// 16 bytes at a time by some store or load ([`stores::vec4_tensors`]).
     pub vec4: Vec<bool>,
@@ -248,6 +252,7 @@ pub fn plan(kernel: &Kernel, options: &GpuOptions) -> Result<Plan, LowerError> {
     let mut plan = Plan {
         stores: stores::plan(&planned, options),
         loops: loops::plan(&planned, &folds),
+        fresh_fills: Vec::new(),
         vec4: stores::vec4_tensors(&planned),
         divisors: divisors::plan(&planned, options),
         folds,
@@ -262,6 +267,7 @@ pub fn plan(kernel: &Kernel, options: &GpuOptions) -> Result<Plan, LowerError> {
         products: Vec::new(),
         native_halves: Vec::new(),
     };
+    plan.fresh_fills = draws::fresh_fills(&plan.kernel, &plan.loops);
     plan.with_packing(options, packed)?;
     Ok(plan)
 }
@@ -550,6 +556,20 @@ pub fn explain(compiled: &crate::Compiled) -> String {
                 _ => "?",
             };
             let _ = writeln!(out, "  loop {} (`for {var}`): {}", n + 1, l.why);
+        }
+        for &i in &compiled.plan.fresh_fills {
+            // Numbered as the notes number statements: loop brackets not
+            // counted.
+            let brackets = k.body[..i]
+                .iter()
+                .filter(|s| matches!(s, Stmt::For { .. } | Stmt::EndFor))
+                .count();
+            let _ = writeln!(
+                out,
+                "  statement {}: its Tandem fills carry no chunk to the next iteration (its \
+                 counters move by a group of chunks or more, or backward, each iteration)",
+                i - brackets + 1
+            );
         }
     }
     let _ = writeln!(

@@ -73,7 +73,7 @@ impl Lower<'_> {
         task: impl Fn(&mut Self, H, H, Option<&Carry>) -> Result<(), LowerError>,
     ) -> Result<(), LowerError> {
         let slots = most.div_ceil(self.block_invocations);
-        if self.in_loop() && slots <= MOST_SLOTS {
+        if self.in_loop() && self.tandem.resumes && slots <= MOST_SLOTS {
             let carries: Vec<Carry> = (0..slots).map(|_| self.carry_vars()).collect();
             return self.chunk_task_slots(tasks, slots, |lw, group, lane, s| {
                 task(lw, group, lane, Some(&carries[s as usize]))

@@ -46,7 +46,7 @@ use std::collections::HashMap;
 use crate::tandem_ops::{self, DOMAIN_SEED, DOMAIN_SPLIT, DOMAIN_SUB, WARM_UP_STEPS as WARM_UP};
 
 /// Blocks of a group of eight chunks (`8 K`, SPEC.md section 3.4).
-const K_GROUP_BLOCKS: u32 = 8 * TANDEM_K;
+pub(crate) const K_GROUP_BLOCKS: u32 = 8 * TANDEM_K;
 /// `PURPOSE_BELOW`: the purpose whose splits retry rejected bounded draws.
 const PURPOSE_BELOW: u32 = phobos_tandem::PURPOSE_BELOW as u32;
 
@@ -85,8 +85,11 @@ pub(super) struct DrawState {
     /// (`crate::Compiled::notes`).
     pub(super) stmt: usize,
     pub(super) notes: Vec<String>,
-    /// Whether the statement being lowered is inside a `for` loop.
+    /// Whether the statement being lowered is inside a `for` loop, and
+    /// whether its fills may resume the chunks the last iteration stepped
+    /// (not where the plan found they never do: `Plan::fresh_fills`).
     pub(super) looped: bool,
+    pub(super) resumes: bool,
     /// The whole-tile fills by rows or columns whose words each buffer
     /// still holds (`rows.rs`): a later statement of the same iteration
     /// that draws the same words reads them there without filling again.
