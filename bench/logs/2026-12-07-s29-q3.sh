@@ -46,24 +46,20 @@ for d in 64 128; do
   A="--dim BH=64 --dim S=1024 --dim D=$d --arg scale=0.125 --arg p=0.1 --arg key=2028"
   for v in m k i; do
     row "_kv D=$d tuned ($v)" $B/phobosc-$v fast $BW --kernel attention_dropout_backward_kv $A
-    for cfg in "BM=16 BN=16 128" "BM=32 BN=16 128" "BM=32 BN=16 256"; do set -- $cfg
+    for cfg in "BM=32 BN=16 128" "BM=32 BN=16 256"; do set -- $cfg
       PHOBOS_WORKGROUP_SIZE=$3 row "_kv D=$d $1 wg $3 ($v)" $B/phobosc-$v fast $BW --kernel attention_dropout_backward_kv --config $1 --config $2 $A
     done
   done
 done
 A="--dim BH=64 --dim S=1024 --dim D=64 --arg scale=0.125 --arg p=0.1 --arg key=2028"
 for v in m i; do row "_kv exact tuned ($v)" $B/phobosc-$v exact $BW --kernel attention_dropout_backward_kv $A; done
-for d in 64 128; do
+for d in 64; do
   A="--dim BH=64 --dim S=1024 --dim D=$d --arg scale=0.125 --arg p=0.1 --arg key=2028"
   echo "## D=$d ($(el) s)"
   for kk in kv_full kv_no_mask kv_dv_only; do
     row "$kk" $B/phobosc-m fast $P --kernel $kk $A
   done
   PHOBOS_ABLATE_STREAM=1 row "kv_full, stream ablated" $B/phobosc-m fast $P --kernel kv_full $A
-  for cfg in "BM=16 BN=16 128" "BM=32 BN=16 256" "BM=32 BN=16 512"; do set -- $cfg
-    PHOBOS_WORKGROUP_SIZE=$3 row "kv_full $1 wg $3" $B/phobosc-m fast $P --kernel kv_full --config $1 --config $2 $A
-    PHOBOS_WORKGROUP_SIZE=$3 row "kv_no_mask $1 wg $3" $B/phobosc-m fast $P --kernel kv_no_mask --config $1 --config $2 $A
-  done
   row "_q" $B/phobosc-m fast $BW --kernel attention_dropout_backward_q $A
   PHOBOS_ABLATE_STREAM=1 row "_q, stream ablated" $B/phobosc-m fast $BW --kernel attention_dropout_backward_q $A
   row "forward" $B/phobosc-m fast $E $A
