@@ -720,6 +720,69 @@ mod tests {
         (k, c)
     }
 
+    /// `loop_slope` of the column start of the store in a loop over `j`
+    /// whose body binds `let c = j * 64` first.
+    fn slope_of(start: &str) -> Option<i64> {
+        let text = format!(
+            "kernel k(X: tensor<f32>[M, 256], Y: tensor<f32>[M, 256]) {{\n  \
+             let b = ctx.block.x * 4\n  for j in 0 .. 4 {{\n    let c = j * 64\n    \
+             Y[b :+ 4, {start} :+ 64] = X[b :+ 4, 0 :+ 64]\n  }}\n}}"
+        );
+        let (prog, diags) = Program::parse("slope.ph", &text);
+        assert!(diags.is_empty(), "{diags:?}");
+        let k = prog.kernel("k", &[]).expect("checks");
+        let var = k
+            .body
+            .iter()
+            .find_map(|s| match s {
+                Stmt::For { local, .. } => Some(*local),
+                _ => None,
+            })
+            .expect("a loop");
+        let lets: Vec<(crate::ir::LocalId, ExprId)> = k
+            .body
+            .iter()
+            .skip_while(|s| !matches!(s, Stmt::For { .. }))
+            .filter_map(|s| match s {
+                Stmt::Let { local, value } => Some((*local, *value)),
+                _ => None,
+            })
+            .collect();
+        let written: Vec<Place> = lets.iter().map(|(l, _)| Place::Local(*l)).collect();
+        let Some(Stmt::Store { index, .. }) =
+            k.body.iter().find(|s| matches!(s, Stmt::Store { .. }))
+        else {
+            panic!("a store")
+        };
+        let Index::Range { start: Some(s), .. } = index[1] else {
+            panic!("a start")
+        };
+        let consts = constant_values(&k);
+        loop_slope(
+            &k,
+            s,
+            var,
+            &|l| lets.iter().find(|(x, _)| *x == l).map(|(_, v)| *v),
+            &|p| p == Place::Local(var) || written.contains(&p),
+            &consts,
+        )
+    }
+
+    #[test]
+    fn slopes_across_loop_iterations() {
+        assert_eq!(slope_of("c"), Some(64));
+        assert_eq!(slope_of("c + b * 2 + 3"), Some(64));
+        assert_eq!(slope_of("2 * c - j"), Some(127));
+        // Backward: modulo 2^32, as 32-bit integers wrap.
+        assert_eq!(slope_of("(3 - j) * 64"), Some((1 << 32) - 64));
+        // The same at every iteration.
+        assert_eq!(slope_of("b"), Some(0));
+        assert_eq!(slope_of("c - j * 64"), Some(0));
+        // Not a constant step.
+        assert_eq!(slope_of("j * j"), None);
+        assert_eq!(slope_of("c / 2"), None);
+    }
+
     fn counter(text: &str) -> (Counter, Option<Slope>) {
         let (k, c) = counter_kernel(text);
         let tile = [Dim::Const(4), Dim::Const(8)];
