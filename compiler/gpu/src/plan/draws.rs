@@ -22,9 +22,7 @@
 //! Every path gives the same bits; they differ in speed.
 
 use super::Upfront;
-use crate::lower::tandem_draw::rows::{
-    RowStaging, column_groups, row_groups, row_staging, rows_pay,
-};
+use crate::lower::tandem_draw::rows::{RowStaging, oriented_groups, row_staging, rows_pay};
 use crate::lower::tandem_draw::staged::{has_words, word_groups};
 use crate::lower::tandem_draw::stepped::{StepPlan, stepped_words};
 use phobos_core::ir::{Builtin, ExprId, ExprKind, Kernel, LocalId, Place, Stmt, analysis};
@@ -65,11 +63,7 @@ pub(crate) fn strategy(
     // where only along its rows (and the buffers hold a row).
     let (mut groups, rows, fits) =
         if flat.is_empty() && heavy && rows_pay(tile, invocations, looped) {
-            let mut groups = row_groups(k, value, tile);
-            let columns = groups.is_empty();
-            if columns {
-                groups = column_groups(k, value, tile);
-            }
+            let (groups, columns) = oriented_groups(k, value, tile);
             let rows = upfront
                 .words
                 .and_then(|w| row_staging(tile, w.words, columns));

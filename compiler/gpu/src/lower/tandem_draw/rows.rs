@@ -104,10 +104,21 @@ pub(crate) fn row_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<Exp
 
 /// The same for counters that run down the columns of `tile`
 /// (`Counter::col_stride`), as a transposed block's do.
-pub(crate) fn column_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<ExprId>> {
+fn column_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> Vec<Vec<ExprId>> {
     groups_by(k, value, tile, |c| {
         c.col_stride.is_some() && c.row_stride.is_none() && !c.contiguous()
     })
+}
+
+/// The word nodes of `value` staged by rows ([`row_groups`]), else by
+/// columns ([`column_groups`]), and whether by columns: the one choice
+/// the plan's buffers and the statement's strategy both follow.
+pub(crate) fn oriented_groups(k: &Kernel, value: ExprId, tile: &[Dim]) -> (Vec<Vec<ExprId>>, bool) {
+    let rows = row_groups(k, value, tile);
+    match rows.is_empty() {
+        false => (rows, false),
+        true => (column_groups(k, value, tile), true),
+    }
 }
 
 /// The fewest draws an invocation takes in a statement for staging by rows

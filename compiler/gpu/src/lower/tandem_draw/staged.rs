@@ -212,12 +212,8 @@ pub(crate) fn word_buffers(
             largest = largest.max(Some(elements.unwrap_or(u64::MAX)));
             continue;
         }
-        let by_rows = super::rows::row_groups(k, value, &tile).len();
-        let columns = by_rows == 0;
-        let rows = match columns {
-            false => by_rows,
-            true => super::rows::column_groups(k, value, &tile).len(),
-        };
+        let (groups, columns) = super::rows::oriented_groups(k, value, &tile);
+        let rows = groups.len();
         if rows > 0
             && heavy
             && super::rows::rows_pay(&tile, invocations, looped)
