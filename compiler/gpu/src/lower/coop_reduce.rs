@@ -246,9 +246,17 @@ impl Lower<'_> {
         let items = plan.len.div_ceil(plan.block);
         let g = self.options.subgroup_width.min(plan.per_row);
         let level = |lw: &mut Self, shuffled: u32| -> Result<(), LowerError> {
-            let block = lw.u32c(plan.block);
-            let start = lw.binary(B::Multiply, item, block);
-            let (mut v, mut iv) = lw.own_block(plan, pre, &pos, start)?;
+            // A region of the kept rows whose invocations take one leaf
+            // each computes it as the subgroup path's leaves are computed,
+            // keeping its values (`plan::rows`): the same tree.
+            let (mut v, mut iv) = if plan.block == LEAF && lw.row_region(plan) {
+                let zero = lw.u32c(0);
+                lw.leaf(plan, pre, &pos, item, (zero, Some(0)))?
+            } else {
+                let block = lw.u32c(plan.block);
+                let start = lw.binary(B::Multiply, item, block);
+                lw.own_block(plan, pre, &pos, start)?
+            };
             let mut s = 1;
             while s < shuffled {
                 let (pv, piv) = lw.shuffle_pair(plan, v, iv, s);

@@ -277,6 +277,24 @@ fn specialize_extents<'k>(kernel: &'k Kernel, dims: &[u64]) -> std::borrow::Cow<
             .exprs
             .iter()
             .any(|e| matches!(e.kind, ExprKind::Dot { .. }));
+    // A loop of reductions over dim-dependent bounds (a user's chunked
+    // loop over `N / 256` chunks) too, so that the plan can write it out
+    // (`plan::unroll`).
+    let reduces = reduces
+        || kernel.body.iter().any(|s| match s {
+            Stmt::For { start, end, .. } => {
+                [*start, *end].iter().any(|&b| {
+                    kernel
+                        .reachable(b)
+                        .iter()
+                        .any(|&n| matches!(kernel.exprs[n].kind, ExprKind::DimValue(_)))
+                }) && kernel
+                    .exprs
+                    .iter()
+                    .any(|e| matches!(e.kind, ExprKind::Reduce { .. }))
+            }
+            Stmt::Let { .. } | Stmt::Var { .. } | Stmt::Store { .. } | Stmt::EndFor => false,
+        });
     if !locals && !reduces && !kernel.body.iter().any(staged) {
         return std::borrow::Cow::Borrowed(kernel);
     }

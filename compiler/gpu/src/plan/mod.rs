@@ -27,6 +27,7 @@ pub mod memory;
 pub mod reductions;
 pub mod rows;
 pub mod stores;
+pub mod unroll;
 pub mod values;
 pub mod versions;
 
@@ -47,7 +48,7 @@ pub use values::{Home, ValuePlan};
 /// The plan's revision: bumped whenever a plan may emit other code for
 /// the same IR, so that the runtime's tuning cache (keyed by the IR) does
 /// not reuse times measured under another plan.
-pub const REVISION: u32 = 13;
+pub const REVISION: u32 = 14;
 
 /// What the lowering decided before emitting.
 #[derive(Clone, Debug)]
@@ -57,6 +58,9 @@ pub struct Plan {
     pub kernel: Kernel,
     /// Every local of the input kernel, in order, and where it lives.
     pub values: Vec<ValuePlan>,
+    /// The loops written out iteration by iteration ([`unroll`]): for each,
+    /// its variable's name and its iterations, in statement order.
+    pub unrolled: Vec<(String, u32)>,
     /// The row-uniform values moved out of their statements
     /// ([`hoist`]), computed once per row.
     pub hoisted: Vec<Hoisted>,
@@ -227,13 +231,18 @@ fn place(
 /// Plans `kernel` for `options`. The result's kernel is verified where
 /// the input verifies: a failure is an internal compiler error, with the
 /// printed IR.
-pub fn plan(kernel: &Kernel, options: &GpuOptions) -> Result<Plan, LowerError> {
+pub fn plan(input: &Kernel, options: &GpuOptions) -> Result<Plan, LowerError> {
+    let (written, unrolled) = match unroll::unroll(input) {
+        Some((k, loops)) => (Some(k), loops),
+        None => (None, Vec::new()),
+    };
+    let kernel = written.as_ref().unwrap_or(input);
     let (split, values, inline) = place(kernel);
     let (planned, hoisted) = hoist::hoist(&values::inline(&split, &inline));
     // A launch's specialised kernel (`specialize`) need not verify itself
     // (its tiles' extents are constants where its values' are dims), so
     // the plan's kernel is checked where its input verifies.
-    let errors = if planned == *kernel || !phobos_core::ir::verify(kernel).is_empty() {
+    let errors = if planned == *input || !phobos_core::ir::verify(input).is_empty() {
         Vec::new()
     } else {
         phobos_core::ir::verify(&planned)
@@ -258,6 +267,7 @@ pub fn plan(kernel: &Kernel, options: &GpuOptions) -> Result<Plan, LowerError> {
         folds,
         kernel: planned,
         values,
+        unrolled,
         hoisted,
         packed,
         subgroups: false,
@@ -548,8 +558,15 @@ pub fn explain(compiled: &crate::Compiled) -> String {
             vec4.join(", ")
         );
     }
-    if !compiled.plan.loops.is_empty() {
+    if !compiled.plan.loops.is_empty() || !compiled.plan.unrolled.is_empty() {
         let _ = writeln!(out, "loops:");
+        for (var, trips) in &compiled.plan.unrolled {
+            let _ = writeln!(
+                out,
+                "  `for {var}`: written out, {trips} iterations (a chunk that several loops \
+                 read is one value, which the rows' registers can keep)"
+            );
+        }
         for (n, l) in compiled.plan.loops.iter().enumerate() {
             let var = match &k.body[l.start] {
                 phobos_core::ir::Stmt::For { local, .. } => k.locals[*local].name.as_str(),

@@ -50,11 +50,14 @@ pub struct RowPlan {
     pub words: u32,
 }
 
-/// The row geometry of reduction `r` where it can keep values: the
-/// subgroup path with 16-byte leaves along the last axis.
+/// The row geometry of reduction `r` where it can keep values: 16-byte
+/// leaves along the last axis, taken by the subgroup path, or one a lane
+/// (whose levels may go through workgroup memory: a row of a chunked
+/// loop's chunk, `unroll.rs`).
 pub fn geometry(k: &Kernel, r: &Reduction) -> Option<Geom> {
     let shape = const_shape(&k.exprs[r.arg].shape)?;
-    let here = r.levels == Levels::Subgroups && quad_leaves(k, r) && r.axis + 1 == shape.len();
+    let leaves = r.levels == Levels::Subgroups || r.block == LEAF;
+    let here = leaves && quad_leaves(k, r) && r.axis + 1 == shape.len();
     here.then_some(Geom {
         shape,
         per_row: r.per_row,
