@@ -1,0 +1,133 @@
+//! Chunked loops written out (`plan::unroll`): which loops the plan writes
+//! out, that the row cache then keeps the chunks that several loops read,
+//! and what `--explain` says. The bits are checked on every backend by
+//! `tests/tests/spellings.rs` (the chunked loops, at rows of 4096 too).
+
+use phobos_core::Program;
+use phobos_gpu::{GpuOptions, Precision, compile};
+
+/// A user's chunked softmax: three loops over the row's chunks of 256.
+const CHUNKS: &str = r#"
+@autotune(R in [1, 4])
+kernel chunks(X: tensor<f32>[M, N], Y: tensor<f32>[M, N], seed: i32) {
+  let r = ctx.block.x * R
+  var m: tile<f32>[R, 1] = -_inf()
+  for j in 0 .. N / 256 {
+    m = max(m, max(X[r :+ R, j * 256 :+ 256], axis = 1))
+  }
+  var s: tile<f32>[R, 1] = 0.0
+  for j in 0 .. N / 256 {
+    let e = exp(X[r :+ R, j * 256 :+ 256] - m)
+    s = s + sum(e, axis = 1)
+  }
+  for j in 0 .. N / 256 {
+    let c = j * 256
+    Y[r :+ R, c :+ 256] = dropout(exp(X[r :+ R, c :+ 256] - m) / s, 0.1, seed, (r + iota(0)) * N + c + iota(1))
+  }
+}
+"#;
+
+/// An H200's options at `workgroup_size` invocations.
+fn device(workgroup_size: u32) -> GpuOptions {
+    GpuOptions {
+        precision: Precision::Fast,
+        workgroup_size,
+        subgroup_width: 32,
+        subgroup_layout_known: true,
+        workgroup_memory: 48 * 1024,
+        heavy_groups: true,
+        ..Default::default()
+    }
+}
+
+fn kernel(src: &str, name: &str, r: i64, dims: &[u64]) -> phobos_core::ir::Kernel {
+    let (p, diags) = Program::parse("chunks.ph", src);
+    assert!(diags.is_empty(), "{diags:?}");
+    let k = p.kernel(name, &[("R".into(), r)]).expect("it checks");
+    phobos_gpu::specialize(&k, dims).into_owned()
+}
+
+#[test]
+fn a_launchs_chunked_loops_are_written_out_and_their_chunks_kept() {
+    // (R, invocations, chunks kept): one leaf a lane through workgroup
+    // memory (R = 1 at 64), and the subgroup path (R = 4 at 128, 8
+    // elements a lane a chunk: 8 of the 16 chunks fit 64 words).
+    for (r, wg, kept) in [(1, 64, 15), (4, 128, 8)] {
+        let k = kernel(CHUNKS, "chunks", r, &[64, 4096]);
+        let c = compile(&k, &device(wg)).expect("it lowers");
+        let j = ("j".to_string(), 16);
+        assert_eq!(c.plan.unrolled, vec![j.clone(), j.clone(), j], "R={r}");
+        assert!(c.plan.loops.is_empty(), "R={r}: no loop is left");
+        let rows = c.plan.rows.as_ref().expect("the chunks are kept");
+        assert_eq!(rows.kept.len(), kept, "R={r}");
+        assert!(rows.words <= 64, "R={r}: {} words", rows.words);
+        let text = c.explain();
+        assert!(
+            text.contains("`for j`: written out, 16 iterations"),
+            "{text}"
+        );
+        assert!(text.contains("stored over the kept rows' leaves"), "{text}");
+    }
+}
+
+#[test]
+fn loops_stay_loops_where_writing_them_out_would_not_pay() {
+    // Not a launch's kernel: `N / 256` is not a constant.
+    let (p, _) = Program::parse("chunks.ph", CHUNKS);
+    let k = p.kernel("chunks", &[("R".into(), 1)]).expect("it checks");
+    assert!(phobos_gpu::plan::unroll::unroll(&k).is_none());
+    // More iterations than `MAX_TRIPS`.
+    let long = kernel(CHUNKS, "chunks", 1, &[64, 256 * 33]);
+    assert!(phobos_gpu::plan::unroll::unroll(&long).is_none());
+    // A loop that reduces no chunk of a tensor (its slice does not move).
+    let fixed = CHUNKS.replace(
+        "X[r :+ R, j * 256 :+ 256], axis",
+        "X[r :+ R, 0 :+ 256], axis",
+    );
+    let fixed = fixed.replace(
+        "exp(X[r :+ R, j * 256 :+ 256] - m)",
+        "exp(X[r :+ R, 0 :+ 256] - m)",
+    );
+    let k = kernel(&fixed, "chunks", 1, &[64, 4096]);
+    assert!(phobos_gpu::plan::unroll::unroll(&k).is_none());
+    // A loop of products: attention's, which the plan stages and carries.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/attention_dropout.ph");
+    let text = std::fs::read_to_string(path).expect("readable");
+    let (p, _) = Program::parse("attention_dropout.ph", &text);
+    let k = p
+        .kernel("attention_dropout", &[("BM".into(), 16), ("BN".into(), 32)])
+        .expect("it checks");
+    let k = phobos_gpu::specialize(&k, &[4, 256, 64]).into_owned();
+    assert!(phobos_gpu::plan::unroll::unroll(&k).is_none());
+}
+
+#[test]
+fn written_out_loops_keep_the_statements_order_and_their_own_locals() {
+    let k = kernel(CHUNKS, "chunks", 1, &[64, 1024]);
+    let (u, loops) = phobos_gpu::plan::unroll::unroll(&k).expect("written out");
+    assert_eq!(loops, vec![("j".to_string(), 4); 3]);
+    assert!(phobos_core::ir::verify(&u).is_empty(), "{}", u.print());
+    // Each iteration's `let c` is a local of its own; the accumulators
+    // stay one `var` each, assigned once an iteration.
+    let lets_c = u
+        .body
+        .iter()
+        .filter_map(|s| match s {
+            phobos_core::ir::Stmt::Let { local, .. } if u.locals[*local].name == "c" => {
+                Some(*local)
+            }
+            _ => None,
+        })
+        .collect::<std::collections::HashSet<_>>();
+    assert_eq!(lets_c.len(), 4);
+    let stores_to_m = u
+        .body
+        .iter()
+        .filter(|s| {
+            matches!(s, phobos_core::ir::Stmt::Store { place: phobos_core::ir::Place::Local(l), .. }
+                if u.locals[*l].name == "m")
+        })
+        .count();
+    assert_eq!(stores_to_m, 4);
+}
