@@ -274,20 +274,21 @@ fn the_plan_decides_which_stores_keep_groups_of_4() {
 /// The chunked softmax's two accumulator updates are folds (`plan::folds`):
 /// item 0 of each row updates its element, so no loop waits between
 /// iterations, and no loop waits on storage. A loop whose body also reads
-/// its accumulator elsewhere keeps both statements and a barrier.
+/// its accumulator elsewhere keeps both statements and a barrier. (40
+/// chunks a row: more than the plan writes out, `plan::unroll`.)
 #[test]
 fn the_plan_folds_accumulators_and_plans_loop_barriers() {
-    let chunked = "kernel t(X: tensor<f32>[64, 1024], Y: tensor<f32>[64, 1024]) {
+    let chunked = "kernel t(X: tensor<f32>[64, 10240], Y: tensor<f32>[64, 10240]) {
   let r = ctx.block.x * 4
   var m: tile<f32>[4, 1] = -_inf()
-  for j in 0 .. 4 {
+  for j in 0 .. 40 {
     m = max(m, max(X[r :+ 4, j * 256 :+ 256], axis = 1))
   }
   var s: tile<f32>[4, 1] = 0.0
-  for j in 0 .. 4 {
+  for j in 0 .. 40 {
     s = s + sum(exp(X[r :+ 4, j * 256 :+ 256] - m), axis = 1)
   }
-  for j in 0 .. 4 {
+  for j in 0 .. 40 {
     Y[r :+ 4, j * 256 :+ 256] = exp(X[r :+ 4, j * 256 :+ 256] - m) / s
   }
 }";
@@ -315,13 +316,13 @@ fn the_plan_folds_accumulators_and_plans_loop_barriers() {
         assert!(explain.contains(line), "{line}\n{explain}");
     }
     let k = kernel(
-        "kernel t(X: tensor<f32>[8, 256], Y: tensor<f32>[8, 256], seed: i32) {
+        "kernel t(X: tensor<f32>[8, 5120], Y: tensor<f32>[8, 5120], seed: i32) {
   let r = ctx.block.x
   var s: tile<f32>[1, 1] = 0.0
-  for j in 0 .. 2 {
+  for j in 0 .. 40 {
     s = s + sum(X[r :+ 1, j * 128 :+ 128], axis = 1)
   }
-  Y[r :+ 1, :] = dropout(X[r :+ 1, :] / s, 0.1, seed, r * 256 + iota(1))
+  Y[r :+ 1, :] = dropout(X[r :+ 1, :] / s, 0.1, seed, r * 5120 + iota(1))
 }",
     );
     let explain = phobos_gpu::compile(&k, &GpuOptions::for_kernel(&k))
@@ -346,10 +347,10 @@ fn the_plan_folds_accumulators_and_plans_loop_barriers() {
 
     // `m` read by a second statement of the loop: no fold, a barrier.
     let k = kernel(
-        "kernel t(X: tensor<f32>[64, 1024], Y: tensor<f32>[64, 1024]) {
+        "kernel t(X: tensor<f32>[64, 10240], Y: tensor<f32>[64, 10240]) {
   let r = ctx.block.x * 4
   var m: tile<f32>[4, 1] = -_inf()
-  for j in 0 .. 4 {
+  for j in 0 .. 40 {
     m = max(m, max(X[r :+ 4, j * 256 :+ 256], axis = 1))
     Y[r :+ 4, j * 256 :+ 256] = X[r :+ 4, j * 256 :+ 256] - m
   }

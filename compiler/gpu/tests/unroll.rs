@@ -61,6 +61,15 @@ fn a_launchs_chunked_loops_are_written_out_and_their_chunks_kept() {
         let rows = c.plan.rows.as_ref().expect("the chunks are kept");
         assert_eq!(rows.kept.len(), kept, "R={r}");
         assert!(rows.words <= 64, "R={r}: {} words", rows.words);
+        // Each accumulator update is a fold by item 0 of its row, and two
+        // folds of one accumulator in a row wait at no barrier: at R = 4
+        // (one subgroup a row) the module's barriers are a handful, not
+        // one or two a chunk.
+        assert_eq!(c.plan.folds.len(), 32, "R={r}");
+        assert!(c.plan.folds.iter().all(|f| f.within.is_none()));
+        let barriers = c.wgsl().matches("workgroupBarrier").count();
+        let most = if r == 4 { 8 } else { 40 };
+        assert!(barriers <= most, "R={r}: {barriers} barriers");
         let text = c.explain();
         assert!(
             text.contains("`for j`: written out, 16 iterations"),

@@ -14,8 +14,10 @@ use std::collections::HashMap;
 impl Lower<'_> {
     /// The accumulator update `plan.folds[fold]` with its reduction computed
     /// by the workgroup where it qualifies, else element by element, each
-    /// element by one invocation (`plan::folds`).
-    pub(super) fn accumulate(&mut self, fold: usize) -> Result<(), LowerError> {
+    /// element by one invocation (`plan::folds`). Gives the invocations a
+    /// row of the workgroup's reduction where it took that path (the owner
+    /// of a row's element is then item 0 of the row), else `None`.
+    pub(super) fn accumulate(&mut self, fold: usize) -> Result<Option<u32>, LowerError> {
         let f = self.plan.folds[fold].clone();
         let Stmt::Let { value: red, .. } = self.k.body[f.stmt] else {
             unreachable!("the plan folds a `let`")
@@ -26,10 +28,10 @@ impl Lower<'_> {
         let mut pre = HashMap::new();
         self.hoist(red, &mut pre)?;
         self.hoist(f.value, &mut pre)?;
-        if self.coop_plan(red).is_some() {
+        if let Some(plan) = self.coop_plan(red) {
             self.compute_ahead(arg, &pre)?;
             if self.coop_one(red, &pre, Some(ResultTo::Fold(fold, pre.clone())))? {
-                return Ok(());
+                return Ok(Some(plan.per_row));
             }
         }
         let place = Place::Local(f.acc);
@@ -46,7 +48,8 @@ impl Lower<'_> {
             let ptr = lw.element_ptr(place, Some(flat));
             lw.store_element(place, ptr, v);
             Ok(())
-        })
+        })?;
+        Ok(None)
     }
 
     /// The nodes under `root` that read local `l`.

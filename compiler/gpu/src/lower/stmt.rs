@@ -28,9 +28,13 @@ impl<'k> Lower<'k> {
         self.rows = self.plan_row_cache();
         // The enclosing block, the variable and the plan of each open loop.
         let mut open: Vec<(Vec<Statement>, Place, usize)> = Vec::new();
+        // Outside loops: the accumulators a fold by item 0 of each row
+        // touched last, with the invocations a row of its reduction.
+        let mut owners: HashMap<phobos_core::ir::LocalId, u32> = HashMap::new();
         for (i, s) in self.k.body.iter().enumerate() {
             match s {
                 Stmt::For { local, start, end } => {
+                    owners.clear();
                     let l = self
                         .plan
                         .loops
@@ -58,6 +62,7 @@ impl<'k> Lower<'k> {
                     continue;
                 }
                 Stmt::EndFor => {
+                    owners.clear();
                     let (outer, var, l) = open.pop().expect("the verifier matched loops");
                     let mut back = self.plan.loops[l].back;
                     if self.carries(self.plan.loops[l].start) {
@@ -121,14 +126,50 @@ impl<'k> Lower<'k> {
                 acc.writes = next.writes;
                 acc.reads.retain(|p| *p != result);
             }
-            let sync = crate::plan::loops::conflicts(&pending, &acc, |p| self.is_private(p));
+            // Between two folds of one accumulator outside loops whose
+            // reductions have the same owners, with nothing else touching
+            // it in between, each element has one owner, which orders
+            // itself: no barrier for the accumulator. Where this fold then
+            // takes other owners, the barrier goes in before it after all.
+            let owner = fold.and_then(|f| owners.get(&self.plan.folds[f].acc).copied());
+            let full = crate::plan::loops::conflicts(&pending, &acc, |p| self.is_private(p));
+            let sync = match (fold, owner) {
+                (Some(f), Some(_)) => {
+                    let own = Place::Local(self.plan.folds[f].acc);
+                    let mut before = pending.clone();
+                    before.reads.retain(|p| *p != own);
+                    before.writes.retain(|p| *p != own);
+                    crate::plan::loops::conflicts(&before, &acc, |p| self.is_private(p))
+                }
+                _ => full,
+            };
             self.sync(sync, &mut pending);
+            let at = self.cur.len();
             let noted = self.tandem.notes.len();
             self.tandem.looped = !open.is_empty();
             self.tandem.resumes = !self.plan.fresh_fills.contains(&i);
-            match fold {
+            let took = match fold {
                 Some(f) => self.accumulate(f)?,
-                None => self.stmt(s)?,
+                None => {
+                    self.stmt(s)?;
+                    None
+                }
+            };
+            if owner.is_some() && took != owner && full.workgroup && !sync.workgroup {
+                self.cur
+                    .insert(at, Statement::ControlBarrier(naga::Barrier::WORK_GROUP));
+                pending.reads.retain(|p| matches!(p, Place::Param(_)));
+                pending.writes.retain(|p| matches!(p, Place::Param(_)));
+            }
+            // The accumulators whose last toucher is a fold by item 0 of
+            // each row, outside loops.
+            for p in acc.reads.iter().chain(&acc.writes) {
+                if let Place::Local(l) = p {
+                    owners.remove(l);
+                }
+            }
+            if let (Some(f), Some(per_row), true) = (fold, took, open.is_empty()) {
+                owners.insert(self.plan.folds[f].acc, per_row);
             }
             self.coop.clear();
             self.exact.recips.clear();

@@ -36,7 +36,12 @@
 //!   shape and type, and its value reads only that `var` and the `let`
 //!   whole, scalars, and element-wise operations (no tensor, `iota`, Tandem
 //!   draw, other reduction or product);
-//! - both lie in a loop whose body touches the `var` nowhere else.
+//! - where they lie in a loop, its body touches the `var` nowhere else.
+//!
+//! Outside loops (a chunked loop the plan wrote out, `unroll.rs`), a fold
+//! is ordered against other statements as any statement is; two folds of
+//! one accumulator in a row, whose reductions have the same owners, need
+//! no barrier between them (`Lower::body`).
 
 use phobos_core::ir::{Builtin, ExprId, ExprKind, Index, Kernel, LocalId, LocalKind, Place, Stmt};
 use phobos_core::types::Dim;
@@ -53,8 +58,12 @@ pub struct Fold {
     pub acc: LocalId,
     /// The assignment's value.
     pub value: ExprId,
-    /// The innermost loop around the pair, by its `for` statement.
-    pub within: usize,
+    /// The innermost loop around the pair, by its `for` statement; `None`
+    /// outside loops (a written-out loop's, `unroll.rs`), where the emitter
+    /// orders the accumulator's accesses as any statement's, but leaves
+    /// the accumulator's element to its owner between two folds of the
+    /// same owners (`Lower::body`).
+    pub within: Option<usize>,
 }
 
 /// The folds of `k`, the plan's kernel: there every local that is a tile
@@ -113,22 +122,24 @@ fn fold_at(k: &Kernel, i: usize) -> Option<Fold> {
     {
         return None;
     }
-    // In a loop whose body touches the accumulator nowhere else.
-    let start = k.scopes()[i]?;
-    let end = k.loops()[start]?;
-    let touches = |s: &Stmt| {
-        let a = phobos_core::ir::analysis::access(k, s);
-        a.reads.contains(&Place::Local(acc)) || a.writes.contains(&Place::Local(acc))
-    };
-    if (start + 1..end).any(|j| j != i && j != i + 1 && touches(&k.body[j])) {
-        return None;
+    // In a loop, one whose body touches the accumulator nowhere else.
+    let within = k.scopes()[i];
+    if let Some(start) = within {
+        let end = k.loops()[start]?;
+        let touches = |s: &Stmt| {
+            let a = phobos_core::ir::analysis::access(k, s);
+            a.reads.contains(&Place::Local(acc)) || a.writes.contains(&Place::Local(acc))
+        };
+        if (start + 1..end).any(|j| j != i && j != i + 1 && touches(&k.body[j])) {
+            return None;
+        }
     }
     Some(Fold {
         stmt: i,
         result,
         acc,
         value,
-        within: start,
+        within,
     })
 }
 

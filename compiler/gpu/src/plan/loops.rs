@@ -121,7 +121,7 @@ fn one(k: &Kernel, folds: &[super::Fold], start: usize, end: usize) -> LoopPlan 
                 body.writes.push(p);
             }
         }
-        for f in folds.iter().filter(|f| f.within == start) {
+        for f in folds.iter().filter(|f| f.within == Some(start)) {
             // The reduction's `let` is never stored, and the accumulator
             // is its element's owner's alone.
             if j == f.stmt || j == f.stmt + 1 {
@@ -156,7 +156,7 @@ fn one(k: &Kernel, folds: &[super::Fold], start: usize, end: usize) -> LoopPlan 
     };
     let folded: Vec<String> = folds
         .iter()
-        .filter(|f| f.within == start)
+        .filter(|f| f.within == Some(start))
         .map(|f| format!("`{}`", k.locals[f.acc].name))
         .collect();
     let folded = match folded.len() {
