@@ -308,13 +308,7 @@ impl ExprKind {
     /// The same node with every operand `x` (as [`ExprKind::operands`]
     /// lists them) replaced by `f(x)`.
     pub fn map_operands(&self, mut f: impl FnMut(ExprId) -> ExprId) -> ExprKind {
-        let index = |ix: &Index, f: &mut dyn FnMut(ExprId) -> ExprId| match ix {
-            Index::Range { start, len } => Index::Range {
-                start: start.map(&mut *f),
-                len: *len,
-            },
-            Index::Single(x) => Index::Single(f(*x)),
-        };
+        let index = |ix: &Index, f: &mut dyn FnMut(ExprId) -> ExprId| ix.map(f);
         match self {
             ExprKind::Const(_)
             | ExprKind::Param(_)
@@ -355,6 +349,17 @@ impl Index {
         match self {
             Index::Range { start, .. } => *start,
             Index::Single(x) => Some(*x),
+        }
+    }
+
+    /// The same axis with its expression `x`, if any, replaced by `f(x)`.
+    pub fn map(&self, mut f: impl FnMut(ExprId) -> ExprId) -> Index {
+        match self {
+            Index::Range { start, len } => Index::Range {
+                start: start.map(&mut f),
+                len: *len,
+            },
+            Index::Single(x) => Index::Single(f(*x)),
         }
     }
 }

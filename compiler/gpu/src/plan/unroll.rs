@@ -23,7 +23,7 @@
 //! unrolled body would pass [`MAX_STATEMENTS`].
 
 use crate::lower::tandem_draw::staged::has_words;
-use phobos_core::ir::{Expr, ExprId, ExprKind, Index, Kernel, LocalId, Place, Stmt, analysis};
+use phobos_core::ir::{Expr, ExprId, ExprKind, Kernel, LocalId, Place, Stmt, analysis};
 use phobos_core::types::Value;
 use std::collections::HashMap;
 
@@ -127,37 +127,21 @@ fn moving_slice(k: &Kernel, defs: &HashMap<LocalId, ExprId>, root: ExprId, var: 
             continue;
         }
         for id in k.reachable(at) {
-            match &k.exprs[id].kind {
-                ExprKind::Load {
-                    place: Place::Param(_),
-                    index,
-                } => {
-                    let moves = index
-                        .iter()
-                        .filter_map(|i| i.expr())
-                        .flat_map(|e| k.reachable(e))
-                        .any(|e| k.exprs[e].kind == ExprKind::Local(var));
-                    if moves {
-                        return true;
-                    }
-                }
-                ExprKind::Local(l) => stack.extend(defs.get(l)),
-                ExprKind::Const(_)
-                | ExprKind::Param(_)
-                | ExprKind::DimValue(_)
-                | ExprKind::BlockId(_)
-                | ExprKind::GridSize(_)
-                | ExprKind::Iota(_)
-                | ExprKind::Load { .. }
-                | ExprKind::Unary(..)
-                | ExprKind::Cast(_)
-                | ExprKind::Bitcast(_)
-                | ExprKind::Binary(..)
-                | ExprKind::Select(..)
-                | ExprKind::Builtin(..)
-                | ExprKind::Reduce { .. }
-                | ExprKind::Dot { .. }
-                | ExprKind::Transpose(_) => {}
+            let kind = &k.exprs[id].kind;
+            if let ExprKind::Local(l) = kind {
+                stack.extend(defs.get(l));
+            }
+            if let ExprKind::Load {
+                place: Place::Param(_),
+                index,
+            } = kind
+                && index
+                    .iter()
+                    .filter_map(|i| i.expr())
+                    .flat_map(|e| k.reachable(e))
+                    .any(|e| k.exprs[e].kind == ExprKind::Local(var))
+            {
+                return true;
             }
         }
     }
@@ -228,22 +212,12 @@ impl<'a> Copy<'a> {
                     value,
                 } => Stmt::Store {
                     place: self.place(*place),
-                    index: index.iter().map(|i| self.index(i)).collect(),
+                    index: index.iter().map(|i| i.map(|e| self.expr(e))).collect(),
                     value: self.expr(*value),
                 },
                 Stmt::For { .. } | Stmt::EndFor => unreachable!("`qualifies` takes no nested loop"),
             };
             into.push(s);
-        }
-    }
-
-    fn index(&mut self, i: &Index) -> Index {
-        match i {
-            Index::Range { start, len } => Index::Range {
-                start: start.map(|e| self.expr(e)),
-                len: *len,
-            },
-            Index::Single(e) => Index::Single(self.expr(*e)),
         }
     }
 
