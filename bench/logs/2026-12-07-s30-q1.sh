@@ -9,17 +9,7 @@
 # their row's owner with no barrier between two folds of one accumulator);
 # the bits of n and o against the CPU backend; then session 29's unrun q3's
 # profile of attention_dropout_backward_kv (m); then the peers.
-for f in .gl/*.deb; do dpkg -x $f / >/dev/null; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-mkdir -p target/dev && for f in target/devz/*.gz; do gzip -dc $f > target/dev/$(basename $f .gz); chmod +x target/dev/$(basename $f .gz); done
-B=$PWD/target/dev
-t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
-echo "# $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
-row() { # label, binary, precision, then bench arguments
-  local label=$1 bin=$2 p=$3; shift 3
-  timeout 200 $bin bench "$@" --backend gpu --precision $p --json 2>/dev/null | python3 -c "
-import json,sys; j=json.load(sys.stdin); print('$label\t%.4f ms\t%.0f GiB/s\tconfig %s wg %s' % (j['median_ms'], j.get('median_gib_s', 0), j['config'], j['workgroup_size']))" || echo "$label	failed"
-}
+. bench/logs/device-env.sh
 echo "## issue 28: o, o with 128 words (o128), m; n for c1 ($(el) s)"
 for n in 4096 1024; do for p in fast exact; do
   D="--dim M=$((67108864 / n)) --dim N=$n --arg seed=7"

@@ -1,26 +1,12 @@
 #!/bin/bash
-# Session 30, second call (the first never got a machine; this is its
-# core, cut to the device time left). phobosc-n (bd4cb0a: chunked loops of constant
-# trip count written out, `plan::unroll`, so that the row cache keeps their
-# chunks in registers) against phobosc-m (11cac79, before it), issue 28's
-# chunked loops and the whole-row spellings, rows of 2^26 f32 elements,
-# tuned, median of 21; n also with a row cache of 128 words a lane
-# (PHOBOS_ROW_CACHE_WORDS=128; the default is 64); fixed configurations of
-# c1 (n only for c1, at rows of 1024 only the first three kernels); phobosc-o (n, and accumulator updates folded outside loops, by
-# their row's owner with no barrier between two folds of one accumulator);
-# the bits of n and o against the CPU backend; then session 29's unrun q3's
-# profile of attention_dropout_backward_kv (m); then the peers.
-for f in .gl/*.deb; do dpkg -x $f / >/dev/null; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-mkdir -p target/dev && for f in target/devz/*.gz; do gzip -dc $f > target/dev/$(basename $f .gz); chmod +x target/dev/$(basename $f .gz); done
-B=$PWD/target/dev
-t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
-echo "# $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
-row() { # label, binary, precision, then bench arguments
-  local label=$1 bin=$2 p=$3; shift 3
-  timeout 200 $bin bench "$@" --backend gpu --precision $p --json 2>/dev/null | python3 -c "
-import json,sys; j=json.load(sys.stdin); print('$label\t%.4f ms\t%.0f GiB/s\tconfig %s wg %s' % (j['median_ms'], j.get('median_gib_s', 0), j['config'], j['workgroup_size']))" || echo "$label	failed"
-}
+# Session 30, second call (the first never got a machine): q1's core, cut
+# to the device time left. phobosc-o (e4ca9cf: chunked loops written out,
+# `plan::unroll`, their chunks kept in registers, their accumulator updates
+# folded with no barrier between them) against phobosc-m (11cac79, before
+# it) at rows of 4096, both modes, tuned, median of 21, with the whole-row
+# spellings; the exact bits of o against the CPU backend; c1 and c2 at rows
+# of 1024, fast; then the peers.
+. bench/logs/device-env.sh
 echo "## issue 28, rows of 4096: o, m ($(el) s)"
 D="--dim M=16384 --dim N=4096 --arg seed=7"
 for p in fast exact; do
