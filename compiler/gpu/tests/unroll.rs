@@ -50,9 +50,10 @@ fn kernel(src: &str, name: &str, r: i64, dims: &[u64]) -> phobos_core::ir::Kerne
 #[test]
 fn a_launchs_chunked_loops_are_written_out_and_their_chunks_kept() {
     // (R, invocations, chunks kept): one leaf a lane through workgroup
-    // memory (R = 1 at 64), and the subgroup path (R = 4 at 128, 8
-    // elements a lane a chunk: 8 of the 16 chunks fit 64 words).
-    for (r, wg, kept) in [(1, 64, 15), (4, 128, 8)] {
+    // memory (R = 1 at 64: all 16 chunks in 64 words), and the subgroup
+    // path (R = 4 at 128, 8 elements a lane a chunk: 8 of the 16 chunks
+    // fit 64 words).
+    for (r, wg, kept) in [(1, 64, 16), (4, 128, 8)] {
         let k = kernel(CHUNKS, "chunks", r, &[64, 4096]);
         let c = compile(&k, &device(wg)).expect("it lowers");
         let j = ("j".to_string(), 16);
@@ -76,6 +77,15 @@ fn a_launchs_chunked_loops_are_written_out_and_their_chunks_kept() {
             "{text}"
         );
         assert!(text.contains("stored over the kept rows' leaves"), "{text}");
+        // The loops' own nodes, unread once written out, are not counted
+        // as readers: the first iteration's `e` is inlined like the rest,
+        // not put in workgroup memory.
+        assert!(
+            text.contains("let e: f32[") && text.contains("inline: computed where its one statement reads it (16 of them, one an iteration)"),
+            "{text}"
+        );
+        assert!(!text.contains("follows a reader"), "{text}");
+        assert!(!text.contains("a loop variable"), "{text}");
     }
 }
 

@@ -187,6 +187,21 @@ impl Stmt {
             Stmt::For { .. } | Stmt::EndFor => None,
         }
     }
+
+    /// Every node the statement reads directly: its value, a store's
+    /// index expressions, a loop's bounds.
+    pub fn roots(&self) -> Vec<ExprId> {
+        match self {
+            Stmt::Let { value, .. } | Stmt::Var { value, .. } => vec![*value],
+            Stmt::Store { index, value, .. } => index
+                .iter()
+                .filter_map(|i| i.expr())
+                .chain([*value])
+                .collect(),
+            Stmt::For { start, end, .. } => vec![*start, *end],
+            Stmt::EndFor => Vec::new(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -377,6 +392,49 @@ impl Kernel {
             }
             out.push(id);
             stack.extend(self.exprs[id].kind.operands());
+        }
+        out
+    }
+
+    /// The kernel's nodes that no statement reaches dropped, the rest kept
+    /// in their order (so operands still precede their readers). A pass
+    /// that rewrites statements over fresh nodes (`phobos_gpu::plan::unroll`)
+    /// leaves the old ones unread, and analyses that scan the arena, such
+    /// as which nodes name a local, would count them.
+    pub fn without_unread_nodes(&self) -> Kernel {
+        let mut live = IdVec::<ExprId, _>::from_elem(false, self.exprs.len());
+        for s in &self.body {
+            for root in s.roots() {
+                for id in self.reachable(root) {
+                    live[id] = true;
+                }
+            }
+        }
+        let mut to = IdVec::<ExprId, Option<ExprId>>::from_elem(None, self.exprs.len());
+        let mut out = self.clone();
+        out.exprs = IdVec::new();
+        for (id, e) in self.exprs.iter_enumerated() {
+            if live[id] {
+                let kind = e
+                    .kind
+                    .map_operands(|x| to[x].expect("operands precede their readers"));
+                to[id] = Some(out.exprs.push(Expr { kind, ..e.clone() }));
+            }
+        }
+        let m = |x: ExprId| to[x].expect("a statement's nodes are live");
+        for s in &mut out.body {
+            match s {
+                Stmt::Let { value, .. } | Stmt::Var { value, .. } => *value = m(*value),
+                Stmt::Store { index, value, .. } => {
+                    *index = index.iter().map(|i| i.map(m)).collect();
+                    *value = m(*value);
+                }
+                Stmt::For { start, end, .. } => {
+                    *start = m(*start);
+                    *end = m(*end);
+                }
+                Stmt::EndFor => {}
+            }
         }
         out
     }

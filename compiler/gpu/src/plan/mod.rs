@@ -471,6 +471,7 @@ pub fn explain(compiled: &crate::Compiled) -> String {
             .count()
     };
     let _ = writeln!(out, "values:");
+    let mut values = Vec::new();
     for v in &compiled.plan.values {
         let home = match v.home {
             Home::Inline => "inline".to_string(),
@@ -481,9 +482,19 @@ pub fn explain(compiled: &crate::Compiled) -> String {
         let kind = match v.kind {
             LocalKind::Let => "let",
             LocalKind::Var => "var",
+            // Loops are written out all or none (`unroll`): then no loop
+            // variable is left.
+            LocalKind::Loop if !compiled.plan.unrolled.is_empty() => continue,
             LocalKind::Loop => "for",
         };
-        let _ = writeln!(out, "  {kind} {}: {}: {home}: {}", v.name, v.ty, v.why);
+        values.push(format!("{kind} {}: {}: {home}: {}", v.name, v.ty, v.why));
+    }
+    // A loop written out declares its body's locals once per iteration.
+    for (line, n) in counted(values) {
+        let _ = match n {
+            1 => writeln!(out, "  {line}"),
+            n => writeln!(out, "  {line} ({n} of them, one an iteration)"),
+        };
     }
     for h in &compiled.plan.hoisted {
         let _ = writeln!(
@@ -540,8 +551,33 @@ pub fn explain(compiled: &crate::Compiled) -> String {
             out,
             "how statements are emitted (reductions, Tandem draws, packing):"
         );
-        for n in &lines {
-            let _ = writeln!(out, "  {n}");
+        // The same text for several statements (a loop written out) once,
+        // with their numbers.
+        let mut by_text: Vec<(String, Vec<String>)> = Vec::new();
+        for l in lines {
+            let (at, text) = match l
+                .strip_prefix("statement ")
+                .and_then(|r| r.split_once(": "))
+            {
+                Some((n, text)) if n.parse::<usize>().is_ok() => {
+                    (Some(n.to_string()), text.to_string())
+                }
+                _ => (None, l),
+            };
+            match by_text
+                .iter_mut()
+                .find(|(t, ns)| *t == text && !ns.is_empty())
+            {
+                Some((_, ns)) if at.is_some() => ns.extend(at),
+                _ => by_text.push((text, at.into_iter().collect())),
+            }
+        }
+        for (text, at) in by_text {
+            let _ = match at.len() {
+                0 => writeln!(out, "  {text}"),
+                1 => writeln!(out, "  statement {}: {text}", at[0]),
+                _ => writeln!(out, "  statements {}: {text}", at.join(", ")),
+            };
         }
     }
     let vec4: Vec<&str> = k
@@ -595,8 +631,29 @@ pub fn explain(compiled: &crate::Compiled) -> String {
         compiled.budget.total(),
         o.workgroup_memory
     );
-    for i in &compiled.budget.items {
-        let _ = writeln!(out, "  {} {} bytes", i.name, i.bytes);
+    let items = compiled
+        .budget
+        .items
+        .iter()
+        .map(|i| format!("{} {} bytes", i.name, i.bytes));
+    for (line, n) in counted(items.collect()) {
+        let _ = match n {
+            1 => writeln!(out, "  {line}"),
+            n => writeln!(out, "  {line}, {n} times"),
+        };
+    }
+    out
+}
+
+/// Equal lines once each, in the order they first come, with how many
+/// times each came.
+fn counted(lines: Vec<String>) -> Vec<(String, usize)> {
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for l in lines {
+        match out.iter_mut().find(|(m, _)| *m == l) {
+            Some((_, n)) => *n += 1,
+            None => out.push((l, 1)),
+        }
     }
     out
 }

@@ -82,7 +82,10 @@ pub fn unroll(k: &Kernel) -> Option<(Kernel, Vec<(String, u32)>)> {
         return None;
     }
     out.body = body;
-    Some((out, written))
+    // The body's own nodes are no longer read (each iteration has its
+    // copies); left in the arena, they would count as readers of its
+    // locals (`values.rs`).
+    Some((out.without_unread_nodes(), written))
 }
 
 /// Whether a loop over `var` whose body is `body` may be written out (no
