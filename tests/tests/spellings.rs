@@ -87,9 +87,9 @@ fn layernorm_spellings_agree_on_every_backend() {
 /// (`plan::folds`), and the online softmax, give the interpreter's bits on
 /// every backend, at row lengths that are and are not a multiple of the
 /// chunk and with one and several rows a block. `softmax_chunks` assumes
-/// `N` a multiple of 256. Rows of 4096 (8 and 16 chunks) are written out
-/// by the GPU plan, whose row cache then keeps chunks across the loops
-/// (`plan::unroll`).
+/// `N` a multiple of 256. Rows of 4096 (8 and 16 chunks) stay loops in
+/// exact mode (`plan::unroll` writes loops out in fast mode only: the
+/// next test).
 #[test]
 fn chunked_loops_give_the_interpreters_bits_on_every_backend() {
     let path = root().join("tests/spellings/chunked/loops.ph");
@@ -103,6 +103,64 @@ fn chunked_loops_give_the_interpreters_bits_on_every_backend() {
             y_bits_everywhere(&p, "chunked/loops.ph", name, (m, n, r));
         }
     }
+}
+
+/// In fast mode the GPU plan writes a launch's chunked loops out (up to 8
+/// iterations a loop, `plan::unroll`) and keeps their chunks in
+/// registers; exact mode keeps them as loops, so the bit-for-bit test
+/// above never runs the written-out code. Here it runs, on the GPU in fast
+/// mode, against the interpreter: the same elements are dropped, and the
+/// rest are within fast mode's error (the driver's `exp` and `/`).
+#[test]
+fn chunked_loops_written_out_in_fast_mode_keep_the_interpreters_values() {
+    use phobos_runtime::{Backend, Options, Precision, launch};
+    if !phobos_tests::gpu_available() {
+        return;
+    }
+    let path = root().join("tests/spellings/chunked/loops.ph");
+    let text = std::fs::read_to_string(&path).expect("readable");
+    let p = program("chunked/loops.ph", &text);
+    let mut written = 0;
+    for name in p.kernel_names() {
+        for (m, n, r) in [(3, 1024, 1), (5, 2048, 2), (4, 2048, 4)] {
+            let what = format!("`{name}` R={r} [{m}, {n}]");
+            let k = p.kernel(name, &[("R".to_string(), r)]).expect("checks");
+            let launched = phobos_gpu::specialize(&k, &[m as u64, n as u64]);
+            written +=
+                usize::from(phobos_gpu::plan::unroll::unroll(&launched, Precision::Fast).is_some());
+            let dims = [("M".to_string(), m), ("N".to_string(), n)];
+            let mut want = make_args(&k, &dims, &[("seed", Value::I32(11))]);
+            let mut got = want.clone();
+            phobos_core::interp::run(&k, &mut want).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let options = Options {
+                backend: Backend::Gpu,
+                precision: Precision::Fast,
+                ..Options::default()
+            };
+            launch(&k, &mut got, &options).unwrap_or_else(|e| panic!("{what}: gpu: {e}"));
+            let y = k.params.iter().position(|q| q.name == "Y").expect("Y");
+            let (want, got) = (tensor(&want[y]), tensor(&got[y]));
+            let scale = (0..want.len())
+                .map(|j| want.get(j).as_f64().abs())
+                .fold(0.0, f64::max);
+            assert!(scale > 0.0, "{what}: Y is all zeros");
+            for j in 0..want.len() {
+                let (a, b) = (want.get(j).as_f64(), got.get(j).as_f64());
+                assert_eq!(
+                    a == 0.0,
+                    b == 0.0,
+                    "{what}: element {j} dropped in one only ({a}, {b})"
+                );
+                assert!(
+                    (a - b).abs() <= 1e-4 * scale,
+                    "{what}: element {j}: interp {a}, gpu fast {b}"
+                );
+            }
+        }
+    }
+    // softmax_chunks and layernorm_chunks at three shapes, the chunks of
+    // 512 at three: the test runs written-out code.
+    assert!(written >= 6, "{written} launches written out");
 }
 
 /// Whether a shape holds one element a row (`[R, 1]`, or a scalar).

@@ -48,7 +48,7 @@ pub use values::{Home, ValuePlan};
 /// The plan's revision: bumped whenever a plan may emit other code for
 /// the same IR, so that the runtime's tuning cache (keyed by the IR) does
 /// not reuse times measured under another plan.
-pub const REVISION: u32 = 14;
+pub const REVISION: u32 = 15;
 
 /// What the lowering decided before emitting.
 #[derive(Clone, Debug)]
@@ -232,7 +232,7 @@ fn place(
 /// the input verifies: a failure is an internal compiler error, with the
 /// printed IR.
 pub fn plan(input: &Kernel, options: &GpuOptions) -> Result<Plan, LowerError> {
-    let (written, unrolled) = match unroll::unroll(input) {
+    let (written, unrolled) = match unroll::unroll(input, options.precision) {
         Some((k, loops)) => (Some(k), loops),
         None => (None, Vec::new()),
     };
@@ -490,7 +490,8 @@ pub fn explain(compiled: &crate::Compiled) -> String {
         values.push(format!("{kind} {}: {}: {home}: {}", v.name, v.ty, v.why));
     }
     // A loop written out declares its body's locals once per iteration.
-    for (line, n) in counted(values) {
+    let written = !compiled.plan.unrolled.is_empty();
+    for (line, n) in counted(values, written) {
         let _ = match n {
             1 => writeln!(out, "  {line}"),
             n => writeln!(out, "  {line} ({n} of them, one an iteration)"),
@@ -551,25 +552,26 @@ pub fn explain(compiled: &crate::Compiled) -> String {
             out,
             "how statements are emitted (reductions, Tandem draws, packing):"
         );
-        // The same text for several statements (a loop written out) once,
-        // with their numbers.
+        // Where loops were written out, the same text for several
+        // statements (one an iteration) once, with their numbers.
         let mut by_text: Vec<(String, Vec<String>)> = Vec::new();
         for l in lines {
             let (at, text) = match l
                 .strip_prefix("statement ")
                 .and_then(|r| r.split_once(": "))
             {
-                Some((n, text)) if n.parse::<usize>().is_ok() => {
-                    (Some(n.to_string()), text.to_string())
+                Some((n, text)) if n.parse::<usize>().is_ok() => (n.to_string(), text.to_string()),
+                _ => {
+                    by_text.push((l, Vec::new()));
+                    continue;
                 }
-                _ => (None, l),
             };
-            match by_text
+            let group = by_text
                 .iter_mut()
-                .find(|(t, ns)| *t == text && !ns.is_empty())
-            {
-                Some((_, ns)) if at.is_some() => ns.extend(at),
-                _ => by_text.push((text, at.into_iter().collect())),
+                .find(|(t, ns)| written && *t == text && !ns.is_empty() && !ns.contains(&at));
+            match group {
+                Some((_, ns)) => ns.push(at),
+                None => by_text.push((text, vec![at])),
             }
         }
         for (text, at) in by_text {
@@ -636,7 +638,7 @@ pub fn explain(compiled: &crate::Compiled) -> String {
         .items
         .iter()
         .map(|i| format!("{} {} bytes", i.name, i.bytes));
-    for (line, n) in counted(items.collect()) {
+    for (line, n) in counted(items.collect(), written) {
         let _ = match n {
             1 => writeln!(out, "  {line}"),
             n => writeln!(out, "  {line}, {n} times"),
@@ -645,12 +647,12 @@ pub fn explain(compiled: &crate::Compiled) -> String {
     out
 }
 
-/// Equal lines once each, in the order they first come, with how many
-/// times each came.
-fn counted(lines: Vec<String>) -> Vec<(String, usize)> {
+/// Where `merge`, equal lines once each, in the order they first come,
+/// with how many times each came; else each line once.
+fn counted(lines: Vec<String>, merge: bool) -> Vec<(String, usize)> {
     let mut out: Vec<(String, usize)> = Vec::new();
     for l in lines {
-        match out.iter_mut().find(|(m, _)| *m == l) {
+        match out.iter_mut().find(|(m, _)| merge && *m == l) {
             Some((_, n)) => *n += 1,
             None => out.push((l, 1)),
         }

@@ -21,22 +21,37 @@
 //! the plan stages and carries, `dots.rs`) or Tandem words (whose fills
 //! carry their chunks across iterations, `draws.rs`), and kernels whose
 //! unrolled body would pass [`MAX_STATEMENTS`].
+//!
+//! Nor in exact mode, nor past [`MAX_TRIPS`] iterations: each iteration
+//! is a copy of the body's code, and on the H200 (session 31,
+//! `bench/logs/2026-12-07-s31-q*.log`) the copies cost more than the
+//! re-reads they save once the code grows. s17's `c1` (three loops) at
+//! R=1 and 64 invocations, GiB/s written out against kept as loops: fast
+//! 2798 / 2186 at 4 iterations a loop, 2416 / 2147 at 8, 1766 / 1805 at
+//! 16; exact (the correctly rounded `exp` and `/` are long) 1141 / 1079 at
+//! 4, 697 / 1082 at 8, 439 / 1058 at 16. Tuned, exact mode lost at every
+//! trip count (4-6% at 4), fast mode won at 4 and 8 (up to 14%) and lost
+//! at 16 (up to 16%).
 
+use crate::Precision;
 use crate::lower::tandem_draw::staged::has_words;
 use phobos_core::ir::{Expr, ExprId, ExprKind, Kernel, LocalId, Place, Stmt, analysis};
 use phobos_core::types::Value;
 use std::collections::HashMap;
 
-/// The most iterations a loop is written out for.
-pub const MAX_TRIPS: i64 = 32;
+/// The most iterations a loop is written out for (module doc).
+pub const MAX_TRIPS: i64 = 8;
 
 /// The most statements an unrolled kernel may have.
 pub const MAX_STATEMENTS: usize = 256;
 
 /// `k` with every loop written out (module doc), and each loop's
-/// variable's name and iterations; `None` where some loop does not qualify
-/// or there is none.
-pub fn unroll(k: &Kernel) -> Option<(Kernel, Vec<(String, u32)>)> {
+/// variable's name and iterations; `None` in exact mode, and where some
+/// loop does not qualify or there is none.
+pub fn unroll(k: &Kernel, precision: Precision) -> Option<(Kernel, Vec<(String, u32)>)> {
+    if precision == Precision::Exact {
+        return None;
+    }
     let loops = k.loops();
     let values = analysis::constant_values(k);
     let mut trips = Vec::new();
