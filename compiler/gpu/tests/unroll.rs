@@ -132,19 +132,23 @@ fn written_out_loops_keep_the_statements_order_and_their_own_locals() {
     let (u, loops) = unroll(&k, Precision::Fast).expect("written out");
     assert_eq!(loops, vec![("j".to_string(), 4); 3]);
     assert!(phobos_core::ir::verify(&u).is_empty(), "{}", u.print());
-    // Each iteration's `let c` is a local of its own; the accumulators
-    // stay one `var` each, assigned once an iteration.
-    let lets_c = u
-        .body
-        .iter()
-        .filter_map(|s| match s {
-            phobos_core::ir::Stmt::Let { local, .. } if u.locals[*local].name == "c" => {
-                Some(*local)
-            }
-            _ => None,
-        })
-        .collect::<std::collections::HashSet<_>>();
-    assert_eq!(lets_c.len(), 4);
+    // Each iteration's `let e` is a local of its own; `let c = j * 256`,
+    // constants only once `j` is, is substituted into its reads (so a
+    // chunk named through `c` is the same value in every loop); the
+    // accumulators stay one `var` each, assigned once an iteration.
+    let lets = |name: &str| {
+        u.body
+            .iter()
+            .filter_map(|s| match s {
+                phobos_core::ir::Stmt::Let { local, .. } if u.locals[*local].name == name => {
+                    Some(*local)
+                }
+                _ => None,
+            })
+            .collect::<std::collections::HashSet<_>>()
+    };
+    assert_eq!(lets("e").len(), 4);
+    assert!(lets("c").is_empty());
     let stores_to_m = u
         .body
         .iter()
@@ -154,4 +158,20 @@ fn written_out_loops_keep_the_statements_order_and_their_own_locals() {
         })
         .count();
     assert_eq!(stores_to_m, 4);
+}
+
+#[test]
+fn a_chunk_named_through_a_let_of_the_loop_variable_is_kept() {
+    // The chunked example names each chunk's start `let c = j * 256` in
+    // every loop, and masks the last chunk with `where`: its three loops'
+    // loads of a chunk are one value once `c` is substituted.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/softmax_dropout_chunked.ph");
+    let text = std::fs::read_to_string(path).expect("readable");
+    let k = kernel(&text, "softmax_dropout_chunked", 4, &[64, 1024]);
+    let c = compile(&k, &device(128)).expect("it lowers");
+    assert_eq!(c.plan.unrolled, vec![("j".to_string(), 4); 3]);
+    let rows = c.plan.rows.as_ref().expect("the chunks are kept");
+    assert_eq!(rows.kept.len(), 4, "{}", c.explain());
+    assert!(!c.explain().contains("let c:"), "{}", c.explain());
 }

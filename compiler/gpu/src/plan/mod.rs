@@ -482,9 +482,6 @@ pub fn explain(compiled: &crate::Compiled) -> String {
         let kind = match v.kind {
             LocalKind::Let => "let",
             LocalKind::Var => "var",
-            // Loops are written out all or none (`unroll`): then no loop
-            // variable is left.
-            LocalKind::Loop if !compiled.plan.unrolled.is_empty() => continue,
             LocalKind::Loop => "for",
         };
         values.push(format!("{kind} {}: {}: {home}: {}", v.name, v.ty, v.why));

@@ -136,34 +136,42 @@ fn qualifies(k: &Kernel, var: LocalId, body: &[Stmt]) -> Option<bool> {
 }
 
 /// Whether `root` loads a tensor through an index that reads `var`,
-/// following the body's locals (`defs`) to their values.
+/// following the body's locals (`defs`) to their values, in the loaded
+/// values and in the indices (`let c = j * 256` then `X[r, c :+ 256]`).
 fn moving_slice(k: &Kernel, defs: &HashMap<LocalId, ExprId>, root: ExprId, var: LocalId) -> bool {
-    let mut stack = vec![root];
-    let mut seen = std::collections::HashSet::new();
-    while let Some(at) = stack.pop() {
-        if !seen.insert(at) {
-            continue;
-        }
-        for id in k.reachable(at) {
-            let kind = &k.exprs[id].kind;
-            if let ExprKind::Local(l) = kind {
-                stack.extend(defs.get(l));
-            }
-            if let ExprKind::Load {
+    through_locals(k, defs, root)
+        .into_iter()
+        .any(|id| match &k.exprs[id].kind {
+            ExprKind::Load {
                 place: Place::Param(_),
                 index,
-            } = kind
-                && index
-                    .iter()
-                    .filter_map(|i| i.expr())
-                    .flat_map(|e| k.reachable(e))
-                    .any(|e| k.exprs[e].kind == ExprKind::Local(var))
-            {
-                return true;
+            } => index
+                .iter()
+                .filter_map(|i| i.expr())
+                .flat_map(|e| through_locals(k, defs, e))
+                .any(|e| k.exprs[e].kind == ExprKind::Local(var)),
+            _ => false,
+        })
+}
+
+/// Every node under `root`, and under the values of the body's locals
+/// (`defs`) that they read, each once.
+fn through_locals(k: &Kernel, defs: &HashMap<LocalId, ExprId>, root: ExprId) -> Vec<ExprId> {
+    let mut stack = vec![root];
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    while let Some(at) = stack.pop() {
+        for id in k.reachable(at) {
+            if !seen.insert(id) {
+                continue;
             }
+            if let ExprKind::Local(l) = &k.exprs[id].kind {
+                stack.extend(defs.get(l));
+            }
+            out.push(id);
         }
     }
-    false
+    out
 }
 
 /// One iteration of a loop, written into the output kernel.
@@ -177,6 +185,11 @@ struct Copy<'a> {
     var: LocalId,
     j: i32,
     memo: HashMap<ExprId, ExprId>,
+    /// The body's scalar `let`s whose value is, in this iteration, made of
+    /// constants only (`let c = j * 256`), and that value: their reads
+    /// read it, so that the same chunk named through `c` in two loops is
+    /// one value number.
+    constants: HashMap<LocalId, ExprId>,
 }
 
 impl<'a> Copy<'a> {
@@ -210,11 +223,21 @@ impl<'a> Copy<'a> {
             var,
             j,
             memo: HashMap::new(),
+            constants: HashMap::new(),
         }
     }
 
     fn emit(mut self, into: &mut Vec<Stmt>) {
         for s in self.body {
+            if let Stmt::Let { local, value } = s
+                && self.input.locals[*local].shape.is_empty()
+            {
+                let v = self.expr(*value);
+                if only_constants(self.out, v) {
+                    self.constants.insert(*local, v);
+                    continue;
+                }
+            }
             let s = match s {
                 Stmt::Let { local, value } => Stmt::Let {
                     local: self.renamed[local],
@@ -256,6 +279,11 @@ impl<'a> Copy<'a> {
         let e = &input.exprs[id];
         let kind = match &e.kind {
             ExprKind::Local(l) if *l == self.var => ExprKind::Const(Value::I32(self.j)),
+            ExprKind::Local(l) if self.constants.contains_key(l) => {
+                let to = self.constants[l];
+                self.memo.insert(id, to);
+                return to;
+            }
             ExprKind::Local(l) => ExprKind::Local(self.renamed.get(l).copied().unwrap_or(*l)),
             ExprKind::Load { place, .. } => {
                 let place = self.place(*place);
@@ -282,4 +310,28 @@ impl<'a> Copy<'a> {
         self.memo.insert(id, to);
         to
     }
+}
+
+/// Whether node `id` of `k` computes from constants only, through
+/// arithmetic, conversions and selections.
+fn only_constants(k: &Kernel, id: ExprId) -> bool {
+    k.reachable(id).iter().all(|&n| match &k.exprs[n].kind {
+        ExprKind::Const(_)
+        | ExprKind::Unary(..)
+        | ExprKind::Binary(..)
+        | ExprKind::Cast(_)
+        | ExprKind::Bitcast(_)
+        | ExprKind::Select(..) => true,
+        ExprKind::Param(_)
+        | ExprKind::DimValue(_)
+        | ExprKind::BlockId(_)
+        | ExprKind::GridSize(_)
+        | ExprKind::Iota(_)
+        | ExprKind::Local(_)
+        | ExprKind::Load { .. }
+        | ExprKind::Builtin(..)
+        | ExprKind::Reduce { .. }
+        | ExprKind::Dot { .. }
+        | ExprKind::Transpose(_) => false,
+    })
 }

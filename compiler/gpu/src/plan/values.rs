@@ -67,9 +67,24 @@ pub fn place(k: &Kernel) -> (Vec<ValuePlan>, IdVec<LocalId, bool>) {
     let uses = Uses::of(k);
     let mut plans = Vec::new();
     let mut inline = IdVec::<LocalId, bool>::from_elem(false, k.locals.len());
+    // Locals no statement declares (a loop written out leaves its
+    // variable, and the constant `let`s it substituted, `unroll.rs`) have
+    // no value to place.
+    let mut declared = IdVec::<LocalId, bool>::from_elem(false, k.locals.len());
+    for s in &k.body {
+        match s {
+            Stmt::Let { local, .. } | Stmt::Var { local, .. } | Stmt::For { local, .. } => {
+                declared[*local] = true;
+            }
+            Stmt::Store { .. } | Stmt::EndFor => {}
+        }
+    }
     for (l, local) in k.locals.iter_enumerated() {
         let (home, why) = decide(k, &uses, &inline, l);
         inline[l] = home == Home::Inline;
+        if !declared[l] {
+            continue;
+        }
         plans.push(ValuePlan {
             name: local.name.clone(),
             kind: local.kind,
