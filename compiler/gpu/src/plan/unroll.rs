@@ -185,10 +185,10 @@ struct Copy<'a> {
     var: LocalId,
     j: i32,
     memo: HashMap<ExprId, ExprId>,
-    /// The body's scalar `let`s whose value is, in this iteration, made of
-    /// constants only (`let c = j * 256`), and that value: their reads
-    /// read it, so that the same chunk named through `c` in two loops is
-    /// one value number.
+    /// The body's scalar `let`s whose value folds to a constant in this
+    /// iteration (`let c = j * 256`, `analysis::constant_values`), and a
+    /// node of that constant: their reads read it, so that the same chunk
+    /// named through `c` in two loops is one value number.
     constants: HashMap<LocalId, ExprId>,
 }
 
@@ -233,8 +233,15 @@ impl<'a> Copy<'a> {
                 && self.input.locals[*local].shape.is_empty()
             {
                 let v = self.expr(*value);
-                if only_constants(self.out, v) {
-                    self.constants.insert(*local, v);
+                if let Some(c) = analysis::constant_values(self.out)[v] {
+                    let e = &self.out.exprs[v];
+                    let (ty, shape) = (e.ty, e.shape.clone());
+                    let node = self.out.exprs.push(Expr {
+                        kind: ExprKind::Const(c),
+                        ty,
+                        shape,
+                    });
+                    self.constants.insert(*local, node);
                     continue;
                 }
             }
@@ -310,28 +317,4 @@ impl<'a> Copy<'a> {
         self.memo.insert(id, to);
         to
     }
-}
-
-/// Whether node `id` of `k` computes from constants only, through
-/// arithmetic, conversions and selections.
-fn only_constants(k: &Kernel, id: ExprId) -> bool {
-    k.reachable(id).iter().all(|&n| match &k.exprs[n].kind {
-        ExprKind::Const(_)
-        | ExprKind::Unary(..)
-        | ExprKind::Binary(..)
-        | ExprKind::Cast(_)
-        | ExprKind::Bitcast(_)
-        | ExprKind::Select(..) => true,
-        ExprKind::Param(_)
-        | ExprKind::DimValue(_)
-        | ExprKind::BlockId(_)
-        | ExprKind::GridSize(_)
-        | ExprKind::Iota(_)
-        | ExprKind::Local(_)
-        | ExprKind::Load { .. }
-        | ExprKind::Builtin(..)
-        | ExprKind::Reduce { .. }
-        | ExprKind::Dot { .. }
-        | ExprKind::Transpose(_) => false,
-    })
 }
