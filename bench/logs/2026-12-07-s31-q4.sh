@@ -1,5 +1,6 @@
 #!/bin/bash
-# Session 31, fourth call. phobosc-r (8ddf9a5: chunked loops written out in
+# Session 31, fourth call (never ran: no device time left). phobosc-r
+# (1747f26, built from it: chunked loops written out in
 # fast mode only, up to 8 iterations a loop; a chunk's start named by a
 # `let` of the loop variable substituted, so the chunked example's chunks
 # are kept too) against phobosc-m (11cac79, loops kept), tuned, median of
